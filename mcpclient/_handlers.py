@@ -1,0 +1,134 @@
+"""What the client answers when the server asks: ping, sampling, elicitation, roots."""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from typing import Any, Callable, Sequence
+
+from . import types as t
+from ._exceptions import RPCError
+from ._rpc.cancel import CancelToken
+from ._wire import structure, unstructure
+
+__all__ = ["Handlers"]
+
+log = logging.getLogger("mcpclient")
+
+SamplingHandler = Callable[..., Any]
+ElicitationHandler = Callable[..., Any]
+NotificationHandler = Callable[[str, dict], None]
+
+ELICITATION_MODES = ("form", "url")
+
+
+def _takes_token(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` accepts a second positional argument (the CancelToken)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return True
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind is p.VAR_POSITIONAL for p in params)
+
+
+class _Handler:
+    __slots__ = ("fn", "with_token")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        if not callable(fn):
+            raise TypeError(f"a handler must be callable, got {fn!r}")
+        self.fn = fn
+        self.with_token = _takes_token(fn)
+
+    def __call__(self, request: Any, token: CancelToken) -> Any:
+        return self.fn(request, token) if self.with_token else self.fn(request)
+
+
+class Handlers:
+    """The handlers and roots a user installed, and the capabilities they imply."""
+
+    def __init__(self) -> None:
+        self.sampling: _Handler | None = None
+        self.sampling_tools = False
+        self.elicitation: _Handler | None = None
+        self.elicitation_modes: tuple[str, ...] = ("form",)
+        self.notification: NotificationHandler | None = None
+        self.roots: list[t.Root] | None = None
+
+    def set_sampling(self, fn: SamplingHandler | None, *, tools: bool = False) -> None:
+        self.sampling = None if fn is None else _Handler(fn)
+        self.sampling_tools = tools
+
+    def set_elicitation(self, fn: ElicitationHandler | None, *, modes: Sequence[str] = ("form",)) -> None:
+        bad = [m for m in modes if m not in ELICITATION_MODES]
+        if bad or not modes:
+            raise ValueError(f"elicitation modes must be among {ELICITATION_MODES}, got {tuple(modes)!r}")
+        self.elicitation = None if fn is None else _Handler(fn)
+        self.elicitation_modes = tuple(modes)
+
+    def set_roots(self, roots: Sequence[t.Root | str] | None) -> None:
+        if roots is None:
+            self.roots = None
+            return
+        self.roots = [r if isinstance(r, t.Root) else t.Root(uri=r) for r in roots]
+
+    def capabilities(self) -> dict[str, Any]:
+        """The client capabilities to declare: only what a handler or roots back."""
+        caps: dict[str, Any] = {}
+        if self.sampling is not None:
+            caps["sampling"] = {"tools": {}} if self.sampling_tools else {}
+        if self.elicitation is not None:
+            modes = self.elicitation_modes
+            caps["elicitation"] = {} if modes == ("form",) else {m: {} for m in modes}
+        if self.roots is not None:
+            caps["roots"] = {"listChanged": True}
+        return caps
+
+    # -- answering the server ---------------------------------------------------------------
+
+    def handle(self, method: str, params: dict[str, Any], token: CancelToken) -> Any:
+        if method == "ping":
+            return {}
+        if method == "sampling/createMessage":
+            return self._sample(params, token)
+        if method == "elicitation/create":
+            return self._elicit(params, token)
+        if method == "roots/list":
+            if self.roots is None:
+                raise RPCError(RPCError.METHOD_NOT_FOUND, "this client exposes no roots")
+            return {"roots": [unstructure(r) for r in self.roots]}
+        raise RPCError(RPCError.METHOD_NOT_FOUND, f"method not found: {method}")
+
+    def _sample(self, params: dict[str, Any], token: CancelToken) -> Any:
+        handler = self.sampling
+        if handler is None:
+            raise RPCError(RPCError.METHOD_NOT_FOUND, "this client does not support sampling")
+        request = _read(params, t.CreateMessageRequest)
+        return _as_result(handler(request, token), t.CreateMessageResult)
+
+    def _elicit(self, params: dict[str, Any], token: CancelToken) -> Any:
+        handler = self.elicitation
+        mode = params.get("mode", "form")
+        if handler is None or mode not in self.elicitation_modes:
+            # The seed's rule: no handler means an automatic decline, not an error.
+            return {"action": "decline"}
+        request = _read(params, t.ElicitationRequest)
+        return _as_result(handler(request, token), t.ElicitationResult)
+
+
+def _read(params: dict[str, Any], cls: type) -> Any:
+    from ._exceptions import ProtocolError
+
+    try:
+        return structure(params, cls)
+    except ProtocolError as exc:
+        raise RPCError(RPCError.INVALID_PARAMS, str(exc)) from exc
+
+
+def _as_result(value: Any, cls: type) -> Any:
+    if isinstance(value, cls):
+        return unstructure(value)
+    if isinstance(value, dict):
+        return value  # a wire-form answer, passed through
+    raise TypeError(f"the handler returned {type(value).__name__}; expected {cls.__name__} or a dict")

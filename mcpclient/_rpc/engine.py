@@ -1,0 +1,500 @@
+"""The JSON-RPC 2.0 engine under every Client.
+
+One daemon reader thread owns ``transport.receive()``: it only parses and routes. A reply
+wakes the caller waiting on its pending slot; a server request or notification goes to the
+bounded dispatch pool, so a slow user handler never stalls replies. When the connection dies,
+every pending call fails at once with the reason; after ``close()`` calls fail immediately.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import logging
+import os
+import threading
+import time
+import weakref
+from typing import Any, Callable
+
+from .._exceptions import (
+    ClientClosedError,
+    ConnectionClosed,
+    MCPError,
+    ProtocolError,
+    RequestCancelled,
+    RequestTimeout,
+    RPCError,
+    TransportError,
+)
+from ..transports.base import Transport
+from .cancel import CancelToken
+from .pool import DispatchPool
+
+__all__ = ["Engine"]
+
+log = logging.getLogger(__name__)
+
+#: How long close() waits for the reader thread once the transport is closed.
+READER_JOIN_TIMEOUT = 5.0
+#: How long close() waits for in-flight handlers after cancelling them.
+DISPATCH_GRACE = 2.0
+#: How long a reply to a server request may take to write before it is given up.
+REPLY_SEND_TIMEOUT = 10.0
+#: Beyond the workers, how many dispatches may wait in the queue before new ones are refused.
+DEFAULT_QUEUE_FACTOR = 64
+
+RequestHandler = Callable[[str, dict, CancelToken], Any]
+NotificationHandler = Callable[[str, dict], None]
+
+_live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # Threads do not survive fork: a client inherited by a child can never receive a reply.
+    for engine in list(_live_engines):
+        engine._mark_dead(
+            TransportError(
+                "this client was created in another process and cannot be used after fork(); "
+                "create a new Client in this process"
+            ),
+            forked=True,
+        )
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class _Slot:
+    """One pending request: the caller waits on ``event``; the reader fills ``reply``."""
+
+    __slots__ = ("event", "reply", "error", "method")
+
+    def __init__(self, method: str) -> None:
+        self.event = threading.Event()
+        self.reply: dict[str, Any] | None = None
+        self.error: BaseException | None = None
+        self.method = method
+
+
+def _remaining(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    return max(0.0, deadline - time.monotonic())
+
+
+class Engine:
+    """Pairs requests with replies over a Transport and dispatches what the server sends.
+
+    ``on_request(method, params, token)`` answers a server request: it returns the result,
+    or raises ``RPCError`` for an error reply. ``on_notification(method, params)`` receives
+    every notification. Both run on the dispatch pool, never on the reader thread.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_request: RequestHandler,
+        on_notification: NotificationHandler,
+        max_dispatch: int = 16,
+        max_queue: int | None = None,
+    ) -> None:
+        if max_dispatch < 1:
+            raise ValueError("max_dispatch must be at least 1")
+        self._transport = transport
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._ids = itertools.count(1)
+        self._pending: dict[Any, _Slot] = {}
+        self._lock = threading.Lock()
+        self._write_lock = None if transport.self_serializing else threading.Lock()
+        self._dead: MCPError | None = None
+        self._closed = False
+        self._inbound: dict[Any, CancelToken] = {}
+        queue = max_dispatch * DEFAULT_QUEUE_FACTOR if max_queue is None else max_queue
+        self._capacity = threading.BoundedSemaphore(max_dispatch + queue)
+        self._pool = DispatchPool(max_workers=max_dispatch, thread_name_prefix="mcpclient-dispatch")
+        self._busy = 0
+        self._busy_cond = threading.Condition()
+        self._dispatch_local = threading.local()
+        self._dropped = 0
+        self._reader = threading.Thread(target=self._read_loop, name="mcpclient-reader", daemon=True)
+        self._started = False
+        _live_engines.add(self)
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            self._reader.start()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def dead(self) -> MCPError | None:
+        """The error that ended the connection, or None while it lives."""
+        return self._dead
+
+    def close(self) -> None:
+        """Fail pending calls, cancel handlers, close the transport; always returns."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._dead is None:
+                self._dead = ClientClosedError()
+            pending, self._pending = self._pending, {}
+            tokens = list(self._inbound.values())
+        for slot in pending.values():
+            slot.error = ClientClosedError()
+            slot.event.set()
+        for token in tokens:
+            token.cancel("client closed")
+        try:
+            self._transport.close()
+        except Exception:  # close() must return whatever the transport does
+            log.warning("error while closing the transport", exc_info=True)
+        if self._started and threading.current_thread() is not self._reader:
+            self._reader.join(READER_JOIN_TIMEOUT)
+            if self._reader.is_alive():
+                log.warning("the reader thread did not stop within %.1fs", READER_JOIN_TIMEOUT)
+        self._wait_for_dispatch(DISPATCH_GRACE)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        _live_engines.discard(self)
+
+    def _wait_for_dispatch(self, grace: float) -> None:
+        own = 1 if getattr(self._dispatch_local, "active", False) else 0
+        deadline = time.monotonic() + grace
+        with self._busy_cond:
+            while self._busy > own:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log.warning(
+                        "%d handler(s) still running %.1fs after close; leaving them behind",
+                        self._busy - own,
+                        grace,
+                    )
+                    return
+                self._busy_cond.wait(left)
+
+    def _mark_dead(self, error: MCPError, *, forked: bool = False) -> None:
+        """Fail every pending call with ``error``; later calls fail with it too."""
+        with self._lock:
+            if self._dead is None:
+                self._dead = error
+            pending, self._pending = self._pending, {}
+            tokens = list(self._inbound.values())
+        if forked:
+            # The locks and threads we would use belong to the parent; touch nothing else.
+            return
+        for slot in pending.values():
+            slot.error = error
+            slot.event.set()
+        for token in tokens:
+            token.cancel("connection closed")
+
+    def _raise_dead(self) -> None:
+        error = self._dead
+        if error is not None:
+            raise copy.copy(error)
+
+    # -- outgoing ---------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        timeout: float | None,
+        cancel_on_timeout: bool = True,
+    ) -> dict[str, Any]:
+        """Send a request and block for its result.
+
+        Raises ``RPCError`` for an error reply, ``RequestTimeout`` when ``timeout`` seconds pass
+        (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
+        ``ConnectionClosed`` or ``ClientClosedError`` when the connection ends first.
+        """
+        deadline = None if timeout is None else time.monotonic() + timeout
+        request_id = next(self._ids)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        slot = _Slot(method)
+        with self._lock:
+            if self._dead is not None:
+                self._raise_dead()
+            self._pending[request_id] = slot
+        try:
+            try:
+                self._send(message, deadline)
+            except RequestTimeout:
+                raise RequestTimeout(
+                    f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout
+                ) from None
+            if not slot.event.wait(_remaining(deadline)):
+                if cancel_on_timeout:
+                    self._send_cancelled(request_id, f"timed out after {timeout}s")
+                raise RequestTimeout(
+                    f"no reply to {method!r} within {timeout}s; the server was told to cancel it"
+                    if cancel_on_timeout
+                    else f"no reply to {method!r} within {timeout}s",
+                    method=method,
+                    timeout=timeout,
+                )
+        finally:
+            with self._lock:
+                self._pending.pop(request_id, None)
+        if slot.error is not None:
+            raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
+        reply = slot.reply
+        assert reply is not None
+        if "error" in reply:
+            error = reply["error"]
+            if "result" in reply or not isinstance(error, dict):
+                raise ProtocolError(f"the server sent a malformed reply to {method!r}: {reply!r:.200}")
+            raise RPCError(
+                error.get("code", 0) if isinstance(error.get("code"), int) else 0,
+                str(error.get("message", "")),
+                error.get("data"),
+                method=method,
+                request_id=request_id,
+            )
+        result = reply.get("result")
+        if not isinstance(result, dict):
+            raise ProtocolError(f"the server's result for {method!r} is not an object: {result!r:.200}")
+        return result
+
+    def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
+        """Send a notification; raises like ``request`` when it cannot be sent."""
+        self._raise_dead()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self._send(message, deadline)
+
+    def cancel(self, request_id: Any, reason: str) -> None:
+        """Abandon a pending call: its caller gets ``RequestCancelled``; the server is told."""
+        with self._lock:
+            slot = self._pending.pop(request_id, None)
+        if slot is not None:
+            slot.error = RequestCancelled(f"{slot.method!r} cancelled: {reason}", method=slot.method)
+            slot.event.set()
+            self._send_cancelled(request_id, reason)
+
+    def _send_cancelled(self, request_id: Any, reason: str) -> None:
+        try:
+            self.notify(
+                "notifications/cancelled",
+                {"requestId": request_id, "reason": reason},
+                timeout=REPLY_SEND_TIMEOUT,
+            )
+        except MCPError as exc:
+            log.debug("could not send notifications/cancelled for %r: %s", request_id, exc)
+
+    def _send(self, message: dict[str, Any], deadline: float | None) -> None:
+        lock = self._write_lock
+        if lock is None:
+            self._transport_send(message, _remaining(deadline))
+            return
+        wait = _remaining(deadline)
+        if not lock.acquire(timeout=-1 if wait is None else wait):
+            raise RequestTimeout("timed out waiting to write", method=message.get("method"))
+        try:
+            self._transport_send(message, _remaining(deadline))
+        finally:
+            lock.release()
+
+    def _transport_send(self, message: dict[str, Any], timeout: float | None) -> None:
+        try:
+            self._transport.send(message, timeout=timeout)
+        except MCPError:
+            if self._dead is not None:
+                self._raise_dead()
+            raise
+        except TimeoutError as exc:
+            raise RequestTimeout(f"timed out writing to the server: {exc}") from exc
+        except (OSError, ValueError) as exc:
+            raise TransportError(f"could not send to the server: {exc}") from exc
+
+    # -- incoming ---------------------------------------------------------------------------
+
+    def _read_loop(self) -> None:
+        error: MCPError
+        try:
+            while True:
+                try:
+                    message = self._transport.receive()
+                except ProtocolError as exc:
+                    log.warning("skipping a malformed message from the server: %s", exc)
+                    continue
+                try:
+                    self._route(message)
+                except Exception:  # the reader thread must survive anything a server sends
+                    log.exception("error while handling a message from the server; skipped")
+        except ConnectionClosed as exc:
+            error = exc
+        except MCPError as exc:
+            error = ConnectionClosed(str(exc))
+        except BaseException as exc:
+            error = ConnectionClosed(f"the transport failed: {exc!r}")
+            if not self._closed:
+                log.exception("the transport failed")
+        if not self._closed:
+            log.debug("connection ended: %s", error)
+        self._mark_dead(error)
+
+    def _route(self, message: Any) -> None:
+        if isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
+            for item in message:
+                self._route_one(item)
+        else:
+            self._route_one(message)
+
+    def _route_one(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            log.warning("skipping a message that is not a JSON object: %r", _excerpt(message))
+            return
+        method = message.get("method")
+        if method is None:
+            self._route_reply(message)
+        elif not isinstance(method, str):
+            log.warning("skipping a message whose method is not a string: %r", _excerpt(message))
+        elif "id" in message:
+            self._dispatch_request(message, method)
+        else:
+            self._dispatch_notification(message, method)
+
+    def _route_reply(self, message: dict[str, Any]) -> None:
+        if "result" not in message and "error" not in message:
+            log.warning("skipping a message that is neither request, reply nor notification: %r", _excerpt(message))
+            return
+        request_id = message.get("id")
+        if isinstance(request_id, str) and request_id.isdigit():
+            request_id = int(request_id)  # servers that stringify our ids
+        with self._lock:
+            slot = self._pending.pop(request_id, None) if _hashable(request_id) else None
+        if slot is None and isinstance(request_id, float) and request_id.is_integer():
+            with self._lock:
+                slot = self._pending.pop(int(request_id), None)
+        if slot is None:
+            log.debug("dropping a reply to unknown or abandoned request id %r", _excerpt(request_id))
+            return
+        slot.reply = message
+        slot.event.set()
+
+    def _dispatch_notification(self, message: dict[str, Any], method: str) -> None:
+        params = message.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        if method == "notifications/cancelled":
+            token = self._inbound.get(_key(params.get("requestId")))
+            if token is not None:
+                token.cancel(str(params.get("reason") or "cancelled by the server"), by_peer=True)
+        if not self._capacity.acquire(blocking=False):
+            self._dropped += 1
+            if self._dropped == 1 or self._dropped % 1000 == 0:
+                log.warning(
+                    "dispatch pool full: dropped notification %r (%d dropped so far)", method, self._dropped
+                )
+            return
+        self._submit(self._run_notification, method, params)
+
+    def _dispatch_request(self, message: dict[str, Any], method: str) -> None:
+        request_id = message["id"]
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict):
+            self._reply_error(request_id, RPCError.INVALID_PARAMS, "params must be an object")
+            return
+        if not self._capacity.acquire(blocking=False):
+            log.warning("dispatch pool full: refusing server request %r", method)
+            self._reply_error(request_id, RPCError.INTERNAL_ERROR, "client is overloaded; try again later")
+            return
+        token = CancelToken()
+        key = _key(request_id)
+        if key is not None:
+            self._inbound[key] = token
+        self._submit(self._run_request, request_id, method, params or {}, token)
+
+    def _submit(self, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            self._pool.submit(fn, *args)
+        except RuntimeError:  # the pool was shut down by close()
+            self._capacity.release()
+
+    def _enter_dispatch(self) -> None:
+        self._dispatch_local.active = True
+        with self._busy_cond:
+            self._busy += 1
+
+    def _leave_dispatch(self) -> None:
+        self._dispatch_local.active = False
+        with self._busy_cond:
+            self._busy -= 1
+            self._busy_cond.notify_all()
+        self._capacity.release()
+
+    def _run_notification(self, method: str, params: dict[str, Any]) -> None:
+        self._enter_dispatch()
+        try:
+            self._on_notification(method, params)
+        except Exception:
+            log.exception("the notification handler raised for %r", method)
+        finally:
+            self._leave_dispatch()
+
+    def _run_request(self, request_id: Any, method: str, params: dict[str, Any], token: CancelToken) -> None:
+        self._enter_dispatch()
+        try:
+            try:
+                result = self._on_request(method, params, token)
+                reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
+            except RPCError as exc:
+                reply = _error_reply(request_id, exc.code, exc.message, exc.data)
+            except Exception as exc:
+                log.exception("the handler for server request %r raised", method)
+                reply = _error_reply(
+                    request_id, RPCError.INTERNAL_ERROR, f"client handler failed: {type(exc).__name__}: {exc}"
+                )
+            if token.by_peer:
+                return  # the server cancelled it: no reply is expected
+            if self._closed:
+                return
+            try:
+                self._send(reply, time.monotonic() + REPLY_SEND_TIMEOUT)
+            except MCPError as exc:
+                log.warning("could not send the reply to server request %r: %s", method, exc)
+        finally:
+            self._inbound.pop(_key(request_id), None)
+            self._leave_dispatch()
+
+    def _reply_error(self, request_id: Any, code: int, message: str) -> None:
+        try:
+            self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
+        except MCPError as exc:
+            log.warning("could not send an error reply: %s", exc)
+
+
+def _error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
+def _key(value: Any) -> Any:
+    return value if _hashable(value) else None
+
+
+def _excerpt(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,220 @@
+"""The one place that knows MCP's wire rules.
+
+camelCase keys, ``_meta``, base64 payloads and tagged content blocks are handled here, and
+nowhere else. Lenient in (unknown keys ignored, unknown content types kept raw), strict out
+(no ``None`` is ever sent). Any failure to read a server's value becomes a ``ProtocolError``.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Callable, TypeVar
+
+import attrs
+from cattrs import Converter
+from cattrs.errors import BaseValidationError
+from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
+
+from .. import types as t
+from .._exceptions import ProtocolError
+
+T = TypeVar("T")
+
+_converter = Converter()
+
+# Opaque JSON is passed through as it came, never walked or copied.
+_OPAQUE = {dict[str, Any], list[Any], Any}
+_converter.register_structure_hook_func(lambda tp: tp in _OPAQUE, lambda value, _type: value)
+
+
+def wire_name(name: str) -> str:
+    """``input_schema`` -> ``inputSchema``; ``meta`` -> ``_meta``."""
+    if name == "meta":
+        return "_meta"
+    head, *rest = name.split("_")
+    return head + "".join(word.capitalize() for word in rest)
+
+
+def _renames(cls: type, omit: tuple[str, ...] = ()) -> dict[str, Any]:
+    overrides: dict[str, Any] = {}
+    for a in attrs.fields(cls):
+        if a.name in omit:
+            overrides[a.name] = override(omit=True)
+        else:
+            overrides[a.name] = override(rename=wire_name(a.name))
+    return overrides
+
+
+def _register_model(cls: type, omit: tuple[str, ...] = ()) -> None:
+    _converter.register_structure_hook(
+        cls, make_dict_structure_fn(cls, _converter, **_renames(cls, omit))
+    )
+
+
+for _cls in (
+    t.Implementation,
+    t.ToolDef,
+    t.Resource,
+    t.ResourceTemplate,
+    t.PromptArgument,
+    t.Prompt,
+    t.Completion,
+    t.SamplingMessage,
+    t.ElicitationRequest,
+):
+    _register_model(_cls)
+
+
+def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.ResourceContents:
+    blob = value.get("blob")
+    return t.ResourceContents(
+        uri=value["uri"],
+        mime_type=value.get("mimeType"),
+        text=value.get("text"),
+        blob=t._decode_base64(blob) if isinstance(blob, str) else None,
+        meta=value.get("_meta"),
+    )
+
+
+_converter.register_structure_hook(t.ResourceContents, _structure_resource_contents)
+
+
+def _structure_tool_content(part: dict[str, Any], _type: Any = None) -> t.ToolContent:
+    kind = part.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError(f"content part without a type: {_excerpt(part)}")
+    text = part.get("text", "") if kind == "text" else ""
+    resource = part.get("resource") if kind == "resource" else None
+    return t.ToolContent(
+        type=kind,
+        text=text if isinstance(text, str) else "",
+        data=part.get("data", "") if kind in ("image", "audio") else "",
+        mime_type=part.get("mimeType"),
+        resource=_structure_resource_contents(resource) if isinstance(resource, dict) else None,
+        uri=part.get("uri"),
+        name=part.get("name"),
+        annotations=part.get("annotations"),
+        meta=part.get("_meta"),
+        raw=part,
+    )
+
+
+def _structure_prompt_part(part: dict[str, Any], _type: Any = None) -> t.PromptPart:
+    kind = part.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError(f"content part without a type: {_excerpt(part)}")
+    data = part.get("data") if kind in ("image", "audio") else None
+    resource = part.get("resource") if kind == "resource" else None
+    return t.PromptPart(
+        type=kind,
+        text=part.get("text", "") if kind == "text" else "",
+        resource=_structure_resource_contents(resource) if isinstance(resource, dict) else None,
+        data=t._decode_base64(data) if isinstance(data, str) else b"",
+        mime_type=part.get("mimeType"),
+        uri=part.get("uri"),
+        name=part.get("name"),
+        annotations=part.get("annotations"),
+        meta=part.get("_meta"),
+        raw=part,
+    )
+
+
+def _structure_prompt_message(value: dict[str, Any], _type: Any = None) -> t.PromptMessage:
+    content = value.get("content")
+    parts = content if isinstance(content, list) else [content] if content is not None else []
+    return t.PromptMessage(
+        role=value["role"], content=[_structure_prompt_part(p) for p in parts]
+    )
+
+
+def _structure_tool_result(value: dict[str, Any], _type: Any = None) -> t.ToolResult:
+    content = value.get("content") or []
+    return t.ToolResult(
+        content=[_structure_tool_content(p) for p in content],
+        is_error=bool(value.get("isError", False)),
+        structured_content=value.get("structuredContent"),
+        meta=value.get("_meta"),
+    )
+
+
+def _structure_create_message_request(
+    value: dict[str, Any], _type: Any = None
+) -> t.CreateMessageRequest:
+    return t.CreateMessageRequest(
+        messages=[_converter.structure(m, t.SamplingMessage) for m in value.get("messages", [])],
+        max_tokens=int(value.get("maxTokens", 0)),
+        system_prompt=value.get("systemPrompt"),
+        model_preferences=value.get("modelPreferences"),
+        include_context=value.get("includeContext"),
+        temperature=value.get("temperature"),
+        stop_sequences=value.get("stopSequences"),
+        metadata=value.get("metadata"),
+        tools=value.get("tools"),
+        tool_choice=value.get("toolChoice"),
+        meta=value.get("_meta"),
+        raw=value,
+    )
+
+
+for _cls, _hook in (
+    (t.ToolContent, _structure_tool_content),
+    (t.PromptPart, _structure_prompt_part),
+    (t.PromptMessage, _structure_prompt_message),
+    (t.ToolResult, _structure_tool_result),
+    (t.CreateMessageRequest, _structure_create_message_request),
+):
+    _converter.register_structure_hook(_cls, _hook)
+
+
+# Outgoing values: omit whatever is None, keep required fields even at their default.
+def _register_out(cls: type, keep: tuple[str, ...] = ()) -> None:
+    overrides = {
+        a.name: override(rename=wire_name(a.name), omit_if_default=a.name not in keep)
+        for a in attrs.fields(cls)
+    }
+    _converter.register_unstructure_hook(
+        cls, make_dict_unstructure_fn(cls, _converter, _cattrs_omit_if_default=True, **overrides)
+    )
+
+
+_register_out(t.Implementation, keep=("name", "version"))
+_register_out(t.Root, keep=("uri",))
+_register_out(t.CompletionRef, keep=("type",))
+_register_out(t.ElicitationResult, keep=("action",))
+_register_out(t.CreateMessageResult, keep=("role", "content", "model"))
+
+
+def structure(value: Any, cls: type[T]) -> T:
+    """Build ``cls`` from a server's JSON value; any failure is a ``ProtocolError``."""
+    try:
+        return _converter.structure(value, cls)
+    except ProtocolError:
+        raise
+    except (BaseValidationError, KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ProtocolError(
+            f"the server sent an invalid {cls.__name__}: {exc!r} in {_excerpt(value)}"
+        ) from exc
+
+
+def structure_list(values: Any, cls: type[T]) -> list[T]:
+    """Build a list of ``cls``; a non-list is a ``ProtocolError``."""
+    if not isinstance(values, list):
+        raise ProtocolError(f"expected a list of {cls.__name__}, got {_excerpt(values)}")
+    return [structure(v, cls) for v in values]
+
+
+def unstructure(value: Any) -> Any:
+    """Turn one of our values into wire JSON."""
+    return _converter.unstructure(value)
+
+
+def encode_blob(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _excerpt(value: Any, limit: int = 200) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+Hook = Callable[[Any, Any], Any]

@@ -1,0 +1,268 @@
+"""The stdio transport: a server child process speaking newline-delimited JSON-RPC."""
+
+from __future__ import annotations
+
+import collections
+import logging
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+from typing import IO, Any, Callable, Iterable, Mapping, Union
+
+from .._exceptions import ConnectionClosed, TransportError
+from .base import Transport, decode_message, encode_message
+
+__all__ = ["StdioTransport"]
+
+log = logging.getLogger(__name__)
+
+#: After stdin is closed, how long the server gets to exit on its own.
+EXIT_GRACE_TIMEOUT = 2.0
+#: After SIGTERM to the process group, how long before SIGKILL.
+TERMINATE_TIMEOUT = 2.0
+#: After SIGKILL, how long we wait to reap the process.
+KILL_REAP_TIMEOUT = 2.0
+#: When stdout ends, how long we wait for the exit code and the last stderr lines.
+EXIT_REPORT_TIMEOUT = 0.5
+#: How many lines of the server's stderr are kept for error messages.
+STDERR_TAIL_LINES = 20
+
+StderrSink = Union[IO[str], logging.Logger, Callable[[str], None], None]
+
+_DEFAULT_STDERR: Any = object()
+
+
+class StdioTransport(Transport):
+    """Launch ``cmd`` (an argv list, never run through a shell) and talk to it over its pipes.
+
+    ``env`` entries (a mapping, or ``"KEY=value"`` strings as in the Go API) are added to the
+    current environment. The child's stderr is read by a thread and forwarded line by line to
+    ``stderr``: ``sys.stderr`` by default (written through Python, so it works in Jupyter), a
+    ``logging.Logger``, any callable taking a line, or None to discard. The last lines are kept
+    for error messages. The child runs in its own process group.
+
+    Raises ``TransportError`` at once, with the reason, when the command cannot start.
+    """
+
+    def __init__(
+        self,
+        cmd: list[str] | tuple[str, ...],
+        env: Mapping[str, str] | Iterable[str] | None = None,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        stderr: StderrSink = _DEFAULT_STDERR,
+    ) -> None:
+        if isinstance(cmd, (str, bytes)) or not cmd:
+            raise ValueError("cmd must be a non-empty list of arguments (no shell is used)")
+        self.cmd = [os.fspath(part) for part in cmd]
+        self._stderr_sink = sys.stderr if stderr is _DEFAULT_STDERR else stderr
+        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._closed = False
+        self._close_lock = threading.Lock()
+        self._reading = False
+        try:
+            self._proc = subprocess.Popen(
+                self.cmd,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=_merge_env(env),
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            raise TransportError(f"cannot start {self.cmd[0]!r}: {exc}") from exc
+        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
+        self._stdin_fd = self._proc.stdin.fileno()
+        os.set_blocking(self._stdin_fd, False)
+        self._stdout = self._proc.stdout
+        self._stderr_thread = threading.Thread(
+            target=self._pump_stderr, name="mcpclient-stderr", daemon=True
+        )
+        self._stderr_thread.start()
+
+    @property
+    def pid(self) -> int:
+        return self._proc.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._proc.poll()
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else f"pid {self._proc.pid}"
+        return f"<StdioTransport {self.cmd[0]!r} {state}>"
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+        if self._closed:
+            raise ConnectionClosed("the transport is closed")
+        data = memoryview(encode_message(message) + b"\n")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        written = 0
+        try:
+            while written < len(data):
+                try:
+                    written += os.write(self._stdin_fd, data[written:])
+                    continue
+                except BlockingIOError:
+                    pass
+                # The pipe is full: the server is not reading. Wait for room, within the deadline.
+                wait = None if deadline is None else deadline - time.monotonic()
+                if wait is not None and wait <= 0 or not _wait_writable(self._stdin_fd, wait):
+                    if written == 0:
+                        raise TimeoutError("the server is not reading its stdin")
+                    # Half a message is on the pipe: the stream can never be valid again.
+                    self.close()
+                    raise ConnectionClosed("the server stopped reading its stdin mid-message")
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise self._exit_error("the server closed its stdin") from exc
+        except ValueError as exc:  # fd closed under us by close()
+            raise ConnectionClosed("the transport is closed") from exc
+        except OSError as exc:
+            if self._closed:
+                raise ConnectionClosed("the transport is closed") from exc
+            raise TransportError(f"cannot write to the server: {exc}") from exc
+
+    # -- receiving --------------------------------------------------------------------------
+
+    def receive(self) -> Any:
+        self._reading = True
+        try:
+            while True:
+                try:
+                    line = self._stdout.readline()
+                except (OSError, ValueError) as exc:
+                    raise self._exit_error(f"cannot read from the server: {exc}") from exc
+                if not line:
+                    self._close_stdout()
+                    raise self._exit_error("the server closed its stdout")
+                if line.strip():
+                    return decode_message(line)
+        finally:
+            self._reading = False
+
+    def _exit_error(self, what: str) -> ConnectionClosed:
+        if self._closed:
+            return ConnectionClosed("the transport is closed")
+        try:
+            code = self._proc.wait(EXIT_REPORT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            code = None
+        self._stderr_thread.join(EXIT_REPORT_TIMEOUT)
+        if code is None:
+            reason = f"{what} (the process is still running)"
+        elif code < 0:
+            reason = f"{what}: the server was killed by signal {_signal_name(-code)}"
+        else:
+            reason = f"{what}: the server exited with code {code}"
+        return ConnectionClosed(reason, exit_code=code, stderr_tail="\n".join(self._stderr_tail))
+
+    def _pump_stderr(self) -> None:
+        stream = self._proc.stderr
+        assert stream is not None
+        sink = self._stderr_sink
+        try:
+            for raw in iter(stream.readline, b""):
+                line = raw.decode("utf-8", "replace").rstrip("\r\n")
+                self._stderr_tail.append(line)
+                if sink is None:
+                    continue
+                try:
+                    if isinstance(sink, logging.Logger):
+                        sink.info("%s", line)
+                    elif callable(sink):
+                        sink(line)
+                    else:
+                        sink.write(line + "\n")
+                except Exception:  # a broken sink must not stop the draining
+                    sink = None
+        except (OSError, ValueError):
+            pass
+        finally:
+            try:
+                stream.close()
+            except OSError:
+                pass
+
+    # -- closing ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close stdin, let the server exit, then terminate and kill its process group."""
+        with self._close_lock:
+            if self._closed:
+                return
+            self._closed = True
+        proc = self._proc
+        try:
+            proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
+        if not _wait(proc, EXIT_GRACE_TIMEOUT):
+            _signal_group(proc, signal.SIGTERM)
+            if not _wait(proc, TERMINATE_TIMEOUT):
+                _signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+                if not _wait(proc, KILL_REAP_TIMEOUT):
+                    log.warning("server process %d did not die after SIGKILL", proc.pid)
+        # Whatever the leader left in its group (grandchildren) goes too.
+        _signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+        if not self._reading:
+            self._close_stdout()
+
+    def _close_stdout(self) -> None:
+        try:
+            self._stdout.close()
+        except (OSError, ValueError):
+            pass
+
+
+def _merge_env(env: Mapping[str, str] | Iterable[str] | None) -> dict[str, str] | None:
+    if env is None:
+        return None
+    merged = dict(os.environ)
+    if isinstance(env, Mapping):
+        merged.update({str(k): str(v) for k, v in env.items()})
+    else:
+        for entry in env:
+            key, sep, value = entry.partition("=")
+            if not sep or not key:
+                raise ValueError(f"env entries must look like KEY=value, got {entry!r}")
+            merged[key] = value
+    return merged
+
+
+def _wait_writable(fd: int, timeout: float | None) -> bool:
+    poller = select.poll()
+    poller.register(fd, select.POLLOUT)
+    events = poller.poll(None if timeout is None else max(0, int(timeout * 1000)))
+    return bool(events)
+
+
+def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    try:
+        proc.wait(timeout)
+        return True
+    except subprocess.TimeoutExpired:
+        return False
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, sig)
+        else:  # pragma: no cover - Windows
+            proc.send_signal(sig)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)

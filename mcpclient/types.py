@@ -1,0 +1,335 @@
+"""The values mcpclient hands you and takes from you.
+
+Frozen, keyword-only attrs classes with snake_case names. They know nothing of the wire: the
+private converter in ``mcpclient._wire`` owns every wire rule (camelCase keys, ``_meta``,
+base64, tagged content blocks). Opaque JSON (schemas, arguments, ``_meta``, structured content)
+is kept as plain ``dict``/``list`` values, passed through verbatim.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any, Literal
+
+from attrs import field, frozen
+
+__all__ = [
+    "Completion",
+    "CompletionRef",
+    "CreateMessageRequest",
+    "CreateMessageResult",
+    "ElicitationRequest",
+    "ElicitationResult",
+    "Implementation",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptPart",
+    "Resource",
+    "ResourceContents",
+    "ResourceTemplate",
+    "Root",
+    "SamplingMessage",
+    "ToolContent",
+    "ToolDef",
+    "ToolResult",
+]
+
+JSON = Any
+Meta = dict[str, Any]
+
+
+def _decode_base64(data: str) -> bytes:
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        # Servers in the wild send unpadded or url-safe base64; be lenient on the way in.
+        padded = data + "=" * (-len(data) % 4)
+        return base64.b64decode(padded.replace("-", "+").replace("_", "/"))
+
+
+@frozen(kw_only=True)
+class Implementation:
+    """Name and version of an MCP client or server (``clientInfo`` / ``serverInfo``)."""
+
+    name: str
+    version: str = ""
+    title: str | None = None
+    description: str | None = None
+    website_url: str | None = None
+    icons: list[JSON] | None = None
+
+
+@frozen(kw_only=True)
+class ToolDef:
+    """One tool exposed by the server. ``input_schema`` is kept verbatim."""
+
+    name: str
+    description: str = ""
+    input_schema: dict[str, JSON] = field(factory=dict)
+    title: str | None = None
+    output_schema: dict[str, JSON] | None = None
+    annotations: dict[str, JSON] | None = None
+    icons: list[JSON] | None = None
+    execution: dict[str, JSON] | None = None
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class ResourceContents:
+    """The body of one resource: exactly one of ``text`` or ``blob`` (decoded bytes) is set."""
+
+    uri: str
+    mime_type: str | None = None
+    text: str | None = None
+    blob: bytes | None = None
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class ToolContent:
+    """One content part of a tool result, in wire order; ``raw`` is the part as sent.
+
+    ``type`` is always set. Which other fields are filled depends on it: ``text`` for "text";
+    ``data`` (base64) and ``mime_type`` for "image" and "audio" (``decoded()`` gives the
+    bytes); ``resource`` for "resource"; ``uri``, ``name`` and ``mime_type`` for
+    "resource_link". Unknown types keep only ``type`` and ``raw``.
+    """
+
+    type: str
+    text: str = ""
+    data: str = ""
+    mime_type: str | None = None
+    resource: ResourceContents | None = None
+    uri: str | None = None
+    name: str | None = None
+    annotations: dict[str, JSON] | None = None
+    meta: Meta | None = None
+    raw: dict[str, JSON] = field(factory=dict, repr=False, eq=False)
+
+    def decoded(self) -> bytes:
+        """Return the binary payload of an image or audio part (empty for other types)."""
+        return _decode_base64(self.data) if self.data else b""
+
+
+@frozen(kw_only=True)
+class ToolResult:
+    """The outcome of ``call_tool``.
+
+    ``text`` joins the text parts in order; ``content`` keeps every part; ``is_error`` is the
+    tool's own failure flag (the call itself succeeded). Call ``raise_for_error()`` to turn a
+    failed tool run into a ``ToolError``.
+    """
+
+    content: list[ToolContent] = field(factory=list)
+    is_error: bool = False
+    structured_content: JSON = None
+    meta: Meta | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(part.text for part in self.content if part.type == "text")
+
+    def raise_for_error(self, tool: str | None = None) -> ToolResult:
+        """Raise ``ToolError`` if the tool reported failure; return self otherwise."""
+        if self.is_error:
+            from ._exceptions import ToolError
+
+            what = f"tool {tool!r}" if tool else "tool"
+            raise ToolError(f"{what} failed: {self.text or '(no text)'}", self, tool=tool)
+        return self
+
+
+@frozen(kw_only=True)
+class Resource:
+    """One resource exposed by the server."""
+
+    uri: str
+    name: str = ""
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    annotations: dict[str, JSON] | None = None
+    icons: list[JSON] | None = None
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class ResourceTemplate:
+    """One RFC 6570 URI template from which resource URIs can be built."""
+
+    uri_template: str
+    name: str = ""
+    title: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    annotations: dict[str, JSON] | None = None
+    icons: list[JSON] | None = None
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class PromptArgument:
+    """One argument a prompt accepts."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    required: bool = False
+
+
+@frozen(kw_only=True)
+class Prompt:
+    """One prompt template exposed by the server."""
+
+    name: str
+    title: str | None = None
+    description: str | None = None
+    arguments: list[PromptArgument] = field(factory=list)
+    icons: list[JSON] | None = None
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class PromptPart:
+    """One content part of a prompt message.
+
+    ``type`` is always set: ``text`` for "text", ``resource`` for "resource", decoded ``data``
+    and ``mime_type`` for "image" and "audio", ``uri``/``name`` for "resource_link". Unknown
+    types are kept with ``type`` and ``raw`` and no error.
+    """
+
+    type: str
+    text: str = ""
+    resource: ResourceContents | None = None
+    data: bytes = b""
+    mime_type: str | None = None
+    uri: str | None = None
+    name: str | None = None
+    annotations: dict[str, JSON] | None = None
+    meta: Meta | None = None
+    raw: dict[str, JSON] = field(factory=dict, repr=False, eq=False)
+
+
+@frozen(kw_only=True)
+class PromptMessage:
+    """One message of a rendered prompt."""
+
+    role: str
+    content: list[PromptPart] = field(factory=list)
+
+
+@frozen(kw_only=True)
+class Completion:
+    """The server's suggestions for one argument."""
+
+    values: list[str] = field(factory=list)
+    total: int | None = None
+    has_more: bool = False
+
+
+@frozen(kw_only=True)
+class CompletionRef:
+    """What a completion is for: a prompt (``ref/prompt``) or a resource template (``ref/resource``)."""
+
+    type: Literal["ref/prompt", "ref/resource"]
+    name: str | None = None
+    uri: str | None = None
+
+    @classmethod
+    def prompt(cls, name: str) -> CompletionRef:
+        return cls(type="ref/prompt", name=name)
+
+    @classmethod
+    def resource(cls, uri_template: str) -> CompletionRef:
+        return cls(type="ref/resource", uri=uri_template)
+
+
+def _check_root_uri(instance: Any, attribute: Any, value: str) -> None:
+    if not value.startswith("file://"):
+        raise ValueError(f"a root's uri must be a file:// URI, got {value!r}")
+
+
+@frozen(kw_only=True)
+class Root:
+    """A filesystem root the client exposes to the server; ``uri`` must be a file:// URI."""
+
+    uri: str = field(validator=_check_root_uri)
+    name: str | None = None
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class SamplingMessage:
+    """One message of a sampling request or reply; ``content`` is the wire content, verbatim
+    (one content object, or a list of them in newer protocol versions)."""
+
+    role: str
+    content: JSON
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class CreateMessageRequest:
+    """A server's ``sampling/createMessage`` request: run an LLM completion on its behalf.
+
+    ``model_preferences``, ``metadata``, ``tools`` and ``tool_choice`` are passed through
+    verbatim (None when absent); ``raw`` holds the request params as sent.
+    """
+
+    messages: list[SamplingMessage] = field(factory=list)
+    max_tokens: int = 0
+    system_prompt: str | None = None
+    model_preferences: JSON = None
+    include_context: str | None = None
+    temperature: float | None = None
+    stop_sequences: list[str] | None = None
+    metadata: JSON = None
+    tools: list[JSON] | None = None
+    tool_choice: JSON = None
+    meta: Meta | None = None
+    raw: dict[str, JSON] = field(factory=dict, repr=False, eq=False)
+
+
+@frozen(kw_only=True)
+class CreateMessageResult:
+    """Your reply to a sampling request. ``content`` is a wire content object, e.g.
+    ``{"type": "text", "text": "..."}`` (or a list of them)."""
+
+    content: JSON
+    model: str
+    role: str = "assistant"
+    stop_reason: str | None = None
+    meta: Meta | None = None
+
+    @classmethod
+    def from_text(cls, text: str, *, model: str, stop_reason: str | None = "endTurn") -> CreateMessageResult:
+        return cls(content={"type": "text", "text": text}, model=model, stop_reason=stop_reason)
+
+
+@frozen(kw_only=True)
+class ElicitationRequest:
+    """A server's ``elicitation/create`` request: gather input from the user.
+
+    In form mode ``requested_schema`` is the JSON schema of the object wanted. In URL mode
+    (``mode == "url"``) ``url`` is where the user should go and ``elicitation_id`` names the
+    exchange; the client never opens the URL itself.
+    """
+
+    message: str
+    requested_schema: dict[str, JSON] | None = None
+    mode: str = "form"
+    url: str | None = None
+    elicitation_id: str | None = None
+    meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class ElicitationResult:
+    """Your reply to an elicitation request: "accept" (with ``content``), "decline" or "cancel"."""
+
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, JSON] | None = None
+    meta: Meta | None = None
