@@ -1,0 +1,68 @@
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from mcpclient import Client
+
+from tests.doubles import QueueTransport, ScriptedServer
+
+ROOT = Path(__file__).resolve().parent.parent
+SERVERS = ROOT / "tests" / "servers"
+FAST_SERVER = [sys.executable, str(SERVERS / "fast_server.py")]
+SDK_SERVER = [sys.executable, str(SERVERS / "sdk_server.py")]
+DEMO_SERVER = [sys.executable, str(ROOT / "examples" / "servers" / "demo_server.py")]
+
+
+@pytest.fixture
+def transport() -> QueueTransport:
+    return QueueTransport()
+
+
+@pytest.fixture
+def scripted(transport):
+    """A scripted server and a client on the other end; both stopped after the test."""
+    server = ScriptedServer(transport)
+    client = Client(transport, timeout=5)
+    yield server, client
+    client.close()
+    server.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_thread_leak():
+    """Every test must leave no mcpclient thread running behind it."""
+    before = {t for t in threading.enumerate()}
+    yield
+    deadline = 5.0
+    import time
+
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        leaked = [t for t in threading.enumerate() if t not in before and t.name.startswith("mcpclient-")
+                  and t.is_alive()]
+        if not leaked:
+            return
+        time.sleep(0.05)
+    pytest.fail(f"threads left running: {[t.name for t in leaked]}")
+
+
+def child_pids(pid: int | None = None) -> set[int]:
+    """The live children of ``pid`` (default: this process), from /proc."""
+    pid = os.getpid() if pid is None else pid
+    children: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid and fields[0] != "Z":
+            children.add(int(entry.name))
+    return children

@@ -1,0 +1,251 @@
+"""The JSON-RPC engine: pending slots, timeouts, the reader thread and the dispatch pool."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+
+import pytest
+
+from mcpclient import (
+    Client,
+    ClientClosedError,
+    ConnectionClosed,
+    ProtocolError,
+    RequestTimeout,
+    TransportError,
+)
+from tests.doubles import QueueTransport, Reply, ScriptedServer
+
+
+def wait_for(predicate, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def silent(params, message):
+    raise Reply()  # never answers
+
+
+@pytest.fixture
+def client_and_server(transport):
+    server = ScriptedServer(transport, {"tools/call": silent})
+    client = Client(transport, timeout=5)
+    client.initialize()
+    yield client, server
+    client.close()
+    server.stop()
+
+
+def test_a_timeout_raises_and_tells_the_server_to_cancel(client_and_server):
+    client, server = client_and_server
+    t0 = time.monotonic()
+    with pytest.raises(RequestTimeout) as info:
+        client.call_tool("slow", timeout=0.2)
+    assert 0.15 < time.monotonic() - t0 < 2
+    assert isinstance(info.value, TimeoutError)
+    call = next(m for m in server.received if m.get("method") == "tools/call")
+    assert wait_for(lambda: server.notifications("notifications/cancelled"))
+    cancel = server.notifications("notifications/cancelled")[0]
+    assert cancel["params"]["requestId"] == call["id"]
+
+
+def test_a_late_reply_is_dropped_and_the_client_stays_usable(client_and_server, caplog):
+    client, server = client_and_server
+    with pytest.raises(RequestTimeout):
+        client.call_tool("slow", timeout=0.1)
+    call = next(m for m in server.received if m.get("method") == "tools/call")
+    with caplog.at_level(logging.DEBUG, logger="mcpclient"):
+        client.transport.push({"jsonrpc": "2.0", "id": call["id"], "result": {"content": []}})
+        client.ping()
+    assert any("unknown or abandoned" in r.getMessage() for r in caplog.records)
+
+
+def test_initialize_is_never_cancelled_on_timeout(transport):
+    server = ScriptedServer(transport, {"initialize": silent})
+    client = Client(transport, timeout=5)
+    with pytest.raises(RequestTimeout):
+        client.initialize(timeout=0.1)
+    time.sleep(0.1)
+    assert not server.notifications("notifications/cancelled")
+    client.close()
+    server.stop()
+
+
+def test_a_dead_connection_fails_every_pending_call_at_once(client_and_server):
+    client, server = client_and_server
+    errors = []
+
+    def call():
+        try:
+            client.call_tool("slow", timeout=30)
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    assert wait_for(lambda: sum(1 for m in server.received if m.get("method") == "tools/call") == 20)
+    t0 = time.monotonic()
+    client.transport.hang_up()
+    for thread in threads:
+        thread.join(5)
+    assert time.monotonic() - t0 < 1
+    assert len(errors) == 20
+    assert all(isinstance(e, ConnectionClosed) and "hung up" in str(e) for e in errors)
+    t1 = time.monotonic()
+    with pytest.raises(ConnectionClosed):
+        client.ping()
+    assert time.monotonic() - t1 < 0.5
+
+
+def test_close_fails_pending_calls_with_client_closed(client_and_server):
+    client, server = client_and_server
+    errors = []
+    thread = threading.Thread(target=lambda: errors.append(pytest.raises(ClientClosedError, client.call_tool, "x")))
+    thread.start()
+    assert wait_for(lambda: any(m.get("method") == "tools/call" for m in server.received))
+    client.close()
+    thread.join(5)
+    assert errors and errors[0].type is ClientClosedError
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        ["not", "an", "object"],
+        {"jsonrpc": "2.0"},
+        {"jsonrpc": "2.0", "method": 42},
+        {"jsonrpc": "2.0", "id": 999999, "result": {}},
+        {"jsonrpc": "2.0", "id": {"weird": 1}, "result": {}},
+        "a bare string",
+        ProtocolError("the server sent invalid JSON"),
+    ],
+)
+def test_bad_messages_are_logged_and_skipped(client_and_server, garbage, caplog):
+    client, _ = client_and_server
+    with caplog.at_level(logging.DEBUG, logger="mcpclient"):
+        client.transport.push(garbage)
+        client.ping()  # the reader survived and still pairs replies
+    assert caplog.records
+
+
+def test_a_reply_with_both_result_and_error_fails_only_that_call(transport):
+    def both(params, message):
+        raise Reply({"jsonrpc": "2.0", "id": message["id"], "result": {}, "error": {"code": 1, "message": "x"}})
+
+    server = ScriptedServer(transport, {"tools/call": both})
+    with Client(transport, timeout=5) as client:
+        with pytest.raises(ProtocolError, match="malformed"):
+            client.call_tool("x")
+        client.ping()
+    server.stop()
+
+
+def test_a_non_object_result_is_a_protocol_error(transport):
+    server = ScriptedServer(transport, {"tools/call": lambda p, m: [1, 2]})
+    with Client(transport, timeout=5) as client:
+        with pytest.raises(ProtocolError, match="not an object"):
+            client.call_tool("x")
+    server.stop()
+
+
+def test_a_batch_of_messages_is_routed(client_and_server):
+    client, _ = client_and_server
+    got = []
+    client.set_notification_handler(lambda method, params: got.append(method))
+    client.transport.push([
+        {"jsonrpc": "2.0", "method": "notifications/a"},
+        {"jsonrpc": "2.0", "method": "notifications/b"},
+    ])
+    assert wait_for(lambda: len(got) == 2)
+    assert sorted(got) == ["notifications/a", "notifications/b"]
+
+
+def test_string_ids_that_echo_ours_are_paired(transport):
+    def stringify(params, message):
+        raise Reply({"jsonrpc": "2.0", "id": str(message["id"]), "result": {}})
+
+    server = ScriptedServer(transport, {"ping": stringify})
+    with Client(transport, timeout=5) as client:
+        client.ping()
+    server.stop()
+
+
+def test_a_full_pool_drops_notifications_and_replies_still_flow(transport, caplog):
+    server = ScriptedServer(transport)
+    client = Client(transport, timeout=5, max_dispatch=2)
+    client._engine._capacity = threading.BoundedSemaphore(2)  # no queue: saturate quickly
+    release = threading.Event()
+    seen = []
+
+    def blocking(method, params):
+        seen.append(method)
+        release.wait(10)
+
+    client.set_notification_handler(blocking)
+    client.initialize()
+    with caplog.at_level(logging.WARNING, logger="mcpclient"):
+        for i in range(50):
+            transport.push({"jsonrpc": "2.0", "method": f"notifications/n{i}"})
+        t0 = time.monotonic()
+        client.ping()  # the reader thread is not blocked by the stuck handlers
+        assert time.monotonic() - t0 < 1
+    assert wait_for(lambda: len(seen) == 2)
+    assert any("dropped" in r.getMessage() for r in caplog.records)
+    release.set()
+    client.close()
+    server.stop()
+    assert len(seen) == 2
+
+
+def test_a_full_pool_refuses_server_requests_with_an_error(transport):
+    server = ScriptedServer(transport)
+    client = Client(transport, timeout=5, max_dispatch=1)
+    client._engine._capacity = threading.BoundedSemaphore(1)
+    release = threading.Event()
+    client.set_notification_handler(lambda method, params: release.wait(10))
+    client.initialize()
+    transport.push({"jsonrpc": "2.0", "method": "notifications/stuck"})
+    time.sleep(0.1)
+    transport.push({"jsonrpc": "2.0", "id": "r1", "method": "ping"})
+    assert wait_for(lambda: any(m.get("id") == "r1" for m in transport.sent))
+    reply = next(m for m in transport.sent if m.get("id") == "r1")
+    assert reply["error"]["code"] == -32603
+    release.set()
+    client.close()
+    server.stop()
+
+
+def test_max_dispatch_must_be_positive(transport):
+    with pytest.raises(ValueError):
+        Client(transport, max_dispatch=0)
+
+
+def test_a_forked_child_gets_a_clear_error_not_a_hang(client_and_server):
+    client, _ = client_and_server
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read)
+        try:
+            client.ping(timeout=2)
+            outcome = b"no error"
+        except TransportError as exc:
+            outcome = b"ok" if b"fork" in str(exc).encode() else str(exc).encode()
+        except BaseException as exc:  # noqa: BLE001 - report anything else
+            outcome = repr(exc).encode()
+        os.write(write, outcome)
+        os._exit(0)
+    os.close(write)
+    _, status = os.waitpid(pid, 0)
+    outcome = os.read(read, 1000)
+    os.close(read)
+    assert outcome == b"ok"
+    client.ping()  # the parent is unaffected

@@ -1,0 +1,230 @@
+"""The stdio transport, with real child processes."""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mcpclient import Client, ConnectionClosed, StdioTransport, TransportError
+from tests.conftest import FAST_SERVER, child_pids
+
+PY = sys.executable
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_32_threads_x_200_calls_get_their_own_replies():
+    with Client(StdioTransport(FAST_SERVER), timeout=30) as client:
+        mismatches = []
+
+        def worker(n):
+            for i in range(200):
+                text = f"t{n}-c{i}"
+                if client.call_tool("echo", {"text": text}).text != text:
+                    mismatches.append(text)
+
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(32)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(60)
+        assert not any(thread.is_alive() for thread in threads)
+    assert mismatches == []
+
+
+def test_a_ten_megabyte_result_arrives_whole():
+    with Client(StdioTransport(FAST_SERVER), timeout=30) as client:
+        result = client.call_tool("big", {"size": 10_000_000})
+    assert len(result.text) == 10_000_000
+
+
+def test_a_dying_server_fails_all_pending_calls_with_its_exit_code():
+    client = Client(StdioTransport(FAST_SERVER + ["--die-after", "50"], stderr=None), timeout=30)
+    client.initialize()
+    errors = []
+    started = threading.Barrier(50)
+
+    def call():
+        started.wait()
+        try:
+            client.call_tool("echo", {"text": "x"})
+        except Exception as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=call) for _ in range(50)]
+    for thread in threads:
+        thread.start()
+    t0 = time.monotonic()
+    for thread in threads:
+        thread.join(5)
+    assert time.monotonic() - t0 < 3
+    dead = [e for e in errors if isinstance(e, ConnectionClosed)]
+    assert dead and len(dead) == len(errors)
+    assert dead[0].exit_code == 3
+    assert "exited with code 3" in str(dead[0])
+    with pytest.raises(ConnectionClosed):
+        client.ping()
+    client.close()
+
+
+def test_the_exit_error_carries_the_last_stderr_lines():
+    script = "import sys; sys.stdin.readline(); print('fatal: bad config', file=sys.stderr); sys.exit(7)"
+    client = Client(StdioTransport([PY, "-c", script], stderr=None), timeout=5)
+    with pytest.raises(ConnectionClosed) as info:
+        client.initialize()
+    assert info.value.exit_code == 7
+    assert "fatal: bad config" in info.value.stderr_tail
+    assert "fatal: bad config" in str(info.value)
+    client.close()
+
+
+def test_a_command_that_cannot_start_raises_at_once():
+    t0 = time.monotonic()
+    with pytest.raises(TransportError, match="no-such-mcp-server"):
+        StdioTransport(["no-such-mcp-server-binary"])
+    assert time.monotonic() - t0 < 1
+
+
+def test_a_shell_string_is_refused():
+    with pytest.raises(ValueError, match="list"):
+        StdioTransport("python server.py")  # type: ignore[arg-type]
+
+
+def test_env_entries_are_added_to_the_environment(tmp_path):
+    out = tmp_path / "env.txt"
+    script = f"import os; open({str(out)!r}, 'w').write(os.environ['MCP_TEST_VAR'] + '|' + os.environ.get('PATH', ''))"
+    transport = StdioTransport([PY, "-c", script], env={"MCP_TEST_VAR": "hello"})
+    transport._proc.wait(10)
+    transport.close()
+    value, path = out.read_text().split("|", 1)
+    assert value == "hello"
+    assert path == os.environ.get("PATH", "")
+
+
+def test_env_accepts_go_style_entries(tmp_path):
+    out = tmp_path / "env.txt"
+    script = f"import os; open({str(out)!r}, 'w').write(os.environ['A'] + os.environ['B'])"
+    transport = StdioTransport([PY, "-c", script], env=["A=1", "B=x=y"])
+    transport._proc.wait(10)
+    transport.close()
+    assert out.read_text() == "1x=y"
+
+
+def test_stderr_goes_through_sys_stderr_even_without_a_file_descriptor(monkeypatch):
+    fake = io.StringIO()  # like a Jupyter kernel's stream: no fileno()
+    monkeypatch.setattr(sys, "stderr", fake)
+    transport = StdioTransport([PY, "-c", "import sys; print('to stderr', file=sys.stderr)"])
+    transport._proc.wait(10)
+    transport._stderr_thread.join(5)
+    transport.close()
+    assert "to stderr" in fake.getvalue()
+
+
+def test_stderr_can_go_to_a_logger(caplog):
+    logger = logging.getLogger("test.server.stderr")
+    with caplog.at_level(logging.INFO, logger="test.server.stderr"):
+        transport = StdioTransport([PY, "-c", "import sys; print('logged line', file=sys.stderr)"], stderr=logger)
+        transport._proc.wait(10)
+        transport._stderr_thread.join(5)
+        transport.close()
+    assert any(r.getMessage() == "logged line" for r in caplog.records)
+
+
+def test_a_flood_on_stderr_does_not_deadlock():
+    lines = []
+    with Client(StdioTransport(FAST_SERVER + ["--stderr-flood"], stderr=lines.append), timeout=20) as client:
+        assert client.call_tool("echo", {"text": "still here"}).text == "still here"
+    assert lines
+
+
+def test_garbage_lines_are_skipped(caplog):
+    with caplog.at_level(logging.WARNING, logger="mcpclient"):
+        with Client(StdioTransport(FAST_SERVER + ["--garbage"]), timeout=10) as client:
+            for i in range(5):
+                assert client.call_tool("echo", {"text": str(i)}).text == str(i)
+    assert any("invalid JSON" in r.getMessage() for r in caplog.records)
+
+
+def test_invalid_utf8_is_skipped():
+    script = (
+        "import sys, json\n"
+        "line = sys.stdin.readline(); rid = json.loads(line)['id']\n"
+        "sys.stdout.buffer.write(b'\\xff\\xfe not utf8\\n')\n"
+        "sys.stdout.buffer.write(json.dumps({'jsonrpc': '2.0', 'id': rid, 'result': {\n"
+        "  'protocolVersion': '2025-11-25', 'capabilities': {}, 'serverInfo': {'name': 'x'}}}).encode() + b'\\n')\n"
+        "sys.stdout.flush(); sys.stdin.read()\n"
+    )
+    with Client(StdioTransport([PY, "-c", script]), timeout=10) as client:
+        assert client.server_info.name == "x"
+
+
+def test_close_leaves_no_process_behind():
+    before = child_pids()
+    client = Client(StdioTransport(FAST_SERVER), timeout=10)
+    client.initialize()
+    pid = client.transport.pid
+    client.close()
+    assert not pid_alive(pid)
+    assert child_pids() == before
+
+
+def test_close_kills_a_server_that_ignores_eof_and_sigterm_and_its_children():
+    script = (
+        "import signal, subprocess, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import signal, time; "
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)'])\n"
+        "print(child.pid, file=sys.stderr, flush=True)\n"
+        "while True: time.sleep(1)\n"
+    )
+    lines = []
+    transport = StdioTransport([PY, "-c", script], stderr=lines.append)
+    deadline = time.monotonic() + 10
+    while not lines and time.monotonic() < deadline:
+        time.sleep(0.05)
+    grandchild = int(lines[0])
+    t0 = time.monotonic()
+    transport.close()
+    assert time.monotonic() - t0 < 8
+    assert not pid_alive(transport.pid)
+    time.sleep(0.2)
+    assert not pid_alive(grandchild)
+
+
+def test_the_server_runs_in_its_own_process_group():
+    transport = StdioTransport([PY, "-c", "import time; time.sleep(30)"])
+    try:
+        assert os.getpgid(transport.pid) == transport.pid != os.getpgid(0)
+    finally:
+        transport.close()
+
+
+def test_a_server_that_stops_reading_stdin_cannot_block_a_send():
+    transport = StdioTransport([PY, "-c", "import time; time.sleep(30)"])
+    try:
+        t0 = time.monotonic()
+        with pytest.raises((TimeoutError, ConnectionClosed)):
+            transport.send({"jsonrpc": "2.0", "method": "x", "params": {"pad": "x" * 5_000_000}}, timeout=0.3)
+        assert time.monotonic() - t0 < 3
+    finally:
+        transport.close()
+
+
+def test_send_after_close_raises_connection_closed():
+    transport = StdioTransport(FAST_SERVER)
+    transport.close()
+    with pytest.raises(ConnectionClosed):
+        transport.send({"jsonrpc": "2.0", "method": "ping", "id": 1})
