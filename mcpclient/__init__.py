@@ -50,7 +50,6 @@ from .types import (
 )
 
 __all__ = [
-    "DEFAULT_TIMEOUT",
     "CancelToken",
     "CapabilityError",
     "Client",
@@ -60,15 +59,16 @@ __all__ = [
     "ConnectionClosed",
     "CreateMessageRequest",
     "CreateMessageResult",
+    "DEFAULT_TIMEOUT",
     "ElicitationRequest",
     "ElicitationResult",
     "Implementation",
     "MCPError",
-    "ProtocolError",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
     "PromptPart",
+    "ProtocolError",
     "RPCError",
     "RequestCancelled",
     "RequestTimeout",

@@ -114,7 +114,22 @@ class Handlers:
             # The seed's rule: no handler means an automatic decline, not an error.
             return {"action": "decline"}
         request = _read(params, t.ElicitationRequest)
-        return _as_result(handler(request, token), t.ElicitationResult)
+        result = _as_result(handler(request, token), t.ElicitationResult)
+        if result.get("action") == "accept" and request.requested_schema:
+            result["content"] = _with_defaults(request.requested_schema, result.get("content") or {})
+        return result
+
+
+def _with_defaults(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
+    """Fill the schema's ``default`` values into fields an accepted answer left out (SEP-1034)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return content
+    filled = dict(content)
+    for name, prop in properties.items():
+        if name not in filled and isinstance(prop, dict) and "default" in prop:
+            filled[name] = prop["default"]
+    return filled
 
 
 def _read(params: dict[str, Any], cls: type) -> Any:

@@ -490,3 +490,15 @@ def test_repr_names_the_state_and_version(scripted):
     assert "unopened" in repr(client)
     client.initialize()
     assert "open" in repr(client) and "2025-11-25" in repr(client)
+
+
+def test_an_accepted_elicitation_gets_the_schema_defaults_filled_in(scripted):
+    _, client = scripted
+    client.set_elicitation_handler(lambda request: ElicitationResult(action="accept", content={"name": "Ada"}))
+    schema = {"type": "object", "properties": {
+        "name": {"type": "string", "default": "nobody"},
+        "age": {"type": "integer", "default": 30},
+        "colour": {"type": "string"},
+    }}
+    reply = ask(client.transport, 1, "elicitation/create", {"message": "who?", "requestedSchema": schema})
+    assert reply["result"] == {"action": "accept", "content": {"name": "Ada", "age": 30}}

@@ -1,0 +1,60 @@
+"""The public surface changes only on purpose."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import mcpclient
+
+EXPECTED = {
+    "DEFAULT_TIMEOUT", "CancelToken", "CapabilityError", "Client", "ClientClosedError", "Completion",
+    "CompletionRef", "ConnectionClosed", "CreateMessageRequest", "CreateMessageResult",
+    "ElicitationRequest", "ElicitationResult", "Implementation", "MCPError", "ProtocolError",
+    "Prompt", "PromptArgument", "PromptMessage", "PromptPart", "RPCError", "RequestCancelled",
+    "RequestTimeout", "Resource", "ResourceContents", "ResourceTemplate", "Root", "SamplingMessage",
+    "StdioTransport", "ToolContent", "ToolDef", "ToolError", "ToolResult", "Transport",
+    "TransportError", "__version__", "ai", "tools",
+}
+
+
+def test_exported_names_are_exactly_the_public_api():
+    assert set(mcpclient.__all__) >= EXPECTED
+    extra = set(mcpclient.__all__) - EXPECTED
+    # Names added by later work must be listed here on purpose.
+    allowed_later = {"StreamableHTTPTransport", "SSETransport", "connect", "HTTPStatusError"}
+    assert extra <= allowed_later, f"unexpected public names: {sorted(extra - allowed_later)}"
+
+
+def test_all_is_sorted_and_every_name_exists():
+    assert list(mcpclient.__all__) == sorted(mcpclient.__all__)
+    for name in mcpclient.__all__:
+        assert hasattr(mcpclient, name), name
+
+
+def test_every_error_is_an_mcp_error_and_matches_the_stdlib_type():
+    assert issubclass(mcpclient.RequestTimeout, (mcpclient.MCPError, TimeoutError))
+    assert issubclass(mcpclient.RequestTimeout, TimeoutError)
+    assert issubclass(mcpclient.ConnectionClosed, ConnectionError)
+    assert issubclass(mcpclient.ConnectionClosed, mcpclient.TransportError)
+    for name in ("RPCError", "CapabilityError", "ClientClosedError", "ProtocolError", "ToolError",
+                 "RequestCancelled", "TransportError"):
+        assert issubclass(getattr(mcpclient, name), mcpclient.MCPError), name
+
+
+def test_errors_survive_pickling():
+    import pickle
+
+    for error in (
+        mcpclient.RPCError(-32601, "nope", {"x": 1}, method="m", request_id=3),
+        mcpclient.CapabilityError("tools", "tools/list"),
+        mcpclient.ConnectionClosed("gone", exit_code=2, stderr_tail="boom"),
+    ):
+        copy = pickle.loads(pickle.dumps(error))
+        assert str(copy) == str(error)
+
+
+def test_importing_mcpclient_does_not_import_the_network_stack_or_the_sdk():
+    code = "import sys, mcpclient; print(sorted(m for m in ('mcp', 'anyio', 'pydantic') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
