@@ -23,6 +23,10 @@ from mcpclient import (
 from tests.doubles import LEGACY_INIT_RESULT, QueueTransport, Reply, ScriptedServer, error
 
 
+def sent(server, method):
+    return next(m for m in server.received if m.get("method") == method)
+
+
 def wait_for(predicate, timeout=5.0):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -38,7 +42,8 @@ def wait_for(predicate, timeout=5.0):
 def test_initialize_sends_the_newest_legacy_version_then_initialized(scripted):
     server, client = scripted
     client.initialize()
-    init = server.received[0]
+    discover, init = server.received[0], server.received[1]
+    assert discover["method"] == "server/discover"  # the auto probe, refused by a legacy server
     assert init["method"] == "initialize"
     assert init["params"]["protocolVersion"] == "2025-11-25"
     assert init["params"]["clientInfo"]["name"] == "mcpclient"
@@ -82,7 +87,7 @@ def test_calls_before_initialize_fail_with_advice(scripted):
 def test_no_capabilities_are_declared_without_handlers(scripted):
     server, client = scripted
     client.initialize()
-    assert server.received[0]["params"]["capabilities"] == {}
+    assert sent(server, "initialize")["params"]["capabilities"] == {}
 
 
 def test_capabilities_follow_the_installed_handlers(scripted):
@@ -91,7 +96,7 @@ def test_capabilities_follow_the_installed_handlers(scripted):
     client.set_elicitation_handler(lambda req: None)
     client.set_roots([Root(uri="file:///tmp")])
     client.initialize()
-    caps = server.received[0]["params"]["capabilities"]
+    caps = sent(server, "initialize")["params"]["capabilities"]
     assert set(caps) == {"sampling", "elicitation", "roots"}
     assert caps["roots"] == {"listChanged": True}
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from typing import Callable
 
 from .._exceptions import RequestCancelled
 
@@ -10,7 +11,9 @@ __all__ = ["CancelToken"]
 
 
 class CancelToken:
-    """Tells a handler that its work is no longer wanted.
+    """A thread-safe cancellation flag with a reason.
+
+    Pass one as ``cancel=`` to a client call to cancel that call from another thread.
 
     Every sampling and elicitation handler receives one. It is cancelled when the client
     closes, or when the server sends ``notifications/cancelled`` for the request being handled.
@@ -18,10 +21,12 @@ class CancelToken:
     or check ``token.cancelled`` so that ``Client.close()`` returns promptly.
     """
 
-    __slots__ = ("_event", "reason", "by_peer")
+    __slots__ = ("_event", "_lock", "_callbacks", "reason", "by_peer")
 
     def __init__(self) -> None:
         self._event = threading.Event()
+        self._lock = threading.Lock()
+        self._callbacks: list[Callable[[], None]] = []
         self.reason: str | None = None
         self.by_peer = False
 
@@ -34,11 +39,31 @@ class CancelToken:
         return self._event.wait(timeout)
 
     def cancel(self, reason: str = "cancelled", *, by_peer: bool = False) -> None:
-        """Cancel; the first reason given is kept."""
-        if not self._event.is_set():
+        """Cancel; the first reason given is kept. Safe to call from any thread."""
+        with self._lock:
+            if self._event.is_set():
+                return
             self.reason = reason
             self.by_peer = by_peer
             self._event.set()
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
+            callback()
+
+    def add_callback(self, callback: Callable[[], None]) -> None:
+        """Run ``callback()`` on cancellation (at once if already cancelled)."""
+        with self._lock:
+            if not self._event.is_set():
+                self._callbacks.append(callback)
+                return
+        callback()
+
+    def remove_callback(self, callback: Callable[[], None]) -> None:
+        with self._lock:
+            try:
+                self._callbacks.remove(callback)
+            except ValueError:
+                pass
 
     def raise_if_cancelled(self) -> None:
         """Raise ``RequestCancelled`` if cancelled."""

@@ -44,7 +44,11 @@ REPLY_SEND_TIMEOUT = 10.0
 #: Beyond the workers, how many dispatches may wait in the queue before new ones are refused.
 DEFAULT_QUEUE_FACTOR = 64
 
+#: How often a call given a plain threading.Event as ``cancel`` looks at it.
+CANCEL_POLL_INTERVAL = 0.05
+
 RequestHandler = Callable[[str, dict, CancelToken], Any]
+ProgressCallback = Callable[[float, "float | None", "str | None"], None]
 NotificationHandler = Callable[[str, dict], None]
 
 _live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
@@ -69,13 +73,16 @@ if hasattr(os, "register_at_fork"):
 class _Slot:
     """One pending request: the caller waits on ``event``; the reader fills ``reply``."""
 
-    __slots__ = ("event", "reply", "error", "method")
+    __slots__ = ("event", "reply", "error", "method", "on_progress", "touched", "last_progress")
 
     def __init__(self, method: str) -> None:
         self.event = threading.Event()
         self.reply: dict[str, Any] | None = None
         self.error: BaseException | None = None
         self.method = method
+        self.on_progress: ProgressCallback | None = None
+        self.touched = 0.0
+        self.last_progress: float | None = None
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -212,23 +219,48 @@ class Engine:
         *,
         timeout: float | None,
         cancel_on_timeout: bool = True,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: CancelToken | threading.Event | None = None,
     ) -> dict[str, Any]:
         """Send a request and block for its result.
 
-        Raises ``RPCError`` for an error reply, ``RequestTimeout`` when ``timeout`` seconds pass
+        ``timeout`` bounds the wait for the reply; with ``on_progress`` it is an idle timeout
+        that each progress notification renews, while ``max_total`` (if given) still caps the
+        whole call. ``on_progress(progress, total, message)`` runs on a dispatch thread.
+        ``cancel`` (a CancelToken or threading.Event) abandons the call from another thread.
+
+        Raises ``RPCError`` for an error reply, ``RequestTimeout`` when the time runs out
         (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
-        ``ConnectionClosed`` or ``ClientClosedError`` when the connection ends first.
+        ``RequestCancelled`` when cancelled, ``ConnectionClosed`` or ``ClientClosedError``
+        when the connection ends first.
         """
-        deadline = None if timeout is None else time.monotonic() + timeout
+        start = time.monotonic()
+        deadline = None if timeout is None else start + timeout
+        hard_deadline = None if max_total is None else start + max_total
+        if hard_deadline is not None and (deadline is None or hard_deadline < deadline):
+            deadline = hard_deadline
         request_id = next(self._ids)
+        slot = _Slot(method)
+        if on_progress is not None:
+            params = dict(params or {})
+            meta = dict(params.get("_meta") or {})
+            meta["progressToken"] = request_id
+            params["_meta"] = meta
+            slot.on_progress = on_progress
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        slot = _Slot(method)
         with self._lock:
             if self._dead is not None:
                 self._raise_dead()
             self._pending[request_id] = slot
+        wake = slot.event.set
+        poll = None
+        if isinstance(cancel, CancelToken):
+            cancel.add_callback(wake)
+        elif cancel is not None:
+            poll = CANCEL_POLL_INTERVAL  # a plain Event cannot wake us: look at it now and then
         try:
             try:
                 self._send(message, deadline)
@@ -236,38 +268,43 @@ class Engine:
                 raise RequestTimeout(
                     f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout
                 ) from None
-            if not slot.event.wait(_remaining(deadline)):
+            while True:
+                wait = _remaining(deadline)
+                if poll is not None:
+                    wait = poll if wait is None else min(wait, poll)
+                woke = slot.event.wait(wait)
+                if slot.reply is not None or slot.error is not None:
+                    break
+                if cancel is not None and _is_cancelled(cancel):
+                    self._send_cancelled(request_id, "cancelled by the caller")
+                    raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method)
+                if woke:  # a spurious wake-up: re-arm, then look once more
+                    slot.event.clear()
+                    if slot.reply is not None or slot.error is not None:
+                        break
+                now = time.monotonic()
+                if deadline is None or now < deadline:
+                    continue
+                renewed = slot.touched + timeout if slot.touched and timeout is not None else 0.0
+                if renewed > now and (hard_deadline is None or now < hard_deadline):
+                    deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
+                    continue
                 if cancel_on_timeout:
                     self._send_cancelled(request_id, f"timed out after {timeout}s")
                 raise RequestTimeout(
-                    f"no reply to {method!r} within {timeout}s; the server was told to cancel it"
-                    if cancel_on_timeout
-                    else f"no reply to {method!r} within {timeout}s",
+                    f"no reply to {method!r} within {timeout}s"
+                    + ("; the server was told to cancel it" if cancel_on_timeout else ""),
                     method=method,
                     timeout=timeout,
                 )
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
+            if isinstance(cancel, CancelToken):
+                cancel.remove_callback(wake)
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
-        reply = slot.reply
-        assert reply is not None
-        if "error" in reply:
-            error = reply["error"]
-            if "result" in reply or not isinstance(error, dict):
-                raise ProtocolError(f"the server sent a malformed reply to {method!r}: {reply!r:.200}")
-            raise RPCError(
-                error.get("code", 0) if isinstance(error.get("code"), int) else 0,
-                str(error.get("message", "")),
-                error.get("data"),
-                method=method,
-                request_id=request_id,
-            )
-        result = reply.get("result")
-        if not isinstance(result, dict):
-            raise ProtocolError(f"the server's result for {method!r} is not an object: {result!r:.200}")
-        return result
+        return _read_reply(slot.reply, method, request_id)
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
         """Send a notification; raises like ``request`` when it cannot be sent."""
@@ -396,6 +433,8 @@ class Engine:
             token = self._inbound.get(_key(params.get("requestId")))
             if token is not None:
                 token.cancel(str(params.get("reason") or "cancelled by the server"), by_peer=True)
+        elif method == "notifications/progress":
+            self._route_progress(params)
         if not self._capacity.acquire(blocking=False):
             self._dropped += 1
             if self._dropped == 1 or self._dropped % 1000 == 0:
@@ -404,6 +443,36 @@ class Engine:
                 )
             return
         self._submit(self._run_notification, method, params)
+
+    def _route_progress(self, params: dict[str, Any]) -> None:
+        token = params.get("progressToken")
+        slot = self._pending.get(token) if _hashable(token) else None
+        progress = params.get("progress")
+        if slot is None or slot.on_progress is None or not isinstance(progress, (int, float)):
+            return
+        slot.touched = time.monotonic()  # progress renews an idle timeout
+        if slot.last_progress is not None and progress <= slot.last_progress:
+            return  # progress only increases; a stale one arrived late
+        slot.last_progress = progress
+        total = params.get("total")
+        message = params.get("message")
+        if self._capacity.acquire(blocking=False):
+            self._submit(
+                self._run_progress,
+                slot.on_progress,
+                float(progress),
+                float(total) if isinstance(total, (int, float)) else None,
+                message if isinstance(message, str) else None,
+            )
+
+    def _run_progress(self, callback: ProgressCallback, progress: float, total: float | None, message: str | None) -> None:
+        self._enter_dispatch()
+        try:
+            callback(progress, total, message)
+        except Exception:
+            log.exception("the progress callback raised")
+        finally:
+            self._leave_dispatch()
 
     def _dispatch_request(self, message: dict[str, Any], method: str) -> None:
         request_id = message["id"]
@@ -478,6 +547,31 @@ class Engine:
             self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
         except MCPError as exc:
             log.warning("could not send an error reply: %s", exc)
+
+
+def _is_cancelled(cancel: CancelToken | threading.Event) -> bool:
+    return cancel.cancelled if isinstance(cancel, CancelToken) else cancel.is_set()
+
+
+def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:
+    if "error" in reply:
+        error = reply["error"]
+        if isinstance(error, MCPError):  # a transport failed this one call (transports/http.py)
+            raise error
+        if "result" in reply or not isinstance(error, dict):
+            raise ProtocolError(f"the server sent a malformed reply to {method!r}: {reply!r:.200}")
+        code = error.get("code")
+        raise RPCError(
+            code if isinstance(code, int) and not isinstance(code, bool) else 0,
+            str(error.get("message", "")),
+            error.get("data"),
+            method=method,
+            request_id=request_id,
+        )
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise ProtocolError(f"the server's result for {method!r} is not an object: {result!r:.200}")
+    return result
 
 
 def _error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:

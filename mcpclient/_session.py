@@ -1,0 +1,222 @@
+"""One connection's protocol state: which era and version, and the path every call takes.
+
+The ``Session`` hides the difference between the eras from the public Client. In the legacy
+era it performs the ``initialize`` handshake; in the modern era (2026-07-28) it discovers the
+server and decorates every request with ``_meta``. In both it runs the input-required loop
+(multi round-trip requests) through the same handlers the user installed for server requests.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable, Hashable
+
+from . import types as t
+from ._eras import legacy, modern
+from ._exceptions import (
+    ConnectionClosed,
+    MCPError,
+    ProtocolError,
+    RequestTimeout,
+    RPCError,
+    TransportError,
+)
+from ._handlers import Handlers
+from ._rpc.cancel import CancelToken
+from ._rpc.engine import Engine, ProgressCallback
+
+__all__ = ["PROTOCOLS", "Session"]
+
+log = logging.getLogger("mcpclient")
+
+#: What ``Client(protocol=...)`` accepts.
+PROTOCOLS = ("auto", "legacy") + modern.MODERN_VERSIONS
+#: How long the ``server/discover`` probe may take before a server is taken for legacy.
+PROBE_TIMEOUT = 10.0
+#: How many input-required rounds one call may take before it is given up.
+MAX_INPUT_ROUNDS = 16
+
+LEGACY, MODERN = "legacy", "modern"
+
+# Which era each server spoke, by the transport's server_key, for the life of the process.
+_era_cache: dict[Hashable, str] = {}
+_era_cache_lock = threading.Lock()
+
+
+class Session:
+    def __init__(self, engine: Engine, handlers: Handlers, client_info: t.Implementation, protocol: str, server_key: Hashable | None) -> None:
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+        self.engine = engine
+        self.handlers = handlers
+        self.client_info = client_info
+        self.protocol = protocol
+        self.server_key = server_key
+        self.era: str | None = None
+        self.state: legacy.HandshakeResult | None = None
+        self.log_level: str | None = None
+
+    # -- opening ----------------------------------------------------------------------------
+
+    def open(self, timeout: float | None) -> None:
+        """Find the server's era and version, and learn its capabilities."""
+        if self.protocol == "legacy":
+            self._initialize(timeout)
+        elif self.protocol != "auto":
+            self._discover(self.protocol, timeout)
+        elif _cached_era(self.server_key) == LEGACY:
+            self._initialize(timeout, may_be_modern=True)
+        else:
+            self._probe(timeout)
+        if self.server_key is not None and self.era is not None:
+            with _era_cache_lock:
+                _era_cache[self.server_key] = self.era
+
+    def _probe(self, timeout: float | None) -> None:
+        probe = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
+        version = modern.MODERN_VERSIONS[0]
+        try:
+            self._discover(version, probe, probing=True)
+            return
+        except RPCError as exc:
+            supported = modern.supported_from_error(exc)
+            if supported is None and exc.code not in modern.MODERN_ERROR_CODES:
+                log.debug("server/discover failed (%s): falling back to initialize", exc)
+            elif supported is not None and (other := modern.pick_version(supported)):
+                self._discover(other, timeout)
+                return
+            elif supported is not None and not any(v in legacy.SUPPORTED_VERSIONS for v in supported):
+                raise ProtocolError(
+                    f"the server supports protocol versions {supported}, none of which mcpclient speaks"
+                ) from exc
+        except RequestTimeout:
+            log.debug("no answer to server/discover within %ss: falling back to initialize", probe)
+        except (ConnectionClosed, TransportError) as exc:
+            if _is_fatal(exc):
+                raise
+            log.debug("server/discover was refused (%s): falling back to initialize", exc)
+        self._initialize(timeout, may_be_modern=True)
+
+    def _discover(self, version: str, timeout: float | None, *, probing: bool = False) -> None:
+        params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
+        result = self.engine.request("server/discover", params, timeout=timeout, cancel_on_timeout=not probing)
+        supported = result.get("supportedVersions")
+        if isinstance(supported, list) and version not in supported:
+            chosen = modern.pick_version([v for v in supported if isinstance(v, str)])
+            if chosen is None:
+                raise ProtocolError(f"the server supports {supported}, not {version}")
+            version = chosen
+        self.state = modern.read_discover_result(result, version)
+        self.era = MODERN
+
+    def _initialize(self, timeout: float | None, *, may_be_modern: bool = False) -> None:
+        params = legacy.initialize_params(self.client_info, self.handlers.capabilities())
+        try:
+            result = self.engine.request("initialize", params, timeout=timeout, cancel_on_timeout=False)
+        except RPCError as exc:
+            supported = modern.supported_from_error(exc)
+            version = modern.pick_version(supported) if supported else None
+            if may_be_modern and version:  # a modern-only server that missed the probe
+                self._discover(version, timeout)
+                return
+            raise
+        self.state = legacy.read_initialize_result(result)
+        self.era = LEGACY
+        self.engine.notify("notifications/initialized", timeout=timeout)
+
+    # -- calls ------------------------------------------------------------------------------
+
+    @property
+    def version(self) -> str:
+        return self.state.protocol_version if self.state else ""
+
+    def request_meta(self) -> dict[str, Any]:
+        return modern.request_meta(self.version, self.client_info, self.handlers.capabilities(), self.log_level)
+
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        timeout: float | None,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+    ) -> dict[str, Any]:
+        """Send one logical request: ``_meta`` in the modern era, and every input round."""
+        base = dict(params) if params else {}
+        if self.era == MODERN:
+            meta = dict(base.get("_meta") or {})
+            meta.update(self.request_meta())
+            base["_meta"] = meta
+        deadline = None if max_total is None else time.monotonic() + max_total
+        retry = base
+        for _ in range(MAX_INPUT_ROUNDS + 1):
+            total = None if deadline is None else max(0.0, deadline - time.monotonic())
+            result = self.engine.request(
+                method,
+                retry or None,
+                timeout=timeout,
+                on_progress=on_progress,
+                max_total=total,
+                cancel=cancel,
+            )
+            kind = result.get("resultType", "complete")
+            if kind == "complete":
+                return result
+            if kind != "input_required":
+                raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
+            if method not in modern.INPUT_REQUIRED_METHODS:
+                raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
+            retry = dict(base)
+            requests = result.get("inputRequests")
+            if requests is not None:
+                retry["inputResponses"] = self._answer_inputs(method, requests, cancel)
+            state = result.get("requestState")
+            if state is not None:
+                if not isinstance(state, str):
+                    raise ProtocolError(f"the server's requestState is not a string: {state!r:.100}")
+                retry["requestState"] = state
+        raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
+
+    def _answer_inputs(
+        self, method: str, requests: Any, cancel: CancelToken | threading.Event | None
+    ) -> dict[str, Any]:
+        if not isinstance(requests, dict):
+            raise ProtocolError(f"the server's inputRequests is not an object: {requests!r:.100}")
+        token = CancelToken()
+        if isinstance(cancel, CancelToken):
+            cancel.add_callback(lambda: token.cancel(cancel.reason or "cancelled"))
+        responses: dict[str, Any] = {}
+        for key, request in requests.items():
+            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                raise ProtocolError(f"input request {key!r} of {method!r} is malformed: {request!r:.100}")
+            params = request.get("params") if isinstance(request.get("params"), dict) else {}
+            try:
+                responses[key] = self.handlers.handle(request["method"], params, token)
+            except RPCError as exc:
+                raise ProtocolError(
+                    f"{method!r} needs {request['method']!r} from this client, which it cannot answer: "
+                    f"{exc.message}"
+                ) from exc
+        return responses
+
+    def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
+        self.engine.notify(method, params, timeout=timeout)
+
+
+def _cached_era(key: Hashable | None) -> str | None:
+    if key is None:
+        return None
+    with _era_cache_lock:
+        return _era_cache.get(key)
+
+
+def _is_fatal(exc: MCPError) -> bool:
+    """Whether a transport error during the probe means the server is gone (not just legacy)."""
+    return isinstance(exc, ConnectionClosed) and getattr(exc, "status_code", None) is None
+
+
+LogHandler = Callable[[str, Any, "str | None"], None]
