@@ -16,6 +16,7 @@ from ._logging import LOG_LEVELS, LogRouter
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
 from ._session import LEGACY, MODERN, Session
+from ._structured import OutputValidator
 from ._subscriptions import Listener
 from ._wire import structure, structure_list, unstructure
 from .transports.base import Transport
@@ -67,6 +68,10 @@ class Client:
     falls back to the legacy ``initialize`` handshake; "legacy" or "2026-07-28" force one.
     ``cache=True`` keeps list and read results while they are fresh (``ttlMs``), dropping them
     on change notifications.
+
+    ``output_validation`` checks structured tool output against the ``outputSchema`` of tools
+    seen in ``list_tools()`` (with the ``jsonschema`` extra installed): "strict" raises
+    ``OutputValidationError``, "lenient" logs a warning, "off" skips the check.
     """
 
     def __init__(
@@ -78,6 +83,7 @@ class Client:
         max_dispatch: int = 16,
         protocol: str = "auto",
         cache: bool = False,
+        output_validation: str = "strict",
     ) -> None:
         self.transport = transport
         self.timeout = timeout
@@ -90,6 +96,7 @@ class Client:
         self._list_changed: Callable[[str], None] | None = None
         self._subscribed: set[str] = set()
         self._cache = ResultCache() if cache else None
+        self._outputs = OutputValidator(output_validation)
         self._engine = Engine(
             transport,
             on_request=self._handlers.handle,
@@ -391,6 +398,7 @@ class Client:
         note_tools = getattr(self.transport, "note_tools", None)
         if note_tools is not None:
             tools = note_tools(tools)  # the transport may drop tools it cannot call
+        self._outputs.learn(tools)
         return tools
 
     def call_tool(
@@ -427,7 +435,7 @@ class Client:
             log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
             self.list_tools(timeout=timeout)
             result = self._call("tools/call", params, timeout, **options)
-        return structure(result, t.ToolResult)
+        return self._outputs.check(name, structure(result, t.ToolResult))
 
     def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
         """Every resource the server lists, following pagination to the end."""

@@ -1,0 +1,116 @@
+"""Checking a tool's structured output against its ``outputSchema`` (JSON Schema 2020-12).
+
+Validation needs the optional ``jsonschema`` package (``pip install mcpclient[validation]``);
+without it results are passed through unchecked, with one debug log line. References are
+resolved only inside the schema: a ``$ref`` to anything else fails validation, and nothing
+is ever fetched from the network.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from . import types as t
+from ._exceptions import ProtocolError
+
+__all__ = ["OUTPUT_VALIDATION", "OutputValidationError", "OutputValidator"]
+
+log = logging.getLogger("mcpclient")
+
+#: What ``Client(output_validation=...)`` accepts.
+OUTPUT_VALIDATION = ("strict", "lenient", "off")
+
+
+class OutputValidationError(ProtocolError):
+    """A tool's structured output does not match the tool's ``outputSchema``.
+
+    ``result`` is the ToolResult as received; ``errors`` lists what did not match.
+    """
+
+    def __init__(self, message: str, *, tool: str, result: t.ToolResult, errors: list[str]) -> None:
+        self.tool = tool
+        self.result = result
+        self.errors = errors
+        super().__init__(message)
+
+
+def _refuse_retrieval(uri: str) -> Any:
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)
+
+
+class OutputValidator:
+    """Validates results of tools whose schemas the client has listed; thread-safe."""
+
+    def __init__(self, mode: str) -> None:
+        if mode not in OUTPUT_VALIDATION:
+            raise ValueError(f"output_validation must be one of {OUTPUT_VALIDATION}, got {mode!r}")
+        self.mode = mode
+        self._lock = threading.Lock()
+        self._schemas: dict[str, dict[str, Any]] = {}
+        self._validators: dict[str, Any] = {}
+        self._missing_library_logged = False
+
+    def learn(self, tools: list[t.ToolDef]) -> None:
+        """Remember the output schemas of a fresh tool list (forgetting stale ones)."""
+        with self._lock:
+            self._schemas = {tool.name: tool.output_schema for tool in tools if isinstance(tool.output_schema, dict)}
+            self._validators.clear()
+
+    def check(self, tool: str, result: t.ToolResult) -> t.ToolResult:
+        if self.mode == "off" or result.is_error:
+            return result  # a failed tool run carries no structured promise
+        with self._lock:
+            schema = self._schemas.get(tool)
+        if schema is None:
+            return result
+        if result.structured_content is None:
+            errors = ["the tool declares an outputSchema but returned no structuredContent"]
+        else:
+            validator = self._validator(tool, schema)
+            if validator is None:
+                return result
+            try:
+                errors = [_describe(e) for e in validator.iter_errors(result.structured_content)]
+            except Exception as exc:  # an unresolvable $ref, a broken schema: jsonschema's own errors
+                errors = [f"the outputSchema cannot be applied: {exc}"]
+        if not errors:
+            return result
+        message = f"the output of tool {tool!r} does not match its outputSchema: " + "; ".join(errors[:5])
+        if self.mode == "strict":
+            raise OutputValidationError(message, tool=tool, result=result, errors=errors)
+        log.warning("%s", message)
+        return result
+
+    def _validator(self, tool: str, schema: dict[str, Any]) -> Any:
+        with self._lock:
+            validator = self._validators.get(tool)
+        if validator is not None:
+            return validator
+        try:
+            from jsonschema.validators import validator_for
+            from referencing import Registry
+        except ImportError:
+            if not self._missing_library_logged:
+                self._missing_library_logged = True
+                log.debug("jsonschema is not installed: structured tool output is not validated")
+            return None
+        cls = validator_for(schema, default=_draft_2020_12())
+        validator = cls(schema, registry=Registry(retrieve=_refuse_retrieval))
+        with self._lock:
+            self._validators[tool] = validator
+        return validator
+
+
+def _draft_2020_12() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator
+
+
+def _describe(error: Any) -> str:
+    where = "/".join(str(p) for p in error.absolute_path) or "(root)"
+    return f"at {where}: {error.message}"
