@@ -12,21 +12,25 @@ __version__ = "0.1.0.dev0"
 
 from . import ai
 from ._client import DEFAULT_TIMEOUT, Client
+from ._connect import connect
 from ._exceptions import (
     CapabilityError,
     ClientClosedError,
     ConnectionClosed,
+    HTTPStatusError,
     MCPError,
     ProtocolError,
     RequestCancelled,
     RequestTimeout,
+    ResourceNotFound,
     RPCError,
     ToolError,
     TransportError,
 )
 from ._rpc.cancel import CancelToken
+from ._structured import OutputValidationError
 from .ai import tools
-from .transports import StdioTransport, Transport
+from .transports import SSETransport, StdioTransport, StreamableHTTPTransport, Transport
 from .types import (
     Completion,
     CompletionRef,
@@ -62,8 +66,10 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "ElicitationRequest",
     "ElicitationResult",
+    "HTTPStatusError",
     "Implementation",
     "MCPError",
+    "OutputValidationError",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
@@ -74,10 +80,13 @@ __all__ = [
     "RequestTimeout",
     "Resource",
     "ResourceContents",
+    "ResourceNotFound",
     "ResourceTemplate",
     "Root",
+    "SSETransport",
     "SamplingMessage",
     "StdioTransport",
+    "StreamableHTTPTransport",
     "ToolContent",
     "ToolDef",
     "ToolError",
@@ -86,5 +95,6 @@ __all__ = [
     "TransportError",
     "__version__",
     "ai",
+    "connect",
     "tools",
 ]

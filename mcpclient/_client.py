@@ -4,56 +4,28 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
-from typing import Any, Callable, Hashable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Sequence
 
 from . import types as t
-from ._cache import ResultCache, freshness
-from ._eras import modern
-from ._exceptions import CapabilityError, ClientClosedError, MCPError, ProtocolError, RPCError
+from ._cache import ResultCache
+from ._calls import CallsMixin
+from ._exceptions import CapabilityError, ClientClosedError, MCPError
 from ._handlers import Handlers
-from ._logging import LOG_LEVELS, LogRouter
+from ._logging import LogRouter
+from ._notifications import NotificationsMixin
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
-from ._session import LEGACY, MODERN, Session
+from ._session import CLOSED, LEGACY, MODERN, OPEN, UNOPENED, Session
 from ._structured import OutputValidator
 from ._subscriptions import Listener
-from ._wire import structure, structure_list, unstructure
+from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
 from .transports.base import Transport
 
 __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
 
 log = logging.getLogger("mcpclient")
 
-T = TypeVar("T")
-Cancel = "CancelToken | threading.Event | None"
-
-#: The timeout of every call unless the client or the call says otherwise, in seconds.
-DEFAULT_TIMEOUT = 60.0
-#: A server that keeps paginating past this many pages is treated as broken.
-MAX_PAGES = 10_000
-#: How long a legacy list result is cached (with cache=True) when the server announces changes.
-LEGACY_CACHE_TTL = 3600.0
-
-
-class _Default:
-    def __repr__(self) -> str:
-        return "<default>"
-
-
-#: "Not given": use the client's timeout. (None means "no limit".)
-DEFAULT: Any = _Default()
-
-_UNOPENED, _OPEN, _CLOSED = "unopened", "open", "closed"
-
-_LIST_CHANGED = {
-    "notifications/tools/list_changed": "tools",
-    "notifications/prompts/list_changed": "prompts",
-    "notifications/resources/list_changed": "resources",
-}
-
-
-class Client:
+class Client(CallsMixin, NotificationsMixin):
     """A blocking MCP client over one ``Transport``; safe to share between threads.
 
     Create it with a transport, then call ``initialize()`` (or use it as a context manager,
@@ -89,7 +61,7 @@ class Client:
         self.timeout = timeout
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._handlers = Handlers()
-        self._state = _UNOPENED
+        self._state = UNOPENED
         self._state_lock = threading.Lock()
         self._logs = LogRouter()
         self._resource_updated: Callable[[str], None] | None = None
@@ -122,12 +94,12 @@ class Client:
         ``RequestTimeout``, ``RPCError``, ``ConnectionClosed`` or ``ClientClosedError``.
         """
         with self._state_lock:
-            if self._state == _OPEN:
+            if self._state == OPEN:
                 return
-            if self._state == _CLOSED:
+            if self._state == CLOSED:
                 raise ClientClosedError()
             self._session.open(self._timeout(timeout))
-            self._state = _OPEN
+            self._state = OPEN
         if self._session.era == MODERN:
             self._update_listener()
 
@@ -138,7 +110,7 @@ class Client:
         cancelled and get a short grace, and the transport is closed (a stdio server is asked
         to exit, then terminated).
         """
-        self._state = _CLOSED
+        self._state = CLOSED
         self._listener.stop()
         self._engine.close()
 
@@ -217,100 +189,15 @@ class Client:
         tells a legacy server with ``notifications/roots/list_changed``.
         """
         self._handlers.set_roots(roots)
-        if self._state == _OPEN and self._session.era == LEGACY and self._handlers.roots is not None:
+        if self._state == OPEN and self._session.era == LEGACY and self._handlers.roots is not None:
             try:
                 self._session.notify("notifications/roots/list_changed", None, self._timeout(DEFAULT))
             except MCPError as exc:
                 log.warning("could not tell the server that the roots changed: %s", exc)
 
     def _warn_if_late(self, what: str) -> None:
-        if self._state == _OPEN and self._session.era == LEGACY:
+        if self._state == OPEN and self._session.era == LEGACY:
             log.warning("%s set after initialize(): the server was not told this client supports it", what)
-
-    # -- logging and change notifications ---------------------------------------------------
-
-    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT) -> None:
-        """Ask the server for log messages at ``level`` and above ("debug" ... "emergency").
-
-        Legacy servers get ``logging/setLevel``; modern ones get the level in every request's
-        ``_meta``. Messages go to the ``mcpclient.server`` logger unless ``set_log_handler``
-        installed a callback.
-        """
-        if level not in LOG_LEVELS:
-            raise ValueError(f"level must be one of {LOG_LEVELS}, got {level!r}")
-        if self._session.era == MODERN:
-            self._session.log_level = level
-            return
-        self._require("logging", "logging/setLevel")
-        self._call("logging/setLevel", {"level": level}, timeout)
-
-    def set_log_handler(self, handler: Callable[[str, Any, str | None], None] | None) -> None:
-        """Send server log messages to ``handler(level, data, logger)`` instead of logging."""
-        self._logs.handler = handler
-
-    def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
-        """Call ``handler(uri)`` when a subscribed resource changes."""
-        self._resource_updated = handler
-
-    def set_list_changed_handler(self, handler: Callable[[str], None] | None) -> None:
-        """Call ``handler(kind)`` ("tools", "prompts" or "resources") when a list changes."""
-        self._list_changed = handler
-        self._update_listener()
-
-    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
-        """Get ``resources/updated`` notifications for ``uri`` (see set_resource_updated_handler)."""
-        self._require_open()
-        if self._session.era == LEGACY:
-            self._require_subscribe()
-            self._call("resources/subscribe", {"uri": uri}, timeout)
-        self._subscribed.add(uri)
-        self._update_listener()
-
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
-        """Stop notifications for ``uri``."""
-        self._require_open()
-        if self._session.era == LEGACY:
-            self._require_subscribe()
-            self._call("resources/unsubscribe", {"uri": uri}, timeout)
-        self._subscribed.discard(uri)
-        self._update_listener()
-
-    def _require_subscribe(self) -> None:
-        resources = self.server_capabilities.get("resources")
-        if not (isinstance(resources, dict) and resources.get("subscribe")):
-            raise CapabilityError("resources.subscribe", "resources/subscribe")
-
-    def _update_listener(self) -> None:
-        if self._state != _OPEN or self._session.era != MODERN:
-            return
-        caps = self.server_capabilities
-        wants_lists = self._list_changed is not None or self._cache is not None
-        self._listener.update(
-            toolsListChanged=wants_lists and "tools" in caps,
-            promptsListChanged=wants_lists and "prompts" in caps,
-            resourcesListChanged=wants_lists and "resources" in caps,
-            resourceSubscriptions=sorted(self._subscribed),
-        )
-
-    def _on_notification(self, method: str, params: dict[str, Any]) -> None:
-        if method == "notifications/message":
-            self._logs.route(params, self.server_info)
-        elif method in _LIST_CHANGED:
-            kind = _LIST_CHANGED[method]
-            if self._cache is not None:
-                self._cache.drop(kind)
-            if self._list_changed is not None:
-                self._list_changed(kind)
-        elif method == "notifications/resources/updated":
-            uri = params.get("uri")
-            if isinstance(uri, str):
-                if self._cache is not None:
-                    self._cache.drop("read", uri)
-                if self._resource_updated is not None:
-                    self._resource_updated(uri)
-        handler = self._handlers.notification
-        if handler is not None:
-            handler(method, params)
 
     # -- calls ------------------------------------------------------------------------------
 
@@ -318,8 +205,8 @@ class Client:
         return self.timeout if timeout is DEFAULT else timeout
 
     def _require_open(self) -> None:
-        if self._state != _OPEN:
-            if self._state == _CLOSED:
+        if self._state != OPEN:
+            if self._state == CLOSED:
                 raise ClientClosedError()
             raise MCPError("call initialize() first (or use the client in a with block)")
 
@@ -344,205 +231,8 @@ class Client:
         )
 
     def _require(self, capability: str, method: str) -> None:
-        if self._state == _OPEN and capability not in self.server_capabilities:
+        if self._state == OPEN and capability not in self.server_capabilities:
             raise CapabilityError(capability, method)
-
-    def _paginate(
-        self, method: str, key: str, cls: type[T], timeout: float | None, capability: str, cancel: Any = None
-    ) -> list[T]:
-        self._require(capability, method)
-        cached = self._cache.get((capability,)) if self._cache is not None else None
-        if cached is not None:
-            return list(cached)
-        pages: list[dict[str, Any]] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        deadline = _Deadline(self._timeout(timeout))
-        for _ in range(MAX_PAGES):
-            params = {"cursor": cursor} if cursor is not None else None
-            result = self._call(method, params, deadline.remaining(), cancel=cancel)
-            pages.append(result)
-            cursor = result.get("nextCursor")
-            if cursor is None or cursor == "":
-                break
-            if not isinstance(cursor, str) or cursor in seen:
-                raise ProtocolError(f"the server repeated the {method!r} cursor {cursor!r}; stopping")
-            seen.add(cursor)
-        else:
-            raise ProtocolError(f"the server paginated {method!r} past {MAX_PAGES} pages; stopping")
-        items: list[T] = []
-        for page in pages:
-            items.extend(structure_list(page.get(key, []), cls))
-        if self._cache is not None:
-            self._store(capability, (capability,), pages, items)
-        return items
-
-    def _store(self, capability: str, key: tuple[Any, ...], pages: list[dict[str, Any]], value: Any) -> None:
-        assert self._cache is not None
-        caps = self.server_capabilities.get(capability)
-        announces = isinstance(caps, dict) and bool(caps.get("listChanged") or caps.get("subscribe"))
-        ttl, private = freshness(pages, LEGACY_CACHE_TTL if announces else None)
-        if private:
-            key = key + (getattr(self.transport, "credential_key", None),)
-            if key[-1] is None:
-                return  # no way to tell identities apart: do not keep private data
-        self._cache.put(key, value, ttl)
-
-    def ping(self, *, timeout: float | None = DEFAULT) -> None:
-        """Check that the server answers (``ping``; ``server/discover`` in the modern era)."""
-        self._call("server/discover" if self._session.era == MODERN else "ping", None, timeout)
-
-    def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
-        """Every tool the server offers, following pagination to the end."""
-        tools = self._paginate("tools/list", "tools", t.ToolDef, timeout, "tools")
-        note_tools = getattr(self.transport, "note_tools", None)
-        if note_tools is not None:
-            tools = note_tools(tools)  # the transport may drop tools it cannot call
-        self._outputs.learn(tools)
-        return tools
-
-    def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        timeout: float | None = DEFAULT,
-        on_progress: ProgressCallback | None = None,
-        max_total: float | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-    ) -> t.ToolResult:
-        """Run a tool and return its ``ToolResult``.
-
-        ``arguments`` is a JSON-able mapping (None sends ``{}``). A tool that fails reports
-        ``is_error=True`` in the result rather than raising; call ``result.raise_for_error()``
-        to raise ``ToolError`` instead.
-
-        ``on_progress(progress, total, message)`` receives the server's progress reports; each
-        one renews ``timeout`` (an idle timeout), while ``max_total`` caps the whole call.
-        ``cancel`` (a ``CancelToken`` or ``threading.Event``) cancels the call from another
-        thread: the server is told, and this call raises ``RequestCancelled``.
-        """
-        self._require("tools", "tools/call")
-        if arguments is not None and not isinstance(arguments, Mapping):
-            raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
-        params = {"name": name, "arguments": dict(arguments) if arguments else {}}
-        options = dict(on_progress=on_progress, max_total=max_total, cancel=cancel)
-        try:
-            result = self._call("tools/call", params, timeout, **options)
-        except RPCError as exc:
-            if exc.code != modern.HEADER_MISMATCH:
-                raise
-            log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
-            self.list_tools(timeout=timeout)
-            result = self._call("tools/call", params, timeout, **options)
-        return self._outputs.check(name, structure(result, t.ToolResult))
-
-    def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
-        """Every resource the server lists, following pagination to the end."""
-        return self._paginate("resources/list", "resources", t.Resource, timeout, "resources")
-
-    def list_resource_templates(self, *, timeout: float | None = DEFAULT) -> list[t.ResourceTemplate]:
-        """Every resource template, following pagination to the end."""
-        return self._paginate(
-            "resources/templates/list", "resourceTemplates", t.ResourceTemplate, timeout, "resources"
-        )
-
-    def read_resource(
-        self,
-        uri: str,
-        *,
-        timeout: float | None = DEFAULT,
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-    ) -> list[t.ResourceContents]:
-        """Read a resource: each entry has ``text`` or decoded ``blob`` bytes.
-
-        Raises ``ResourceNotFound`` (an ``RPCError``) when the server has no such resource.
-        """
-        self._require("resources", "resources/read")
-        key = ("read", uri)
-        cached = self._cache.get(key) if self._cache is not None else None
-        if cached is not None:
-            return list(cached)
-        try:
-            result = self._call("resources/read", {"uri": uri}, timeout, on_progress=on_progress, cancel=cancel)
-        except RPCError as exc:
-            raise _not_found(exc, uri) from None
-        contents = structure_list(result.get("contents", []), t.ResourceContents)
-        if self._cache is not None:
-            self._store("resources", key, [result], contents)
-        return contents
-
-    def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
-        """Every prompt the server offers, following pagination to the end."""
-        return self._paginate("prompts/list", "prompts", t.Prompt, timeout, "prompts")
-
-    def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, str] | None = None,
-        *,
-        timeout: float | None = DEFAULT,
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-    ) -> tuple[str | None, list[t.PromptMessage]]:
-        """Render a prompt: return its description and messages."""
-        self._require("prompts", "prompts/get")
-        params: dict[str, Any] = {"name": name}
-        if arguments:
-            params["arguments"] = dict(arguments)
-        result = self._call("prompts/get", params, timeout, on_progress=on_progress, cancel=cancel)
-        messages = structure_list(result.get("messages", []), t.PromptMessage)
-        description = result.get("description")
-        return (description if isinstance(description, str) else None), messages
-
-    def complete(
-        self,
-        ref: t.CompletionRef,
-        arg_name: str,
-        arg_value: str,
-        *,
-        context: Mapping[str, str] | None = None,
-        timeout: float | None = DEFAULT,
-    ) -> t.Completion:
-        """Ask for completions of one argument of a prompt or resource template.
-
-        ``context`` gives the values of arguments already filled in.
-        """
-        self._require("completions", "completion/complete")
-        params: dict[str, Any] = {
-            "ref": unstructure(ref),
-            "argument": {"name": arg_name, "value": arg_value},
-        }
-        if context:
-            params["context"] = {"arguments": dict(context)}
-        result = self._call("completion/complete", params, timeout)
-        completion = result.get("completion")
-        if not isinstance(completion, dict):
-            raise ProtocolError(f"the server's completion result has no completion object: {result!r:.200}")
-        return structure(completion, t.Completion)
-
-
-def _not_found(exc: RPCError, uri: str) -> RPCError:
-    from ._exceptions import ResourceNotFound
-
-    data = exc.data if isinstance(exc.data, dict) else {}
-    if exc.code == RPCError.RESOURCE_NOT_FOUND or (exc.code == RPCError.INVALID_PARAMS and data.get("uri") == uri):
-        return ResourceNotFound(exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id)
-    return exc
-
-
-class _Deadline:
-    """One time budget spread over several requests (the pages of a list)."""
-
-    __slots__ = ("_end",)
-
-    def __init__(self, timeout: float | None) -> None:
-        self._end = None if timeout is None else time.monotonic() + timeout
-
-    def remaining(self) -> float | None:
-        return None if self._end is None else max(0.0, self._end - time.monotonic())
-
 
 def _version() -> str:
     from . import __version__

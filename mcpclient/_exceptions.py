@@ -4,14 +4,18 @@ The hierarchy::
 
     MCPError
     ├── RPCError                  the server answered with a JSON-RPC error
+    │   ├── ResourceNotFound      resources/read named a resource the server does not have
+    │   └── URLElicitationRequired  the server needs URL elicitations completed first (-32042)
     ├── CapabilityError           the server did not declare what the method needs
     ├── ClientClosedError         the client was closed (by you) before or during the call
     ├── ProtocolError             the server sent something that breaks the protocol
+    │   └── SkillVerificationError  a skill file does not match its listing; never used
     ├── ToolError                 a tool result with is_error=True, raised on request
     ├── RequestTimeout            also a TimeoutError
     ├── RequestCancelled          the call was cancelled by the caller
     └── TransportError            also a ConnectionError
-        └── ConnectionClosed      the connection to the server is gone
+        ├── ConnectionClosed      the connection to the server is gone
+        └── HTTPStatusError       the HTTP server answered with an error status
 
 Foreign exceptions (OSError, json, cattrs, requests) never escape mcpclient unwrapped: they are
 translated at the boundary where they happen and chained with ``raise ... from``.
@@ -25,13 +29,17 @@ __all__ = [
     "CapabilityError",
     "ClientClosedError",
     "ConnectionClosed",
+    "HTTPStatusError",
     "MCPError",
     "ProtocolError",
     "RPCError",
     "RequestCancelled",
     "RequestTimeout",
+    "ResourceNotFound",
+    "SkillVerificationError",
     "ToolError",
     "TransportError",
+    "URLElicitationRequired",
 ]
 
 
@@ -74,12 +82,57 @@ class RPCError(MCPError):
     def __reduce__(self) -> Any:
         return (
             _rebuild_rpc_error,
-            (self.code, self.message, self.data, self.method, self.request_id),
+            (type(self), self.code, self.message, self.data, self.method, self.request_id),
         )
 
 
-def _rebuild_rpc_error(code: int, message: str, data: Any, method: Any, request_id: Any) -> RPCError:
-    return RPCError(code, message, data, method=method, request_id=request_id)
+def _rebuild_rpc_error(
+    cls: type[RPCError], code: int, message: str, data: Any, method: Any, request_id: Any
+) -> RPCError:
+    return cls(code, message, data, method=method, request_id=request_id)
+
+
+class ResourceNotFound(RPCError):
+    """The server has no resource at the URI read (-32002, or -32602 naming the URI)."""
+
+
+class URLElicitationRequired(RPCError):
+    """The server cannot go on until the user completes URL elicitations (-32042, 2025-11-25).
+
+    ``elicitations`` lists them as ``ElicitationRequest`` values (mode "url", with ``url``,
+    ``elicitation_id`` and ``message``): show each URL to the user, open it only with their
+    consent, then retry the request (``notifications/elicitation/complete`` may say when).
+    mcpclient never opens or fetches these URLs itself.
+    """
+
+    CODE = -32042
+
+    def __init__(
+        self,
+        code: int,
+        message: str,
+        data: Any = None,
+        *,
+        method: str | None = None,
+        request_id: Any = None,
+    ) -> None:
+        super().__init__(code, message, data, method=method, request_id=request_id)
+        self.elicitations = _url_elicitations(data)
+
+
+def _url_elicitations(data: Any) -> list[Any]:
+    from . import types as t
+    from ._wire import structure
+
+    items = data.get("elicitations") if isinstance(data, dict) else None
+    found = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            try:
+                found.append(structure({"mode": "url", **item}, t.ElicitationRequest))
+            except ProtocolError:
+                continue  # a malformed entry is dropped; the rest are still usable
+    return found
 
 
 class CapabilityError(MCPError):
@@ -106,6 +159,29 @@ class ClientClosedError(MCPError):
 
 class ProtocolError(MCPError):
     """The server sent a message that breaks the protocol (bad JSON, bad shape, bad version)."""
+
+
+class SkillVerificationError(ProtocolError):
+    """A skill file read from the server does not match the skill's listing entry.
+
+    Its size, SHA-256 digest or (for SKILL.md) frontmatter differs from what ``skills/list`` or
+    ``skills/get`` said, or the file is not listed at all. The content is discarded, never
+    returned. ``uri`` names the file, ``skill`` the skill's SKILL.md URI; ``reason`` says what
+    differed. The skill may have changed since it was listed: list it again and retry.
+    """
+
+    def __init__(self, reason: str, *, uri: str, skill: str) -> None:
+        self.reason = reason
+        self.uri = uri
+        self.skill = skill
+        super().__init__(f"skill file {uri} failed verification ({reason}); its content was not used")
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_skill_error, (self.reason, self.uri, self.skill))
+
+
+def _rebuild_skill_error(reason: str, uri: str, skill: str) -> SkillVerificationError:
+    return SkillVerificationError(reason, uri=uri, skill=skill)
 
 
 class ToolError(MCPError):
@@ -156,3 +232,24 @@ class ConnectionClosed(TransportError):
 
 def _rebuild_connection_closed(reason: str, exit_code: Any, stderr_tail: str) -> ConnectionClosed:
     return ConnectionClosed(reason, exit_code=exit_code, stderr_tail=stderr_tail)
+
+
+class HTTPStatusError(TransportError):
+    """The HTTP server answered with an error status (and no JSON-RPC error to report).
+
+    ``status_code`` is the HTTP status; ``body`` a short excerpt of the response body (never
+    the credentials sent); ``url`` the address, without query string or user info.
+    """
+
+    def __init__(self, message: str, *, status_code: int, body: str = "", url: str | None = None) -> None:
+        self.status_code = status_code
+        self.body = body
+        self.url = url
+        super().__init__(message)
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_http_status_error, (str(self), self.status_code, self.body, self.url))
+
+
+def _rebuild_http_status_error(message: str, status_code: int, body: str, url: Any) -> HTTPStatusError:
+    return HTTPStatusError(message, status_code=status_code, body=body, url=url)

@@ -39,6 +39,8 @@ PROBE_TIMEOUT = 10.0
 MAX_INPUT_ROUNDS = 16
 
 LEGACY, MODERN = "legacy", "modern"
+#: A client's life: created, then open (after initialize), then closed for good.
+UNOPENED, OPEN, CLOSED = "unopened", "open", "closed"
 
 # Which era each server spoke, by the transport's server_key, for the life of the process.
 _era_cache: dict[Hashable, str] = {}
@@ -91,6 +93,9 @@ class Session:
                 raise ProtocolError(
                     f"the server supports protocol versions {supported}, none of which mcpclient speaks"
                 ) from exc
+        except ProtocolError as exc:
+            # Some servers answer every unknown request with an empty result: not modern.
+            log.debug("server/discover gave no usable answer (%s): falling back to initialize", exc)
         except RequestTimeout:
             log.debug("no answer to server/discover within %ss: falling back to initialize", probe)
         except (ConnectionClosed, TransportError) as exc:
@@ -103,6 +108,8 @@ class Session:
         params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
         result = self.engine.request("server/discover", params, timeout=timeout, cancel_on_timeout=not probing)
         supported = result.get("supportedVersions")
+        if probing and not isinstance(supported, list):
+            raise ProtocolError("the server's server/discover result lists no supportedVersions")
         if isinstance(supported, list) and version not in supported:
             chosen = modern.pick_version([v for v in supported if isinstance(v, str)])
             if chosen is None:

@@ -82,7 +82,7 @@ def test_a_dying_server_fails_all_pending_calls_with_its_exit_code():
 
 def test_the_exit_error_carries_the_last_stderr_lines():
     script = "import sys; sys.stdin.readline(); print('fatal: bad config', file=sys.stderr); sys.exit(7)"
-    client = Client(StdioTransport([PY, "-c", script], stderr=None), timeout=5)
+    client = Client(StdioTransport([PY, "-c", script], stderr=None), timeout=5, protocol="legacy")
     with pytest.raises(ConnectionClosed) as info:
         client.initialize()
     assert info.value.exit_code == 7
@@ -167,7 +167,7 @@ def test_invalid_utf8_is_skipped():
         "  'protocolVersion': '2025-11-25', 'capabilities': {}, 'serverInfo': {'name': 'x'}}}).encode() + b'\\n')\n"
         "sys.stdout.flush(); sys.stdin.read()\n"
     )
-    with Client(StdioTransport([PY, "-c", script]), timeout=10) as client:
+    with Client(StdioTransport([PY, "-c", script]), timeout=10, protocol="legacy") as client:
         assert client.server_info.name == "x"
 
 

@@ -1,0 +1,125 @@
+"""``connect()``: one call from a URL or a command to an initialized ``Client``."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any, Callable, Mapping, Sequence
+
+import requests
+
+from . import types as t
+from ._client import DEFAULT_TIMEOUT, Client
+from ._exceptions import HTTPStatusError, MCPError, RPCError
+from .transports.base import Transport
+from .transports.http import StreamableHTTPTransport
+from .transports.sse import SSETransport
+from .transports.stdio import StdioTransport
+
+__all__ = ["connect"]
+
+log = logging.getLogger("mcpclient")
+
+#: Statuses to an initialize POST that mean "maybe an old HTTP+SSE server" (spec, backwards
+#: compatibility): try the GET event stream instead.
+FALLBACK_STATUSES = frozenset({400, 404, 405})
+
+
+def connect(
+    target: str | Sequence[str],
+    *,
+    headers: Mapping[str, str] | None = None,
+    token_provider: Any = None,
+    auth_header: str | None = None,
+    auth: requests.auth.AuthBase | None = None,
+    session: requests.Session | None = None,
+    max_retries: int = 0,
+    env: Mapping[str, str] | Sequence[str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    client_info: t.Implementation | None = None,
+    max_dispatch: int = 16,
+    protocol: str = "auto",
+    cache: bool = False,
+    sampling_handler: Callable[..., Any] | None = None,
+    elicitation_handler: Callable[..., Any] | None = None,
+    notification_handler: Callable[[str, dict], None] | None = None,
+    roots: Sequence[t.Root | str] | None = None,
+) -> Client:
+    """Connect to an MCP server and return an initialized ``Client`` (close it when done).
+
+    ``target`` is an ``http://`` or ``https://`` URL, or a command as a list of strings
+    (started with ``StdioTransport``, never through a shell). A URL is tried with Streamable
+    HTTP first; if the initialize POST is answered 400, 404 or 405, the deprecated HTTP+SSE
+    transport is tried at the same URL (a GET stream whose first event names the POST
+    endpoint), as the MCP specification's backwards-compatibility section describes.
+
+    ``headers``, ``token_provider``, ``auth_header``, ``auth``, ``session`` and
+    ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env`` and ``cwd`` the
+    command. ``timeout``, ``client_info``, ``max_dispatch``, ``protocol`` and ``cache`` go to
+    the ``Client``. Handlers
+    and ``roots`` are installed before the handshake, so their capabilities are declared.
+
+    Raises what ``Client.initialize`` raises; when the fallback fails too, the error of the
+    Streamable HTTP attempt is raised, with a note saying what the fallback hit.
+    """
+
+    def make_client(transport: Transport) -> Client:
+        client = Client(
+            transport,
+            timeout=timeout,
+            client_info=client_info,
+            max_dispatch=max_dispatch,
+            protocol=protocol,
+            cache=cache,
+        )
+        if sampling_handler is not None:
+            client.set_sampling_handler(sampling_handler)
+        if elicitation_handler is not None:
+            client.set_elicitation_handler(elicitation_handler)
+        if notification_handler is not None:
+            client.set_notification_handler(notification_handler)
+        if roots is not None:
+            client.set_roots(roots)
+        return client
+
+    def start(transport: Transport) -> Client:
+        client = make_client(transport)
+        try:
+            client.initialize()
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    if isinstance(target, str):
+        if not target.lower().startswith(("http://", "https://")):
+            raise ValueError(
+                f"connect() takes an http(s) URL or a command as a list of strings, got {target!r}; "
+                "to run a command, pass it as a list (no shell is used)"
+            )
+        http_options: dict[str, Any] = {
+            "headers": headers,
+            "token_provider": token_provider,
+            "auth_header": auth_header,
+            "auth": auth,
+            "session": session,
+            "max_retries": max_retries,
+        }
+        streamable = StreamableHTTPTransport(target, **http_options)
+        try:
+            return start(streamable)
+        except (HTTPStatusError, RPCError) as exc:
+            status = streamable._init_status
+            if status not in FALLBACK_STATUSES:
+                raise
+            log.info("initialize over Streamable HTTP got HTTP %d; trying the HTTP+SSE transport", status)
+            try:
+                legacy = SSETransport(target, **http_options)
+            except MCPError as fallback_error:
+                exc.add_note(f"the HTTP+SSE fallback failed too: {fallback_error}")
+                raise exc from None
+            return start(legacy)
+    if isinstance(target, (list, tuple)) and target and all(isinstance(a, (str, os.PathLike)) for a in target):
+        return start(StdioTransport(list(target), env, cwd=cwd))
+    raise TypeError(f"connect() takes an http(s) URL or a command as a list of strings, got {target!r}")

@@ -1,0 +1,554 @@
+"""What both HTTP transports share: one request, sent right, retried only when safe.
+
+``Requester.request`` builds each request from a template prepared once (headers merged, URL
+normalized, proxies and CA bundle looked up once), adds the per-request headers (a fresh token,
+the session id), follows same-origin redirects only, and retries what provably never reached
+the server. ``translate`` is the one place where requests, urllib3 and OSError exceptions
+become mcpclient exceptions.
+
+Why not ``session.post``: with a default ``requests.Session`` every call re-reads the proxy
+environment (``getproxies`` walks ``os.environ`` twice), looks for a ``.netrc`` file on disk,
+and re-merges and re-prepares every header and the URL. That is most of the ~600 us of CPU a
+call costs; sending a copy of a prepared request through ``session.send`` does the same work
+once per transport instead of once per call.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import http.client
+import logging
+import queue
+import random
+import socket
+import threading
+import time
+from typing import Any, Callable, Iterator, Mapping
+from urllib.parse import urljoin, urlsplit
+
+import requests
+import urllib3.exceptions
+from requests.structures import CaseInsensitiveDict
+
+from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, RequestTimeout, TransportError
+from ._sse import SSEEvent, SSEParser
+
+__all__ = [
+    "Requester",
+    "ThreadPool",
+    "TokenProvider",
+    "abort_response",
+    "read_error_body",
+    "is_event_stream",
+    "read_events",
+    "translate",
+]
+
+log = logging.getLogger(__name__)
+
+#: Seconds allowed to open a TCP (and TLS) connection, unless the call's own timeout is shorter.
+CONNECT_TIMEOUT = 10.0
+#: First retry delay and cap of the exponential backoff, in seconds.
+RETRY_BASE_DELAY = 0.5
+RETRY_MAX_DELAY = 10.0
+#: The longest ``Retry-After`` honoured; a server asking for more gets an error at once.
+RETRY_AFTER_MAX = 60.0
+#: Redirect hops followed for one request (same origin only).
+MAX_REDIRECTS = 5
+#: Bytes asked of the socket per read of an event stream (a read returns what has arrived).
+STREAM_READ_SIZE = 64 * 1024
+#: How much of an error body is read, and how much of it goes into a message.
+ERROR_BODY_READ = 64 * 1024
+ERROR_EXCERPT = 300
+
+RETRY_STATUSES = frozenset({429, 503})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+
+TokenProvider = Any  # an object with token() -> str, or a plain callable returning str
+
+
+class Requester:
+    """Sends one HTTP request for a transport; safe to use from many threads at once."""
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None,
+        *,
+        token_provider: TokenProvider | None,
+        auth_header: str | None,
+        auth: Any,
+        session: requests.Session | None,
+        max_retries: int,
+        connect_timeout: float,
+    ) -> None:
+        if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
+            raise ValueError(f"an http:// or https:// URL is required, got {url!r}")
+        if max_retries < 0:
+            raise ValueError("max_retries must be 0 or more")
+        if token_provider is not None and not (callable(token_provider) or hasattr(token_provider, "token")):
+            raise TypeError("token_provider must have a token() method or be callable")
+        self._own_session = session is None
+        self.session = session if session is not None else requests.Session()
+        self._token_provider = token_provider
+        self._token_header = auth_header or "Authorization"
+        self._token_prefix = "" if auth_header else "Bearer "
+        self.max_retries = max_retries
+        self.connect_timeout = connect_timeout
+        self.origin = origin(url)
+        session_ = self.session
+        merged = CaseInsensitiveDict(session_.headers)
+        for key, value in (headers or {}).items():
+            merged[key] = value
+        self._templates: dict[str, requests.PreparedRequest] = {}
+        for method in ("POST", "GET", "DELETE"):
+            template = requests.PreparedRequest()
+            template.prepare(method=method, url=url, headers=merged, hooks=session_.hooks)
+            template.headers.pop("Content-Length", None)
+            if method == "POST":
+                template.headers["Content-Type"] = "application/json"
+                template.headers["Accept"] = "application/json, text/event-stream"
+            elif method == "GET":
+                template.headers["Accept"] = "text/event-stream"
+            self._templates[method] = template
+        self.url = self._templates["POST"].url or url
+        settings = session_.merge_environment_settings(self.url, {}, None, None, None)
+        self._send_kwargs = {
+            "proxies": settings["proxies"],
+            "verify": settings["verify"],
+            "cert": settings["cert"],
+            "stream": True,
+            "allow_redirects": False,
+        }
+        if auth is None:
+            auth = session_.auth
+        if auth is None and session_.trust_env:
+            auth = requests.utils.get_netrc_auth(self.url)
+        if isinstance(auth, tuple) and len(auth) == 2:
+            auth = requests.auth.HTTPBasicAuth(*auth)
+        self._auth = auth
+        self._secrets: list[str] = []
+        self._secrets_lock = threading.Lock()
+
+    def close(self) -> None:
+        if self._own_session:
+            self.session.close()
+
+    # -- one request ------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        url: str | None = None,
+        deadline: float | None = None,
+        read_timeout: float | None | str = "deadline",
+        retry: bool = True,
+        cancelled: threading.Event | None = None,
+    ) -> requests.Response:
+        """Send one request and return the response once its headers are read.
+
+        The body is not read: the caller streams it (and must release or close it). Retries
+        429, 503 and connect-phase failures up to ``max_retries`` times with capped exponential
+        backoff honouring ``Retry-After``, never past ``deadline`` (monotonic seconds), and
+        stops when ``cancelled`` is set. ``read_timeout`` defaults to the time left.
+        Raises ``RequestTimeout``, ``HTTPStatusError`` (a refused redirect, or 429/503 after
+        the last retry is handed back as a response) or ``TransportError``.
+        """
+        attempts = self.max_retries + 1 if retry else 1
+        for attempt in range(attempts):
+            remaining = _remaining(deadline)
+            if remaining is not None and remaining <= 0:
+                raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
+            try:
+                response = self._send_following_redirects(method, body, headers, url, remaining, read_timeout)
+            except _Retryable as exc:
+                if attempt + 1 >= attempts:
+                    raise exc.error from exc.error.__cause__
+                delay = backoff(attempt)
+                log.info("%s; retrying in %.2fs (retry %d of %d)", exc.error, delay, attempt + 1, self.max_retries)
+            else:
+                if response.status_code not in RETRY_STATUSES or attempt + 1 >= attempts:
+                    return response
+                delay = retry_after(response.headers.get("Retry-After"))
+                if delay is None:
+                    delay = backoff(attempt)
+                response.close()
+                if delay > RETRY_AFTER_MAX:
+                    raise HTTPStatusError(
+                        f"{self._safe(url)} answered HTTP {response.status_code} and asked to retry "
+                        f"after {delay:.0f}s, longer than mcpclient waits",
+                        status_code=response.status_code,
+                        url=self._safe(url),
+                    )
+                log.info(
+                    "%s answered HTTP %d; retrying in %.2fs (retry %d of %d)",
+                    self._safe(url), response.status_code, delay, attempt + 1, self.max_retries,
+                )
+            remaining = _remaining(deadline)
+            if remaining is not None and delay >= remaining:
+                raise RequestTimeout(
+                    f"{self._safe(url)} asked to retry after {delay:.2f}s, beyond the call's timeout",
+                    timeout=None,
+                )
+            if cancelled is not None:
+                if cancelled.wait(delay):
+                    raise ConnectionClosed("the transport is closed")
+            else:
+                time.sleep(delay)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _send_following_redirects(
+        self,
+        method: str,
+        body: bytes | None,
+        headers: Mapping[str, str] | None,
+        url: str | None,
+        remaining: float | None,
+        read_timeout: float | None | str,
+    ) -> requests.Response:
+        prepared = self._prepare(method, body, headers, url)
+        connect = self.connect_timeout if remaining is None else min(self.connect_timeout, remaining)
+        read = remaining if read_timeout == "deadline" else read_timeout
+        for _ in range(MAX_REDIRECTS + 1):
+            try:
+                response = self.session.send(prepared, timeout=(connect, read), **self._send_kwargs)
+            except Exception as exc:
+                error = translate(exc, f"{method} {self._safe(prepared.url)}")
+                if _connect_phase(exc):
+                    raise _Retryable(error) from exc
+                raise error from exc
+            if response.status_code not in REDIRECT_STATUSES or "location" not in response.headers:
+                return response
+            target = urljoin(prepared.url or "", response.headers["location"])
+            response.close()
+            if origin(target) != self.origin:
+                raise HTTPStatusError(
+                    f"{self._safe(prepared.url)} redirected to another origin ({safe_url(target)}); "
+                    "mcpclient follows redirects only within the same origin so your credentials "
+                    "never leave it: use the new address directly if you trust it",
+                    status_code=response.status_code,
+                    url=self._safe(prepared.url),
+                )
+            log.debug("following a redirect to %s", self._safe(target))
+            prepared.prepare_url(target, None)
+        raise HTTPStatusError(
+            f"too many redirects from {self._safe(url)}", status_code=310, url=self._safe(url)
+        )
+
+    def _prepare(
+        self, method: str, body: bytes | None, headers: Mapping[str, str] | None, url: str | None
+    ) -> requests.PreparedRequest:
+        prepared = self._templates[method].copy()
+        if url is not None:
+            prepared.prepare_url(url, None)
+        extra = prepared.headers
+        if headers:
+            extra.update(headers)
+        if body is not None:
+            prepared.body = body
+            extra["Content-Length"] = str(len(body))
+        cookies = self.session.cookies
+        if len(cookies):
+            prepared.prepare_cookies(cookies)
+        if self._auth is not None:
+            prepared.prepare_auth(self._auth)
+        if self._token_provider is not None:
+            token = self._token()
+            if token:
+                extra[self._token_header] = self._token_prefix + token
+        return prepared
+
+    def _token(self) -> str:
+        provider = self._token_provider
+        try:
+            token = provider.token() if hasattr(provider, "token") else provider()
+        except MCPError:
+            raise
+        except Exception as exc:
+            raise TransportError(f"the token provider failed: {type(exc).__name__}: {exc}") from exc
+        if not isinstance(token, str):
+            raise TransportError(f"the token provider returned {type(token).__name__}, not a str")
+        token = token.strip()
+        if token and token not in self._secrets:
+            with self._secrets_lock:
+                self._secrets = ([token] + self._secrets)[:8]
+        return token
+
+    # -- helpers for the transports ---------------------------------------------------------
+
+    def redact(self, text: str) -> str:
+        """``text`` with every recent token replaced, for messages built from server bodies."""
+        for secret in self._secrets:
+            if secret and secret in text:
+                text = text.replace(secret, "[redacted]")
+        return text
+
+    def status_error(self, response: requests.Response, what: str, body: bytes | None = None) -> HTTPStatusError:
+        """An ``HTTPStatusError`` for ``response``; reads (and closes) its body unless given."""
+        if body is None:
+            body = read_error_body(response)
+        excerpt = self.redact(_excerpt(body))
+        url = self._safe(response.url)
+        message = f"{what}: {url} answered HTTP {response.status_code} {response.reason or ''}".rstrip()
+        if excerpt:
+            message += f": {excerpt}"
+        return HTTPStatusError(message, status_code=response.status_code, body=excerpt, url=url)
+
+    def _safe(self, url: str | None) -> str:
+        return safe_url(url or self.url)
+
+
+class _Retryable(Exception):
+    def __init__(self, error: MCPError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _remaining(deadline: float | None) -> float | None:
+    return None if deadline is None else deadline - time.monotonic()
+
+
+def origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    port = parts.port or {"http": 80, "https": 443}.get(scheme)
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def safe_url(url: str) -> str:
+    """``url`` without user info, query or fragment: safe to print."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def backoff(attempt: int) -> float:
+    """Capped exponential backoff with jitter: about 0.5, 1, 2, 4, 8, 10, 10... seconds."""
+    delay = min(RETRY_MAX_DELAY, RETRY_BASE_DELAY * (2**attempt))
+    return delay * (0.75 + random.random() / 4)
+
+
+def retry_after(value: str | None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _connect_phase(exc: BaseException) -> bool:
+    """Whether ``exc`` proves the request never reached the server (refused, DNS, connect)."""
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return True
+    seen: set[int] = set()
+    stack: list[Any] = [exc]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(
+            item,
+            (
+                urllib3.exceptions.NewConnectionError,  # refused, unreachable, DNS (subclass)
+                urllib3.exceptions.ConnectTimeoutError,
+                ConnectionRefusedError,
+                socket.gaierror,
+            ),
+        ):
+            return True
+        if isinstance(item, urllib3.exceptions.MaxRetryError):
+            stack.append(item.reason)
+        stack.extend(arg for arg in item.args if isinstance(arg, BaseException))
+        stack.append(item.__cause__)
+        stack.append(item.__context__)
+    return False
+
+
+def translate(exc: BaseException, what: str) -> MCPError:
+    """The mcpclient exception for a requests, urllib3 or OSError failure during ``what``."""
+    if isinstance(exc, MCPError):
+        return exc
+    if isinstance(exc, (requests.exceptions.ReadTimeout, urllib3.exceptions.ReadTimeoutError, socket.timeout)):
+        return RequestTimeout(f"{what}: the server did not answer in time", timeout=None)
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return TransportError(f"{what}: could not connect in time")
+    if isinstance(exc, requests.exceptions.SSLError):
+        return TransportError(f"{what}: TLS failed: {_reason(exc)}")
+    if isinstance(exc, requests.exceptions.ConnectionError) and _connect_phase(exc):
+        return TransportError(f"{what}: could not connect: {_reason(exc)}")
+    if isinstance(
+        exc,
+        (
+            requests.exceptions.RequestException,
+            urllib3.exceptions.HTTPError,
+            http.client.HTTPException,
+            OSError,
+            ValueError,
+        ),
+    ):
+        return TransportError(f"{what}: the connection failed: {_reason(exc)}")
+    return TransportError(f"{what}: {type(exc).__name__}: {exc}")
+
+
+def _reason(exc: BaseException) -> str:
+    # Dig out the innermost useful message; urllib3 wraps it in two or three layers.
+    inner: Any = exc
+    for _ in range(5):
+        arg = inner.args[0] if getattr(inner, "args", None) else None
+        if isinstance(inner, urllib3.exceptions.MaxRetryError) and inner.reason is not None:
+            inner = inner.reason
+        elif isinstance(arg, BaseException):
+            inner = arg
+        else:
+            break
+    text = str(inner) or type(inner).__name__
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def read_error_body(response: requests.Response) -> bytes:
+    """At most ERROR_BODY_READ bytes of an error body; the response is closed after."""
+    try:
+        return response.raw.read(ERROR_BODY_READ, decode_content=True) or b""
+    except Exception:  # a broken error body must not hide the status
+        return b""
+    finally:
+        response.close()
+
+
+def _excerpt(data: bytes) -> str:
+    text = " ".join(data.decode("utf-8", "replace").split())
+    return text if len(text) <= ERROR_EXCERPT else text[:ERROR_EXCERPT] + "..."
+
+
+def abort_response(response: requests.Response) -> None:
+    """Close a response another thread may be blocked reading: shut its socket down first.
+
+    ``close()`` alone does not wake a ``recv`` blocked in another thread on Linux.
+    """
+    connection = getattr(response.raw, "connection", None) or getattr(response.raw, "_connection", None)
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    try:
+        response.close()
+    except Exception:  # closing must never fail the closer
+        pass
+
+
+def set_read_timeout(response: requests.Response, seconds: float | None) -> None:
+    """Change the socket timeout of a response being streamed, when the socket is reachable."""
+    connection = getattr(response.raw, "connection", None)
+    sock = getattr(connection, "sock", None)
+    if sock is not None:
+        try:
+            sock.settimeout(seconds)
+        except OSError:
+            pass
+
+
+def is_event_stream(response: requests.Response) -> bool:
+    return _media_type(response) == "text/event-stream"
+
+
+def is_json(response: requests.Response) -> bool:
+    return _media_type(response) == "application/json"
+
+
+def _media_type(response: requests.Response) -> str:
+    return response.headers.get("content-type", "").partition(";")[0].strip().lower()
+
+
+def read_events(response: requests.Response, parser: SSEParser, what: str) -> Iterator[SSEEvent]:
+    """The events of an SSE response as they arrive; a broken stream raises an MCPError.
+
+    Reads with ``read1`` so each event is handed over as soon as its bytes arrive, and reads
+    to the end so the connection goes back to the pool for the next request.
+    """
+    raw = response.raw
+    while True:
+        try:
+            chunk = raw.read1(STREAM_READ_SIZE, decode_content=True)
+        except Exception as exc:
+            raise translate(exc, what) from exc
+        if not chunk:
+            break
+        yield from parser.feed(chunk)
+    try:
+        raw.release_conn()
+    except Exception:  # the stream is over either way
+        pass
+
+
+class ThreadPool:
+    """Runs each task on an idle daemon thread, starting a new one when none is idle.
+
+    Unbounded on purpose: a task may block for as long as a server keeps a stream open, so a
+    bounded pool could starve. Idle threads exit after ``idle_timeout`` seconds, and all of
+    them once ``shutdown`` is called and their task ends.
+    """
+
+    def __init__(self, name: str, idle_timeout: float = 30.0) -> None:
+        self._name = name
+        self._idle_timeout = idle_timeout
+        self._tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._idle = 0
+        self._threads = 0
+        self._shutdown = False
+        self._lock = threading.Lock()
+
+    def submit(self, fn: Callable[..., None], *args: Any) -> None:
+        with self._lock:
+            if self._shutdown:
+                return
+            self._tasks.put((fn, args))
+            if self._idle:
+                self._idle -= 1
+                return
+            self._threads += 1
+        threading.Thread(target=self._work, name=self._name, daemon=True).start()
+
+    def shutdown(self) -> None:
+        """Let every worker exit once its current task ends; later tasks are dropped."""
+        with self._lock:
+            self._shutdown = True
+            for _ in range(self._threads):
+                self._tasks.put(None)
+
+    def _work(self) -> None:
+        while True:
+            try:
+                task = self._tasks.get(timeout=self._idle_timeout)
+            except queue.Empty:
+                with self._lock:
+                    if self._tasks.empty():
+                        self._idle = max(0, self._idle - 1)
+                        self._threads -= 1
+                        return
+                continue
+            if task is None:
+                return
+            fn, args = task
+            try:
+                fn(*args)
+            except Exception:  # a task must not kill the worker
+                log.exception("an HTTP stream task failed")
+            with self._lock:
+                self._idle += 1

@@ -1,0 +1,170 @@
+"""The deprecated HTTP+SSE transport of MCP 2024-11-05: one GET stream in, POSTs out."""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from typing import Any, Mapping
+from urllib.parse import urljoin
+
+import requests
+
+from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
+from . import _http
+from ._http import Requester, TokenProvider, abort_response, read_events
+from ._sse import SSEParser
+from .base import Transport, decode_message, encode_message
+
+__all__ = ["SSETransport"]
+
+log = logging.getLogger(__name__)
+
+#: How long the server gets to send the ``endpoint`` event after the stream opens, in seconds.
+ENDPOINT_TIMEOUT = 10.0
+
+_CLOSED: Any = object()
+
+
+class SSETransport(Transport):
+    """Speak MCP over the 2024-11-05 HTTP+SSE transport, for servers that predate Streamable HTTP.
+
+    Opens the GET event stream at ``url`` at once and waits (``endpoint_timeout`` seconds) for
+    the ``endpoint`` event naming where to POST messages; replies arrive on the stream. The
+    options mean what they mean for ``StreamableHTTPTransport``. The endpoint must be on the
+    same origin as ``url``.
+
+    Raises ``TransportError`` (``HTTPStatusError`` for an HTTP error, ``RequestTimeout`` when
+    no endpoint comes) if the stream cannot be opened. When the server ends the stream the
+    connection is over: ``receive`` raises ``ConnectionClosed``.
+    """
+
+    self_serializing = True
+
+    def __init__(
+        self,
+        url: str,
+        headers: Mapping[str, str] | None = None,
+        *,
+        token_provider: TokenProvider | None = None,
+        auth_header: str | None = None,
+        auth: requests.auth.AuthBase | None = None,
+        session: requests.Session | None = None,
+        max_retries: int = 0,
+        connect_timeout: float = _http.CONNECT_TIMEOUT,
+        endpoint_timeout: float = ENDPOINT_TIMEOUT,
+    ) -> None:
+        self._http = Requester(
+            url,
+            headers,
+            token_provider=token_provider,
+            auth_header=auth_header,
+            auth=auth,
+            session=session,
+            max_retries=max_retries,
+            connect_timeout=connect_timeout,
+        )
+        self.url = self._http.url
+        self.endpoint: str | None = None
+        self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._closed = threading.Event()
+        self._endpoint_ready = threading.Event()
+        self._failure: MCPError | None = None
+        deadline = time.monotonic() + endpoint_timeout
+        response = self._http.request("GET", deadline=deadline, read_timeout=None)
+        if response.status_code >= 300:
+            raise self._http.status_error(response, "opening the SSE stream failed")
+        if not _http.is_event_stream(response):
+            response.close()
+            raise ProtocolError(
+                f"{_http.safe_url(self.url)} did not answer with an SSE stream "
+                f"(content type {response.headers.get('content-type')!r})"
+            )
+        self._stream = response
+        self._reader = threading.Thread(target=self._read, name="mcpclient-sse", daemon=True)
+        self._reader.start()
+        if not self._endpoint_ready.wait(max(0.0, deadline - time.monotonic())) or self.endpoint is None:
+            failure = self._failure
+            self.close()
+            if failure is not None:
+                raise failure
+            raise TransportError(f"the server sent no endpoint event within {endpoint_timeout}s")
+
+    @property
+    def server_key(self) -> tuple[str, str]:
+        """Identifies the server (for the client's per-server protocol-era cache)."""
+        return ("http+sse", _http.safe_url(self.url))
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed.is_set() else "open"
+        return f"<SSETransport {_http.safe_url(self.url)!r} {state}>"
+
+    def _read(self) -> None:
+        parser = SSEParser()
+        reason = "the server closed the SSE stream"
+        try:
+            for event in read_events(self._stream, parser, "reading the SSE stream"):
+                if event.event == "endpoint":
+                    self._set_endpoint(event.data.decode("utf-8", "replace").strip())
+                elif event.event == "message" and event.data:
+                    try:
+                        self._inbox.put(decode_message(event.data))
+                    except ProtocolError as exc:
+                        log.warning("skipping a malformed message from the server: %s", exc)
+        except MCPError as exc:
+            reason = f"the SSE stream broke: {exc}"
+            self._failure = exc
+        finally:
+            abort_response(self._stream)
+            self._endpoint_ready.set()
+            self._inbox.put(_CLOSED if self._closed.is_set() else ConnectionClosed(reason))
+
+    def _set_endpoint(self, data: str) -> None:
+        endpoint = urljoin(self.url, data)
+        if _http.origin(endpoint) != self._http.origin:
+            self._failure = TransportError(
+                f"the server named a message endpoint on another origin ({_http.safe_url(endpoint)}); refused"
+            )
+            abort_response(self._stream)
+            return
+        self.endpoint = endpoint
+        self._endpoint_ready.set()
+
+    def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+        if self._closed.is_set():
+            raise ConnectionClosed("the transport is closed")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        response = self._http.request(
+            "POST", body=encode_message(message), url=self.endpoint, deadline=deadline, cancelled=self._closed
+        )
+        what = repr(message.get("method") or "reply")
+        if response.status_code < 300:
+            response.close()  # 202 Accepted; the reply comes on the stream
+            return
+        body = _http.read_error_body(response)
+        if "id" in message and "method" in message and body.lstrip().startswith(b"{"):
+            try:
+                reply = decode_message(body)
+            except ProtocolError:
+                reply = None
+            if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
+                self._inbox.put({"jsonrpc": "2.0", "id": message["id"], "error": reply["error"]})
+                return
+        raise self._http.status_error(response, f"sending {what} failed", body)
+
+    def receive(self) -> Any:
+        item = self._inbox.get()
+        if item is _CLOSED or isinstance(item, ConnectionClosed):
+            self._inbox.put(item)  # for any later call
+            raise ConnectionClosed("the transport is closed") if item is _CLOSED else item
+        return item
+
+    def close(self) -> None:
+        """Close the stream and unblock ``receive``; idempotent."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        abort_response(self._stream)
+        self._inbox.put(_CLOSED)
+        self._http.close()

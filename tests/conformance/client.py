@@ -1,0 +1,100 @@
+"""The mcpclient client for the MCP conformance suite (``@modelcontextprotocol/conformance``).
+
+The suite's ``client`` command starts a mock server per scenario and runs
+``python tests/conformance/client.py URL`` with, in the environment,
+``MCP_CONFORMANCE_SCENARIO`` (the scenario name), ``MCP_CONFORMANCE_PROTOCOL_VERSION`` (the
+spec version under test) and, for some scenarios, ``MCP_CONFORMANCE_CONTEXT`` (JSON). The mock
+server records what this client does and judges it; this program only has to behave like a
+well-written application for each scenario, and exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import mcpclient  # noqa: E402
+from mcpclient import Client, ElicitationResult  # noqa: E402
+
+log = logging.getLogger("conformance-client")
+
+TIMEOUT = 20.0
+
+
+def connect(url: str, version: str, **options: Any) -> Client:
+    # A dated (handshake-era) spec version means the legacy protocol; the suite's mock servers
+    # for those scenarios know nothing of server/discover.
+    protocol = "legacy" if version and version < "2026" else "auto"
+    return mcpclient.connect(url, timeout=TIMEOUT, protocol=protocol, **options)
+
+
+def run_initialize(url: str, version: str, context: dict[str, Any]) -> None:
+    with connect(url, version) as client:
+        if "tools" in client.server_capabilities:
+            client.list_tools()
+
+
+def run_tools_call(url: str, version: str, context: dict[str, Any]) -> None:
+    with connect(url, version) as client:
+        names = [tool.name for tool in client.list_tools()]
+        if "add_numbers" in names:
+            result = client.call_tool("add_numbers", {"a": 5, "b": 3})
+            log.info("add_numbers: %s", result.text if hasattr(result, "text") else result)
+
+
+def run_elicitation_defaults(url: str, version: str, context: dict[str, Any]) -> None:
+    # Accept with no content: the client fills in the schema's defaults (SEP-1034).
+    def accept(request: Any) -> ElicitationResult:
+        return ElicitationResult(action="accept", content={})
+
+    with connect(url, version, elicitation_handler=accept) as client:
+        for tool in client.list_tools():
+            client.call_tool(tool.name, {})
+
+
+def run_sse_retry(url: str, version: str, context: dict[str, Any]) -> None:
+    with connect(url, version) as client:
+        for tool in client.list_tools():
+            client.call_tool(tool.name, {})
+
+
+def run_json_schema_preservation(url: str, version: str, context: dict[str, Any]) -> None:
+    with connect(url, version) as client:
+        tools = client.list_tools()
+        focal = next(t for t in tools if "$schema" in t.input_schema or "$defs" in t.input_schema)
+        echo = next(t for t in tools if "schema" in t.input_schema.get("properties", {}))
+        client.call_tool(echo.name, {"schema": focal.input_schema})
+
+
+SCENARIOS: dict[str, Callable[[str, str, dict[str, Any]], None]] = {
+    "initialize": run_initialize,
+    "tools_call": run_tools_call,
+    "elicitation-sep1034-client-defaults": run_elicitation_defaults,
+    "sse-retry": run_sse_retry,
+    "json-schema-2020-12-preservation": run_json_schema_preservation,
+}
+
+
+def main(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    if len(argv) < 2:
+        print("usage: client.py SERVER_URL", file=sys.stderr)
+        return 2
+    url = argv[-1]
+    scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
+    version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
+    context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
+    run = SCENARIOS.get(scenario, run_initialize)
+    log.info("scenario %r (spec %s) against %s", scenario, version or "?", url)
+    run(url, version, context)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
