@@ -15,6 +15,7 @@ The hierarchy::
     ├── RequestCancelled          the call was cancelled by the caller
     └── TransportError            also a ConnectionError
         ├── ConnectionClosed      the connection to the server is gone
+        ├── StreamInterrupted     a reply stream broke before the reply (the request may have run)
         └── HTTPStatusError       the HTTP server answered with an error status
 
 Foreign exceptions (OSError, json, cattrs, requests) never escape mcpclient unwrapped: they are
@@ -36,6 +37,7 @@ __all__ = [
     "RequestCancelled",
     "RequestTimeout",
     "ResourceNotFound",
+    "StreamInterrupted",
     "SkillVerificationError",
     "ToolError",
     "TransportError",
@@ -212,6 +214,14 @@ class RequestCancelled(MCPError):
 
 class TransportError(MCPError, ConnectionError):
     """The transport failed: the server cannot be started, reached or written to."""
+
+
+class StreamInterrupted(TransportError):
+    """The stream carrying one reply broke before the reply came; other calls are unaffected.
+
+    The server may or may not have acted on the request: mcpclient re-sends only requests
+    that change nothing (lists, reads, discovery), never a tool call.
+    """
 
 
 class ConnectionClosed(TransportError):

@@ -21,6 +21,7 @@ from ._exceptions import (
     ProtocolError,
     RequestTimeout,
     RPCError,
+    StreamInterrupted,
     TransportError,
 )
 from ._handlers import Handlers
@@ -37,6 +38,11 @@ PROTOCOLS = ("auto", "legacy") + modern.MODERN_VERSIONS
 PROBE_TIMEOUT = 10.0
 #: How many input-required rounds one call may take before it is given up.
 MAX_INPUT_ROUNDS = 16
+#: Requests that change nothing on the server: re-sent once if their reply stream breaks.
+IDEMPOTENT_METHODS = frozenset({
+    "server/discover", "ping", "tools/list", "prompts/list", "resources/list",
+    "resources/templates/list", "resources/read", "prompts/get", "completion/complete",
+})
 
 LEGACY, MODERN = "legacy", "modern"
 #: A client's life: created, then open (after initialize), then closed for good.
@@ -162,7 +168,7 @@ class Session:
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
             total = None if deadline is None else max(0.0, deadline - time.monotonic())
-            result = self.engine.request(
+            result = self._request(
                 method,
                 retry or None,
                 timeout=timeout,
@@ -187,6 +193,16 @@ class Session:
                     raise ProtocolError(f"the server's requestState is not a string: {state!r:.100}")
                 retry["requestState"] = state
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
+
+    def _request(self, method: str, params: dict[str, Any] | None, **options: Any) -> dict[str, Any]:
+        """One request; re-sent once (as a new request) if a change-nothing request's stream broke."""
+        try:
+            return self.engine.request(method, params, **options)
+        except StreamInterrupted as exc:
+            if method not in IDEMPOTENT_METHODS:
+                raise
+            log.info("the reply stream of %r broke (%s); sending it again", method, exc)
+            return self.engine.request(method, params, **options)
 
     def _answer_inputs(
         self, method: str, requests: Any, cancel: CancelToken | threading.Event | None

@@ -16,7 +16,7 @@ EXPECTED = {
     "StdioTransport", "ToolContent", "ToolDef", "ToolError", "ToolResult", "Transport",
     "TransportError", "__version__", "ai", "tools",
     # Resource lookups, HTTP.
-    "ResourceNotFound", "OutputValidationError", "HTTPStatusError", "SSETransport", "StreamableHTTPTransport", "connect",
+    "ResourceNotFound", "OutputValidationError", "HTTPStatusError", "StreamInterrupted", "SSETransport", "StreamableHTTPTransport", "connect",
 }
 
 

@@ -11,8 +11,10 @@ from typing import Any, Mapping
 
 import requests
 
-from .._eras.modern import PROTOCOL_VERSION_KEY
-from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, TransportError
+from .. import types as t
+from .._eras.headers import ToolHeaders, request_headers
+from .._eras.modern import MODERN_VERSIONS, PROTOCOL_VERSION_KEY
+from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
 from . import _http
 from ._http import Requester, ThreadPool, TokenProvider, abort_response, read_events, set_read_timeout
 from ._sse import SSEParser
@@ -104,6 +106,11 @@ class StreamableHTTPTransport(Transport):
         self._init_message: dict[str, Any] | None = None
         self._initialized_message: dict[str, Any] | None = None
         self._init_status: int | None = None
+        # The modern era (2026-07-28): no session, no GET stream, headers mirror the body,
+        # and closing a request's stream is how it is cancelled.
+        self._modern = False
+        self._tool_headers = ToolHeaders()
+        self._streams: dict[Any, requests.Response] = {}
 
     @property
     def server_key(self) -> tuple[str, str]:
@@ -122,18 +129,41 @@ class StreamableHTTPTransport(Transport):
         deadline = None if timeout is None else time.monotonic() + timeout
         method = message.get("method")
         request_id = message["id"] if method is not None and "id" in message else _NO_ID
+        version = _meta_version(message)
+        if version in MODERN_VERSIONS:
+            self._modern = True
+        elif self._modern and method == "notifications/cancelled":
+            self._cancel_stream(message.get("params") or {})
+            return
         if method == "initialize":
+            self._modern = False  # the server turned out to be legacy (the probe failed)
             self._init_message = message
             self.session_id = None  # a new handshake starts a new session
             self.protocol_version = None
         body = encode_message(message)
-        response = self._post(body, message, deadline, _meta_version(message))
+        response = self._post(body, message, deadline, version)
         self._take(response, message, request_id, deadline)
         if method == "notifications/initialized":
             self._initialized_message = message
-            self._start_listening()
+            if not self._modern:
+                self._start_listening()
 
-    def _headers(self, version: str | None = None) -> dict[str, str]:
+    def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
+        """Learn which tool arguments travel as ``Mcp-Param-*`` headers (modern era).
+
+        Tools whose ``x-mcp-header`` annotations break the rules are left out, with a warning.
+        """
+        return self._tool_headers.learn(tools) if self._modern else tools
+
+    def _cancel_stream(self, params: dict[str, Any]) -> None:
+        with self._lock:
+            response = self._streams.pop(params.get("requestId"), None)
+        if response is not None:
+            abort_response(response)  # closing the stream is the cancellation
+
+    def _headers(self, version: str | None = None, message: dict[str, Any] | None = None) -> dict[str, str]:
+        if version in MODERN_VERSIONS and message is not None:
+            return request_headers(message, self._tool_headers)
         headers = {}
         if self.session_id is not None:
             headers["Mcp-Session-Id"] = self.session_id
@@ -147,7 +177,7 @@ class StreamableHTTPTransport(Transport):
     ) -> requests.Response:
         session_id = self.session_id
         response = self._http.request(
-            "POST", body=body, headers=self._headers(version), deadline=deadline, cancelled=self._closed
+            "POST", body=body, headers=self._headers(version, message), deadline=deadline, cancelled=self._closed
         )
         if response.status_code == 404 and session_id is not None and message.get("method") != "initialize":
             # The server ended the session; the 404 proves it did not process this message.
@@ -168,12 +198,15 @@ class StreamableHTTPTransport(Transport):
             self._take_error(response, request_id, what)
             return
         session_id = response.headers.get("mcp-session-id")
-        if session_id:
+        if session_id and not self._modern:  # 2026-07-28 has no sessions: ignore one offered
             self.session_id = session_id
         if _http.is_event_stream(response):
             if request_id is _NO_ID:  # a stream for a notification: read it all the same
                 request_id = None
             self._track(response)
+            if self._modern and request_id is not None:
+                with self._lock:
+                    self._streams[request_id] = response
             self._drains.submit(self._drain, response, request_id, deadline)
             return
         if _http.is_json(response):
@@ -261,6 +294,9 @@ class StreamableHTTPTransport(Transport):
                     set_read_timeout(response, AFTER_REPLY_GRACE)
         finally:
             self._untrack(response)
+            with self._lock:
+                if self._streams.get(request_id) is response:
+                    del self._streams[request_id]
         return got_reply, count
 
     def _drain(self, response: requests.Response, request_id: Any, deadline: float | None) -> None:
@@ -284,9 +320,14 @@ class StreamableHTTPTransport(Transport):
             if got_reply or self._closed.is_set():
                 return
             failures = 0 if count else failures + 1
-            if parser.last_id is None or failures > MAX_RESUME_ATTEMPTS or isinstance(broken, TimeoutError):
+            if (
+                self._modern  # 2026-07-28 streams cannot be resumed
+                or parser.last_id is None
+                or failures > MAX_RESUME_ATTEMPTS
+                or isinstance(broken, TimeoutError)
+            ):
                 why = f": {broken}" if broken else ""
-                self._fail(request_id, TransportError(f"the server's SSE stream ended before the reply{why}"))
+                self._fail(request_id, StreamInterrupted(f"the server's SSE stream ended before the reply{why}"))
                 return
             delay = parser.retry / 1000 if parser.retry is not None else DEFAULT_RECONNECT_DELAY
             if self._closed.wait(delay):
@@ -295,7 +336,7 @@ class StreamableHTTPTransport(Transport):
             try:
                 response = self._resume(parser.last_id, deadline)
             except MCPError as exc:
-                self._fail(request_id, TransportError(f"the SSE stream broke and could not be resumed: {exc}"))
+                self._fail(request_id, StreamInterrupted(f"the SSE stream broke and could not be resumed: {exc}"))
                 return
 
     def _resume(self, last_id: str, deadline: float | None) -> requests.Response:

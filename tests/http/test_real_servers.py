@@ -92,7 +92,7 @@ def test_sdk_server_progress_notifications_arrive_on_the_reply_stream(sdk_server
 
 def test_sdk_server_session_is_deleted_on_close(sdk_server):
     server = sdk_server(*SDK_MODES["stateful-sse"])
-    client = mcpclient.connect(server.url, timeout=20)
+    client = mcpclient.connect(server.url, timeout=20, protocol="legacy")  # sessions are legacy-only
     transport = client.transport
     session_id = transport.session_id
     assert session_id

@@ -1,0 +1,71 @@
+"""DPoP proof-of-possession (RFC 9449): one key per ``OAuth`` object, proofs, server nonces."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import threading
+import time
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from . import _jwt
+from ._pkce import b64url
+
+__all__ = ["DPoPKey"]
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+
+
+def _htu(url: str) -> str:
+    # RFC 9449 section 4.2: the target URI without query and fragment.
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path or "/", "", ""))
+
+
+class DPoPKey:
+    """A DPoP signing key and the nonces servers have handed out, per origin.
+
+    ``key`` is a ``cryptography`` private key or PEM; by default a new EC P-256 key is made
+    (kept in memory only, so tokens bound to it die with the process). Thread-safe.
+    """
+
+    def __init__(self, key: Any = None, *, alg: str | None = None) -> None:
+        self._key = _jwt.load_private_key(key) if key is not None else _jwt.generate_key()
+        self.alg = alg or _jwt.default_algorithm(self._key)
+        self.jwk = _jwt.public_jwk(self._key)
+        self.thumbprint = _jwt.thumbprint(self.jwk)
+        self._nonces: dict[str, str] = {}
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"<DPoPKey {self.alg} jkt={self.thumbprint}>"
+
+    def proof(self, method: str, url: str, *, access_token: str | None = None) -> str:
+        """A fresh proof for one request; with ``access_token`` it carries ``ath``."""
+        claims: dict[str, Any] = {
+            "jti": b64url(secrets.token_bytes(16)),
+            "htm": method.upper(),
+            "htu": _htu(url),
+            "iat": int(time.time()),
+        }
+        with self._lock:
+            nonce = self._nonces.get(_origin(url))
+        if nonce:
+            claims["nonce"] = nonce
+        if access_token is not None:
+            claims["ath"] = b64url(hashlib.sha256(access_token.encode("ascii")).digest())
+        return _jwt.sign(claims, self._key, alg=self.alg, header={"typ": "dpop+jwt", "jwk": self.jwk})
+
+    def remember_nonce(self, url: str, nonce: str | None) -> bool:
+        """Record a ``DPoP-Nonce`` from ``url``'s server; True if it is new."""
+        if not nonce:
+            return False
+        origin = _origin(url)
+        with self._lock:
+            changed = self._nonces.get(origin) != nonce
+            self._nonces[origin] = nonce
+        return changed

@@ -1,0 +1,232 @@
+"""Guarded HTTP for the OAuth layer: which URLs may be fetched, and fetching them safely.
+
+Metadata documents name the next URLs to fetch, so a hostile or compromised server could
+point the client anywhere. Every URL the OAuth layer requests (each redirect hop included)
+must therefore be HTTPS, or plain HTTP to a loopback host; it must carry no user info or
+fragment; and its host must not be (or resolve to) a link-local or cloud-metadata address.
+This module is also the one place where ``requests`` exceptions of the OAuth layer become
+``AuthorizationError`` subclasses.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+import socket
+from typing import Any, Mapping
+from urllib.parse import urljoin, urlsplit, urlunsplit
+
+import requests
+
+from ._errors import AuthorizationError, DiscoveryError
+
+__all__ = ["Fetcher", "check_url", "is_loopback_host", "safe_url"]
+
+log = logging.getLogger(__name__)
+
+#: Metadata documents are small; a larger answer is refused rather than read into memory.
+MAX_DOCUMENT_BYTES = 1024 * 1024
+MAX_REDIRECTS = 5
+
+_METADATA_HOSTS = frozenset({"metadata", "metadata.google.internal", "metadata.goog", "instance-data"})
+_METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a) for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254")
+)
+
+# Replaced in tests; the signature of socket.getaddrinfo.
+_resolve = socket.getaddrinfo
+
+
+def safe_url(url: str | None) -> str:
+    """``url`` without user info, query string or fragment, for messages and logs."""
+    if not url:
+        return ""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if ":" in host:
+            host = f"[{host}]"
+        netloc = host + (f":{parts.port}" if parts.port else "")
+        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+    except ValueError:
+        return "<invalid URL>"
+
+
+def is_loopback_host(host: str | None) -> bool:
+    """True for ``localhost``, ``*.localhost`` and loopback IP literals."""
+    if not host:
+        return False
+    host = host.lower().rstrip(".")
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _forbidden_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address in _METADATA_ADDRESSES or address.is_link_local or address.is_unspecified or address.is_multicast
+
+
+def check_url(url: Any, what: str, error: type[AuthorizationError] = DiscoveryError) -> str:
+    """Return ``url`` if the OAuth layer may request it, else raise ``error``.
+
+    ``what`` names the URL in the message ("the token endpoint").
+    """
+    if not isinstance(url, str) or not url:
+        raise error(f"{what} is missing or not a string")
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError as exc:
+        raise error(f"{what} is not a valid URL") from exc
+    if parts.scheme not in ("https", "http") or not host:
+        raise error(f"{what} must be an https URL, got {safe_url(url)!r}", url=safe_url(url))
+    if parts.scheme == "http" and not is_loopback_host(host):
+        raise error(
+            f"{what} must use https (plain http is allowed only for localhost), got {safe_url(url)!r}",
+            url=safe_url(url),
+        )
+    if parts.username is not None or parts.password is not None or "@" in parts.netloc:
+        raise error(f"{what} must not contain user info", url=safe_url(url))
+    if parts.fragment:
+        raise error(f"{what} must not contain a fragment", url=safe_url(url))
+    if host.lower().rstrip(".") in _METADATA_HOSTS:
+        raise error(f"{what} points at a cloud metadata service ({host}); refused", url=safe_url(url))
+    try:
+        literal = ipaddress.ip_address(host)
+    except ValueError:
+        literal = None
+    if literal is not None:
+        if _forbidden_address(literal):
+            raise error(f"{what} points at a link-local or metadata address ({host}); refused", url=safe_url(url))
+        return url
+    if is_loopback_host(host):
+        return url
+    try:
+        infos = _resolve(host, None, 0, socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        return url  # unresolvable: the request itself will fail with a clear error
+    for info in infos:
+        try:
+            address = ipaddress.ip_address(info[4][0].split("%")[0])
+        except (ValueError, IndexError, TypeError):
+            continue
+        if _forbidden_address(address):
+            raise error(
+                f"{what} ({host}) resolves to a link-local or metadata address; refused", url=safe_url(url)
+            )
+    return url
+
+
+class Fetcher:
+    """Sends the OAuth layer's own requests (metadata, registration, tokens) with a timeout.
+
+    Thread-safe as far as the ``requests.Session`` is (concurrent ``send`` is fine).
+    """
+
+    def __init__(self, session: requests.Session | None = None, timeout: float = 30.0) -> None:
+        self.session = session if session is not None else requests.Session()
+        self.timeout = timeout
+
+    def get_json(
+        self, url: str, what: str, error: type[AuthorizationError] = DiscoveryError
+    ) -> tuple[int, dict[str, Any] | None]:
+        """GET a JSON document, checking every redirect hop; returns (status, document or None).
+
+        A non-200 status, a non-JSON body or a non-object JSON gives ``None`` with the
+        status (callers probing well-known URLs move on). Network failures raise ``error``.
+        """
+        current = check_url(url, what, error)
+        for _ in range(MAX_REDIRECTS + 1):
+            response = self._send("GET", current, what, error, headers={"Accept": "application/json"})
+            try:
+                if response.is_redirect and "location" in response.headers:
+                    current = check_url(urljoin(current, response.headers["location"]), f"a redirect from {what}", error)
+                    log.debug("following a redirect from %s to %s", safe_url(url), safe_url(current))
+                    continue
+                if response.status_code != 200:
+                    log.debug("%s: %s answered HTTP %d", what, safe_url(current), response.status_code)
+                    return response.status_code, None
+                body = _read_limited(response, what, error)
+            finally:
+                response.close()
+            try:
+                document = json.loads(body)
+            except (ValueError, UnicodeDecodeError):
+                log.debug("%s: %s did not answer with JSON", what, safe_url(current))
+                return 200, None
+            return 200, document if isinstance(document, dict) else None
+        raise error(f"{what}: too many redirects from {safe_url(url)}", url=safe_url(url))
+
+    def post(
+        self,
+        url: str,
+        what: str,
+        error: type[AuthorizationError],
+        *,
+        data: Mapping[str, str] | None = None,
+        json_body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> tuple[requests.Response, Any]:
+        """POST a form (``data``) or JSON (``json_body``); returns the response and its parsed JSON.
+
+        Redirects are not followed: a token or registration endpoint that redirects would
+        have the client resend credentials to wherever it points.
+        """
+        check_url(url, what, error)
+        sent = {"Accept": "application/json", **(headers or {})}
+        response = self._send("POST", url, what, error, headers=sent, data=data, json_body=json_body)
+        try:
+            body = _read_limited(response, what, error)
+        finally:
+            response.close()
+        try:
+            parsed = json.loads(body) if body else None
+        except (ValueError, UnicodeDecodeError):
+            parsed = None
+        return response, parsed
+
+    def _send(
+        self,
+        method: str,
+        url: str,
+        what: str,
+        error: type[AuthorizationError],
+        *,
+        headers: Mapping[str, str],
+        data: Mapping[str, str] | None = None,
+        json_body: Any = None,
+    ) -> requests.Response:
+        try:
+            return self.session.request(
+                method,
+                url,
+                headers=dict(headers),
+                data=data,
+                json=json_body,
+                timeout=self.timeout,
+                allow_redirects=False,
+                stream=True,
+            )
+        except requests.RequestException as exc:
+            raise error(f"{what}: could not reach {safe_url(url)}: {type(exc).__name__}", url=safe_url(url)) from exc
+
+
+def _read_limited(response: requests.Response, what: str, error: type[AuthorizationError]) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        for chunk in response.iter_content(65536):
+            size += len(chunk)
+            if size > MAX_DOCUMENT_BYTES:
+                raise error(f"{what}: the answer from {safe_url(response.url)} is larger than 1 MiB; refused")
+            chunks.append(chunk)
+    except requests.RequestException as exc:
+        raise error(f"{what}: reading the answer failed: {type(exc).__name__}", url=safe_url(response.url)) from exc
+    return b"".join(chunks)
