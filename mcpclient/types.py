@@ -49,6 +49,22 @@ def _decode_base64(data: str) -> bytes:
         return base64.b64decode(padded.replace("-", "+").replace("_", "/"))
 
 
+class _Display:
+    """Jupyter display (HTML and Markdown, server text escaped); see ``mcpclient._display``."""
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        from ._display import to_html
+
+        return to_html(self)
+
+    def _repr_markdown_(self) -> str:
+        from ._display import to_markdown
+
+        return to_markdown(self)
+
+
 @frozen(kw_only=True)
 class Implementation:
     """Name and version of an MCP client or server (``clientInfo`` / ``serverInfo``)."""
@@ -62,7 +78,7 @@ class Implementation:
 
 
 @frozen(kw_only=True)
-class ToolDef:
+class ToolDef(_Display):
     """One tool exposed by the server. ``input_schema`` is kept verbatim."""
 
     name: str
@@ -77,7 +93,7 @@ class ToolDef:
 
 
 @frozen(kw_only=True)
-class ResourceContents:
+class ResourceContents(_Display):
     """The body of one resource: exactly one of ``text`` or ``blob`` (decoded bytes) is set."""
 
     uri: str
@@ -114,7 +130,7 @@ class ToolContent:
 
 
 @frozen(kw_only=True)
-class ToolResult:
+class ToolResult(_Display):
     """The outcome of ``call_tool``.
 
     ``text`` joins the text parts in order; ``content`` keeps every part; ``is_error`` is the
@@ -142,7 +158,7 @@ class ToolResult:
 
 
 @frozen(kw_only=True)
-class Resource:
+class Resource(_Display):
     """One resource exposed by the server."""
 
     uri: str
@@ -181,7 +197,7 @@ class PromptArgument:
 
 
 @frozen(kw_only=True)
-class Prompt:
+class Prompt(_Display):
     """One prompt template exposed by the server."""
 
     name: str
@@ -214,7 +230,7 @@ class PromptPart:
 
 
 @frozen(kw_only=True)
-class PromptMessage:
+class PromptMessage(_Display):
     """One message of a rendered prompt."""
 
     role: str

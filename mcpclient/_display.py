@@ -1,0 +1,176 @@
+"""How results look in Jupyter: HTML and Markdown for tool results, resources, prompts, tools.
+
+Everything that comes from the server is escaped: text goes through ``html.escape``, images
+are shown only as ``data:`` URIs of an ``image/*`` type with strict base64, and links only
+for http(s) URIs.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import re
+from typing import Any, Iterable
+
+from . import types as t
+
+__all__ = ["to_html", "to_markdown"]
+
+_MIME = re.compile(r"^[a-z]+/[a-z0-9.+-]+$")
+_B64 = re.compile(r"^[A-Za-z0-9+/]*={0,2}$")
+_ERROR_STYLE = "color:#b00020;border-left:3px solid #b00020;padding-left:6px"
+_PRE = "white-space:pre-wrap;margin:2px 0"
+
+
+def _esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _data_uri(mime: str | None, data: str, kind: str) -> str | None:
+    mime = (mime or "").lower()
+    if not _MIME.match(mime) or not mime.startswith(f"{kind}/") or not _B64.match(data.strip()):
+        return None
+    return f"data:{mime};base64,{data.strip()}"
+
+
+def _pre(text: str, style: str = "") -> str:
+    return f'<pre style="{_PRE};{style}">{_esc(text)}</pre>'
+
+
+def _media_html(kind: str, mime: str | None, data: str) -> str:
+    uri = _data_uri(mime, data, kind)
+    if uri is None:
+        return _pre(f"[{kind} {mime or ''}]")
+    if kind == "image":
+        return f'<img src="{uri}" alt="{_esc(mime)}" style="max-width:100%"/>'
+    return f'<audio controls src="{uri}"></audio>'
+
+
+def _link(uri: str | None, label: str | None = None) -> str:
+    text = _esc(label or uri or "")
+    if uri and uri.lower().startswith(("http://", "https://")):
+        return f'<a href="{_esc(uri)}" target="_blank" rel="noopener noreferrer">{text}</a>'
+    return f"<code>{text}</code>"
+
+
+def _contents_html(res: t.ResourceContents) -> str:
+    head = f'<div style="opacity:.7">{_link(res.uri)}{f" ({_esc(res.mime_type)})" if res.mime_type else ""}</div>'
+    if res.text is not None:
+        return head + _pre(res.text)
+    blob = res.blob or b""
+    if (res.mime_type or "").startswith("image/"):
+        return head + _media_html("image", res.mime_type, base64.b64encode(blob).decode("ascii"))
+    return head + _pre(f"[{len(blob)} bytes]")
+
+
+def _part_html(part: t.ToolContent | t.PromptPart) -> str:
+    if part.type == "text":
+        return _pre(part.text)
+    if part.type in ("image", "audio"):
+        data = part.data if isinstance(part.data, str) else base64.b64encode(part.data).decode("ascii")
+        return _media_html(part.type, part.mime_type, data)
+    if part.type == "resource" and part.resource is not None:
+        return _contents_html(part.resource)
+    if part.type == "resource_link":
+        return f"<div>resource: {_link(part.uri, part.name or part.uri)}</div>"
+    return _pre(json.dumps(part.raw or {"type": part.type}, ensure_ascii=False))
+
+
+def _box(body: str, style: str = "") -> str:
+    return f'<div class="mcpclient" style="font-family:inherit;{style}">{body}</div>'
+
+
+def _params_html(schema: dict[str, Any]) -> str:
+    props = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    rows = []
+    for name, prop in props.items():
+        prop = prop if isinstance(prop, dict) else {}
+        kind = prop.get("type", "")
+        rows.append(
+            f"<tr><td><code>{_esc(name)}</code>{'' if name in required else '?'}</td>"
+            f"<td>{_esc(kind if isinstance(kind, str) else '|'.join(map(str, kind)))}</td>"
+            f"<td>{_esc(prop.get('description', ''))}</td></tr>"
+        )
+    return f"<table>{''.join(rows)}</table>" if rows else ""
+
+
+def _tool_html(tool: t.ToolDef) -> str:
+    return (f"<div><b><code>{_esc(tool.name)}</code></b> {_esc(tool.description)}"
+            f"{_params_html(tool.input_schema)}</div>")
+
+
+def to_html(value: Any) -> str:
+    """HTML for one of our values (or a list of ``ToolDef``); every server string escaped."""
+    if isinstance(value, t.ToolResult):
+        body = "".join(_part_html(p) for p in value.content)
+        if value.structured_content is not None and not any(p.type == "text" for p in value.content):
+            body += _pre(json.dumps(value.structured_content, indent=2, ensure_ascii=False))
+        if value.is_error:
+            return _box(f"<b>tool error</b>{body}", _ERROR_STYLE)
+        return _box(body or "<i>(empty result)</i>")
+    if isinstance(value, t.ResourceContents):
+        return _box(_contents_html(value))
+    if isinstance(value, t.PromptMessage):
+        return _box(f"<b>{_esc(value.role)}</b>" + "".join(_part_html(p) for p in value.content))
+    if isinstance(value, t.ToolDef):
+        return _box(_tool_html(value))
+    if isinstance(value, t.Prompt):
+        args = ", ".join(a.name + ("" if a.required else "?") for a in value.arguments)
+        return _box(f"<div><b><code>{_esc(value.name)}({_esc(args)})</code></b> {_esc(value.description or '')}</div>")
+    if isinstance(value, t.Resource):
+        mime = f" ({_esc(value.mime_type)})" if value.mime_type else ""
+        return _box(f"<div>{_link(value.uri)} {_esc(value.name)}{mime} {_esc(value.description or '')}</div>")
+    if isinstance(value, list) and all(isinstance(v, t.ToolDef) for v in value):
+        return _box("".join(_tool_html(v) for v in value) or "<i>(no tools)</i>")
+    if isinstance(value, list):
+        return _box("".join(to_html(v) for v in value))
+    return _pre(repr(value))
+
+
+def _fence(text: str) -> str:
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"
+
+
+def _part_markdown(part: t.ToolContent | t.PromptPart) -> str:
+    if part.type == "text":
+        return _fence(part.text)
+    if part.type in ("image", "audio"):
+        data = part.data if isinstance(part.data, str) else base64.b64encode(part.data).decode("ascii")
+        uri = _data_uri(part.mime_type, data, "image") if part.type == "image" else None
+        return f"![image]({uri})" if uri else f"*[{part.type} {_esc(part.mime_type or '')}]*"
+    if part.type == "resource" and part.resource is not None:
+        res = part.resource
+        return f"`{_md_code(res.uri)}`\n\n" + (_fence(res.text) if res.text is not None else f"*[{len(res.blob or b'')} bytes]*")
+    if part.type == "resource_link":
+        return f"resource: `{_md_code(part.uri or '')}`"
+    return _fence(json.dumps(part.raw or {"type": part.type}, ensure_ascii=False))
+
+
+def _md_code(text: str) -> str:
+    return text.replace("`", "'")
+
+
+def _join(parts: Iterable[str]) -> str:
+    return "\n\n".join(parts)
+
+
+def to_markdown(value: Any) -> str:
+    """Markdown for one of our values; server text is fenced, never interpreted."""
+    if isinstance(value, t.ToolResult):
+        body = _join(_part_markdown(p) for p in value.content) or "*(empty result)*"
+        return f"**tool error**\n\n{body}" if value.is_error else body
+    if isinstance(value, t.ResourceContents):
+        text = _fence(value.text) if value.text is not None else f"*[{len(value.blob or b'')} bytes]*"
+        return f"`{_md_code(value.uri)}`\n\n{text}"
+    if isinstance(value, t.PromptMessage):
+        return f"**{_esc(value.role)}**\n\n" + _join(_part_markdown(p) for p in value.content)
+    if isinstance(value, t.ToolDef):
+        return f"`{_md_code(value.name)}`: {_esc(value.description)}"
+    if isinstance(value, list):
+        return "\n".join(f"- {to_markdown(v)}" for v in value)
+    return _fence(repr(value))
+

@@ -1,0 +1,110 @@
+"""Open one server target (argv list, URL, Transport or config entry) as a Client."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+
+from ._client import DEFAULT_TIMEOUT, Client
+from .transports.base import Transport
+from .transports.stdio import StdioTransport
+
+if TYPE_CHECKING:
+    from .config import ServerConfig
+
+__all__ = ["Target", "describe_target", "open_target"]
+
+#: What a server can be given as: a command (argv list), an http(s) URL, a ready Transport
+#: (``mcpclient.testing.FakeServer`` included), or a config entry.
+Target = Union[Sequence[str], str, Transport, "ServerConfig"]
+
+_NOT_GIVEN: Any = object()
+
+
+def open_target(
+    target: Target,
+    *,
+    env: Mapping[str, str] | None = None,
+    headers: Mapping[str, str] | None = None,
+    cwd: str | os.PathLike[str] | None = None,
+    transport: str | None = None,
+    timeout: float | None = None,
+    call_timeout: float | None = DEFAULT_TIMEOUT,
+    stderr: Any = _NOT_GIVEN,
+    **kwargs: Any,
+) -> Client:
+    """An initialized ``Client`` for ``target``; closed again if the handshake fails.
+
+    ``timeout`` bounds the handshake (None: the client default); ``call_timeout`` becomes the
+    client's timeout for later calls (default ``DEFAULT_TIMEOUT``; None for no limit). ``stderr`` (stdio only) is where the server's stderr
+    goes, as in ``StdioTransport``. Other keyword arguments go to ``mcpclient.connect``.
+    """
+    from ._connect import connect
+    from .config import ServerConfig
+
+    if isinstance(target, ServerConfig):
+        target.check()
+        return open_target(
+            target.target(), env={**target.env, **(env or {})} or None,
+            headers={**target.headers, **(headers or {})} or None, cwd=target.cwd or cwd,
+            transport=target.transport, timeout=timeout, call_timeout=call_timeout, stderr=stderr, **kwargs,
+        )
+    client: Client
+    if isinstance(target, Transport):
+        client = _make_client(target, kwargs)
+        _initialize(client, timeout)
+    elif stderr is not _NOT_GIVEN and not isinstance(target, str):
+        # connect() has no stderr option: build the stdio transport here.
+        client = _make_client(StdioTransport(list(target), env, cwd=cwd, stderr=stderr), kwargs)
+        _initialize(client, timeout)
+    else:
+        options: dict[str, Any] = dict(kwargs)
+        if timeout is not None:
+            options["timeout"] = timeout
+        if isinstance(target, str):
+            if headers:
+                options["headers"] = dict(headers)
+        else:
+            if env:
+                options["env"] = dict(env)
+            if cwd is not None:
+                options["cwd"] = cwd
+        client = connect(target, **options)
+    client.timeout = call_timeout  # connect() used the handshake timeout for both
+    return client
+
+
+def _make_client(transport: Transport, kwargs: dict[str, Any]) -> Client:
+    """A Client on ``transport`` with the options and handlers ``connect`` would install."""
+    known = ("client_info", "max_dispatch", "protocol", "cache")
+    client = Client(transport, **{k: kwargs[k] for k in known if k in kwargs})
+    if kwargs.get("sampling_handler") is not None:
+        client.set_sampling_handler(kwargs["sampling_handler"])
+    if kwargs.get("elicitation_handler") is not None:
+        client.set_elicitation_handler(kwargs["elicitation_handler"])
+    if kwargs.get("notification_handler") is not None:
+        client.set_notification_handler(kwargs["notification_handler"])
+    if kwargs.get("roots") is not None:
+        client.set_roots(kwargs["roots"])
+    return client
+
+
+def _initialize(client: Client, timeout: float | None) -> None:
+    try:
+        client.initialize(**({} if timeout is None else {"timeout": timeout}))
+    except BaseException:
+        client.close()
+        raise
+
+
+def describe_target(target: Target) -> str:
+    """A short human name for a target, for messages."""
+    if isinstance(target, str):
+        return target
+    if isinstance(target, Transport):
+        return repr(target)
+    from .config import ServerConfig
+
+    if isinstance(target, ServerConfig):
+        return target.name
+    return " ".join(str(part) for part in target)

@@ -1,0 +1,105 @@
+"""Turning command-line words into a server target and tool arguments."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any, Mapping, Sequence
+
+from .. import config as cfg
+
+__all__ = ["UsageError", "parse_arguments", "resolve_target", "split_command"]
+
+
+class UsageError(Exception):
+    """The command line cannot be understood; exit code 2."""
+
+
+def split_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
+    """Split at the first ``--``: our words, and the server command after it (or None)."""
+    argv = list(argv)
+    if "--" in argv:
+        at = argv.index("--")
+        command = argv[at + 1 :]
+        if not command:
+            raise UsageError("nothing follows '--': give the server command, e.g. -- npx -y @modelcontextprotocol/server-everything")
+        return argv[:at], command
+    return argv, None
+
+
+def resolve_target(word: str | None, *, config_path: str | None, command: list[str] | None) -> Any:
+    """What to connect to: the ``--`` command, a URL, a ``.py`` script, or a config name."""
+    if command is not None:
+        return command
+    if word is None:
+        word = os.environ.get("MCPCLIENT_SERVER")
+    if word is None:
+        servers = cfg.load(config_path)
+        if len(servers) == 1:
+            return next(iter(servers.values()))
+        known = ", ".join(sorted(servers)) or "none found"
+        raise UsageError(
+            "no server given: name one from your config files (" + known + "), give a URL, "
+            "or put the command after '--'"
+        )
+    if word.lower().startswith(("http://", "https://")):
+        return word
+    if word.endswith(".py") and os.path.isfile(word):
+        return [sys.executable, word]
+    servers = cfg.load(config_path)
+    if word in servers:
+        return servers[word]
+    known = ", ".join(sorted(servers)) or "no config file found"
+    raise UsageError(f"no server named {word!r} in the config files ({known}); give a URL, a .py file, or -- COMMAND")
+
+
+def _coerce(key: str, value: str, schema: Mapping[str, Any]) -> Any:
+    kind = schema.get("type")
+    kinds = set(kind) if isinstance(kind, list) else {kind} if kind else set()
+    if kinds == {"string"}:
+        return value
+    if kinds & {"integer", "number", "boolean", "array", "object", "null"} or not kinds:
+        try:
+            return json.loads(value)
+        except ValueError:
+            if kinds and "string" not in kinds:
+                raise UsageError(f"{key}={value!r}: expected {' or '.join(sorted(kinds))} (JSON), use {key}:=JSON for raw JSON") from None
+    return value
+
+
+def parse_arguments(words: Sequence[str], schema: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``key=value`` words as a dict, typed by the tool's input ``schema`` when known.
+
+    ``key:=json`` is always raw JSON. Without a schema, values that parse as JSON numbers,
+    booleans, objects or arrays are taken as such; everything else stays a string.
+    """
+    properties = (schema or {}).get("properties") or {}
+    arguments: dict[str, Any] = {}
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or not key:
+            raise UsageError(f"expected key=value, got {word!r}")
+        if key.endswith(":"):
+            key = key[:-1]
+            try:
+                arguments[key] = json.loads(value)
+            except ValueError as exc:
+                raise UsageError(f"{key}:= takes JSON: {exc}") from None
+            continue
+        prop = properties.get(key)
+        arguments[key] = _coerce(key, value, prop if isinstance(prop, dict) else {})
+    return arguments
+
+
+def parse_json_object(text: str) -> dict[str, Any]:
+    """The ``--json '{...}'`` argument (``-`` reads it from standard input)."""
+    if text == "-":
+        text = sys.stdin.read()
+    try:
+        value = json.loads(text)
+    except ValueError as exc:
+        raise UsageError(f"--json takes a JSON object: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError("--json takes a JSON object, like '{\"a\": 1}'")
+    return value

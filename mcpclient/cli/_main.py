@@ -1,0 +1,385 @@
+"""``mcpclient``: talk to an MCP server from the shell."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+import time
+from typing import Any, Callable, Sequence, TextIO
+
+from .. import __version__
+from .. import config as cfg
+from .._exceptions import (
+    CapabilityError,
+    ConnectionClosed,
+    MCPError,
+    RequestTimeout,
+    TransportError,
+)
+from .._open import open_target
+from ..types import CompletionRef
+from . import _format as fmt
+from ._args import UsageError, parse_arguments, parse_json_object, resolve_target, split_command
+from ._progress import Progress, supports_progress
+
+__all__ = ["EXIT_CODES", "main"]
+
+#: Exit codes; documented in ``mcpclient --help`` and docs/cli.md.
+EXIT_OK = 0
+EXIT_TOOL_ERROR = 1
+EXIT_USAGE = 2
+EXIT_CONNECTION = 3
+EXIT_SERVER_ERROR = 4
+EXIT_TIMEOUT = 5
+EXIT_INTERRUPTED = 130
+
+EXIT_CODES = {
+    EXIT_OK: "success",
+    EXIT_TOOL_ERROR: "the tool ran and reported an error (isError)",
+    EXIT_USAGE: "bad command line, config file or server name",
+    EXIT_CONNECTION: "the server could not be started or reached, or went away",
+    EXIT_SERVER_ERROR: "the server answered with an error, or broke the protocol",
+    EXIT_TIMEOUT: "no answer in time (--timeout)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+
+EPILOG = """\
+targets:
+  SERVER is a name from your config files (Claude Desktop, Cursor, VS Code, ./mcp.json;
+  see 'mcpclient servers'), an http(s) URL, or a .py file. Or put the server's command
+  after '--' and leave SERVER out. With one configured server, SERVER may be left out.
+
+examples:
+  mcpclient tools -- npx -y @modelcontextprotocol/server-everything
+  mcpclient call add a=1 b=2 -- python server.py          # the command always goes last
+  mcpclient call github search_repositories query=mcp
+  mcpclient call myserver create_issue --json '{"title": "Bug", "labels": ["x"]}'
+  mcpclient call myserver tag tags:='["a","b"]'           # key:=JSON for raw JSON
+  mcpclient read demo demo://readme > readme.md
+  mcpclient prompt demo review code='print(1)'
+  mcpclient complete demo review code pri                 # prompt 'review', argument 'code'
+  mcpclient info https://example.org/mcp -H "Authorization: Bearer $TOKEN"
+  mcpclient tools demo --json | jq '.[].name'
+
+exit codes:
+""" + "\n".join(f"  {code:<4}{meaning}" for code, meaning in EXIT_CODES.items())
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    s = argparse.SUPPRESS
+    parser.add_argument("-c", "--config", metavar="PATH", default=s, help="read servers from this config file")
+    parser.add_argument("-t", "--timeout", metavar="SECONDS", type=float, default=s,
+                        help="give up after this long (default 60)")
+    parser.add_argument("-e", "--env", metavar="KEY=VALUE", action="append", default=s,
+                        help="environment variable for a server command (repeatable)")
+    parser.add_argument("-H", "--header", metavar="'NAME: VALUE'", action="append", default=s,
+                        help="HTTP header for a URL server (repeatable)")
+    parser.add_argument("-o", "--output", choices=("text", "json"), default=s, help="output format")
+    parser.add_argument("-v", "--verbose", action="store_true", default=s,
+                        help="show the server's stderr and debug logs")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (exposed for tests and documentation)."""
+    parser = argparse.ArgumentParser(
+        prog="mcpclient",
+        description="Talk to a Model Context Protocol server: list and call its tools, read its "
+        "resources, render its prompts.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"mcpclient {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def add(name: str, help: str, usage_args: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help, description=help, epilog=EPILOG,
+                           usage=f"mcpclient {name} {usage_args} [options] [-- COMMAND ...]",
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        _common(p)
+        p.add_argument("words", nargs="*", help=argparse.SUPPRESS)
+        p.add_argument("--json", dest="json_flag", nargs="?", const=True, default=None, metavar="OBJECT",
+                       help="print JSON" + (" (or, with a value, the tool arguments as a JSON object; '-' reads stdin)"
+                                             if name == "call" else ""))
+        return p
+
+    add("tools", "list the server's tools", "[SERVER]").add_argument(
+        "-l", "--long", action="store_true", help="full descriptions")
+    call = add("call", "call a tool with key=value arguments", "[SERVER] TOOL [key=value ...] [key:=JSON ...]")
+    call.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add("resources", "list resources and resource templates", "[SERVER]")
+    add("read", "read a resource (binary goes to stdout when redirected)", "[SERVER] URI")
+    add("prompts", "list prompts", "[SERVER]")
+    add("prompt", "render a prompt with key=value arguments", "[SERVER] NAME [key=value ...]")
+    add("complete", "complete an argument of a prompt (or resource template URI)", "[SERVER] REF ARGUMENT [VALUE]")
+    add("ping", "check that the server answers", "[SERVER]")
+    add("info", "server name, version, protocol version and capabilities", "[SERVER]")
+    add("servers", "list the servers in your config files", "")
+    return parser
+
+
+class _Run:
+    """One command: its options, its target, its output streams."""
+
+    def __init__(self, args: argparse.Namespace, command: list[str] | None, out: TextIO, err: TextIO) -> None:
+        self.args = args
+        self.server_command = command
+        self.out = out
+        self.err = err
+        self.config_path: str | None = getattr(args, "config", None)
+        self.timeout: float = getattr(args, "timeout", 60.0)
+        self.verbose: bool = getattr(args, "verbose", False)
+        json_flag = args.json_flag
+        self.json_args: str | None = json_flag if isinstance(json_flag, str) else None
+        self.as_json = getattr(args, "output", "text") == "json" or json_flag is True
+        self.words: list[str] = list(args.words)
+
+    def take_target(self, first_word_is_target: bool) -> Any:
+        """The target: the ``--`` command, else the first word if it names one, else the
+        default (``MCPCLIENT_SERVER`` or the only configured server)."""
+        if self.server_command is not None:
+            return resolve_target(None, config_path=self.config_path, command=self.server_command)
+        word = self.words.pop(0) if first_word_is_target and self.words else None
+        return resolve_target(word, config_path=self.config_path, command=None)
+
+    def open(self, target: Any) -> Any:
+        env = dict(_pairs(getattr(self.args, "env", []) or [], "=", "--env"))
+        headers = dict(_pairs(getattr(self.args, "header", []) or [], ":", "--header"))
+        stderr: Any = self.err if self.verbose else None
+        options: dict[str, Any] = {"env": env or None, "headers": headers or None, "timeout": self.timeout,
+                                   "call_timeout": self.timeout}
+        if not isinstance(target, str):
+            options["stderr"] = stderr
+        return open_target(target, **options)
+
+    def print(self, text: str) -> None:
+        self.out.write(text if text.endswith("\n") else text + "\n")
+
+    def emit(self, value: Any, text: Callable[[], str]) -> None:
+        self.print(fmt.dumps(value) if self.as_json else text())
+
+
+def _pairs(items: Sequence[str], sep: str, option: str) -> list[tuple[str, str]]:
+    pairs = []
+    for item in items:
+        key, found, value = item.partition(sep)
+        if not found or not key.strip():
+            raise UsageError(f"{option} takes {'KEY=VALUE' if sep == '=' else 'NAME: VALUE'}, got {item!r}")
+        pairs.append((key.strip(), value.strip() if sep == ":" else value))
+    return pairs
+
+
+def _run_command(run: _Run) -> int:
+    name = run.args.command
+    if name == "servers":
+        servers = cfg.load(run.config_path)
+        if run.as_json:
+            run.print(json.dumps({n: {"target": _safe_target(s), "source": s.source} for n, s in servers.items()}, indent=2))
+        else:
+            run.print("\n".join(f"{n}  {_describe(s)}  ({s.source})" for n, s in servers.items()) or "(no servers configured)")
+        return EXIT_OK
+    target = run.take_target(_has_target_word(run, name))
+    if name == "complete" and len(run.words) not in (2, 3):
+        raise UsageError("complete takes REF ARGUMENT [VALUE]")
+    if name in ("read", "call", "prompt") and not run.words:
+        raise UsageError(f"{name} needs a {'URI' if name == 'read' else 'name'}")
+    with run.open(target) as client:
+        return _COMMANDS[name](run, client)
+
+
+def _has_target_word(run: _Run, command: str) -> bool:
+    """Whether the first word is SERVER, from how many words the command takes."""
+    if run.server_command is not None:
+        return False
+    words = run.words
+    if command in ("call", "prompt"):  # [SERVER] NAME [k=v ...]
+        leading = 0
+        while leading < len(words) and "=" not in words[leading]:
+            leading += 1
+        return leading >= 2
+    if command == "read":  # [SERVER] URI
+        return len(words) >= 2
+    if command == "complete":  # [SERVER] REF ARGUMENT [VALUE]
+        if len(words) != 3:
+            return len(words) >= 4
+        first = words[0]
+        return first.lower().startswith(("http://", "https://")) or first.endswith(".py") or \
+            first in cfg.load(run.config_path)
+    return len(words) >= 1
+
+
+def _safe_target(entry: cfg.ServerConfig) -> Any:
+    return entry.url if entry.url is not None else [entry.command or "", *entry.args]
+
+
+def _describe(entry: cfg.ServerConfig) -> str:
+    if entry.url is not None:
+        return entry.url
+    return " ".join([entry.command or "?", *entry.args])
+
+
+def _tools(run: _Run, client: Any) -> int:
+    items = client.list_tools()
+    run.emit(items, lambda: fmt.tools(items, long=run.args.long))
+    return EXIT_OK
+
+
+def _call(run: _Run, client: Any) -> int:
+    tool, *pairs = run.words
+    schema = None
+    if pairs:
+        try:
+            schema = next((t.input_schema for t in client.list_tools() if t.name == tool), None)
+        except MCPError:
+            schema = None
+    arguments = parse_json_object(run.json_args) if run.json_args is not None else {}
+    arguments.update(parse_arguments(pairs, schema))
+    show_bar = not run.args.no_progress and not run.as_json and run.err.isatty()
+    if supports_progress(client.call_tool) and show_bar:
+        with Progress(tool, run.err) as bar:
+            result = client.call_tool(tool, arguments, on_progress=bar.callback)
+    else:
+        result = client.call_tool(tool, arguments)
+    if run.as_json:
+        run.print(fmt.dumps(result))
+    else:
+        text = fmt.tool_result(result)
+        if result.is_error:
+            run.err.write(f"mcpclient: tool {tool!r} reported an error: {text or '(no text)'}\n")
+        elif text:
+            run.print(text)
+    return EXIT_TOOL_ERROR if result.is_error else EXIT_OK
+
+
+def _resources(run: _Run, client: Any) -> int:
+    items = client.list_resources()
+    try:
+        templates = client.list_resource_templates()
+    except MCPError:
+        templates = []
+    if run.as_json:
+        run.print(fmt.dumps({"resources": items, "resourceTemplates": templates}))
+    else:
+        run.print(fmt.resources(items, templates))
+    return EXIT_OK
+
+
+def _read(run: _Run, client: Any) -> int:
+    contents = client.read_resource(run.words[0])
+    if run.as_json:
+        run.print(fmt.dumps(contents))
+        return EXIT_OK
+    for item in contents:
+        if item.blob is not None:
+            if run.out.isatty():
+                run.print(f"[{item.mime_type or 'binary'}, {len(item.blob)} bytes: redirect to a file to save it]")
+            else:
+                run.out.flush()
+                buffer = getattr(run.out, "buffer", None)
+                if buffer is not None:
+                    buffer.write(item.blob)
+                    buffer.flush()
+                else:
+                    run.out.write(item.blob.decode("latin-1"))
+        else:
+            run.out.write(item.text or "")
+            if run.out.isatty() and not (item.text or "").endswith("\n"):
+                run.out.write("\n")
+    return EXIT_OK
+
+
+def _prompts(run: _Run, client: Any) -> int:
+    items = client.list_prompts()
+    run.emit(items, lambda: fmt.prompts(items))
+    return EXIT_OK
+
+
+def _prompt(run: _Run, client: Any) -> int:
+    name, *pairs = run.words
+    as_strings = {"properties": {w.partition("=")[0]: {"type": "string"} for w in pairs}}
+    arguments = {k: v if isinstance(v, str) else json.dumps(v) for k, v in parse_arguments(pairs, as_strings).items()}
+    description, messages = client.get_prompt(name, arguments)
+    run.emit({"description": description, "messages": messages}, lambda: fmt.prompt_messages(description, messages))
+    return EXIT_OK
+
+
+def _complete(run: _Run, client: Any) -> int:
+    ref, argument, *rest = run.words
+    completion_ref = CompletionRef.resource(ref) if "://" in ref or "{" in ref else CompletionRef.prompt(ref)
+    completion = client.complete(completion_ref, argument, rest[0] if rest else "")
+    run.emit(completion, lambda: "\n".join(completion.values) or "(no suggestions)")
+    return EXIT_OK
+
+
+def _ping(run: _Run, client: Any) -> int:
+    start = time.perf_counter()
+    client.ping()
+    elapsed = (time.perf_counter() - start) * 1000
+    run.emit({"ok": True, "ms": round(elapsed, 2)}, lambda: f"pong ({elapsed:.1f} ms)")
+    return EXIT_OK
+
+
+def _info(run: _Run, client: Any) -> int:
+    run.emit(fmt.info_json(client), lambda: fmt.info(client))
+    return EXIT_OK
+
+
+_COMMANDS: dict[str, Callable[[_Run, Any], int]] = {
+    "tools": _tools, "call": _call, "resources": _resources, "read": _read, "prompts": _prompts,
+    "prompt": _prompt, "complete": _complete, "ping": _ping, "info": _info,
+}
+
+
+def _one_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
+    """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit code."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        words, command = split_command(argv)
+    except UsageError as exc:
+        err.write(f"mcpclient: error: {exc}\n")
+        return EXIT_USAGE
+    parser = build_parser()
+    try:
+        args = parser.parse_args(words)
+    except SystemExit as exc:  # --help, --version, or argparse's own usage error
+        return int(exc.code or 0)
+    if getattr(args, "verbose", False):
+        logging.basicConfig(level=logging.DEBUG, stream=err, format="%(name)s: %(message)s")
+    run = _Run(args, command, out, err)
+    try:
+        return _run_command(run)
+    except UsageError as exc:
+        err.write(f"mcpclient: error: {exc}\n")
+        return EXIT_USAGE
+    except cfg.ConfigError as exc:
+        err.write(f"mcpclient: error: {_one_line(exc)}\n")
+        return EXIT_USAGE
+    except RequestTimeout as exc:
+        err.write(f"mcpclient: timeout: {_one_line(exc)}\n")
+        return EXIT_TIMEOUT
+    except TransportError as exc:
+        err.write(f"mcpclient: connection error: {_one_line(exc)}\n")
+        tail = exc.stderr_tail if isinstance(exc, ConnectionClosed) else ""
+        if tail and not run.verbose:
+            err.write(f"mcpclient: the server's last stderr line: {tail.strip().splitlines()[-1]}\n")
+        return EXIT_CONNECTION
+    except CapabilityError as exc:
+        err.write(f"mcpclient: error: {_one_line(exc)}\n")
+        return EXIT_SERVER_ERROR
+    except MCPError as exc:
+        err.write(f"mcpclient: server error: {_one_line(exc)}\n")
+        return EXIT_SERVER_ERROR
+    except KeyboardInterrupt:
+        err.write("mcpclient: interrupted\n")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `mcpclient tools | head`
+        return EXIT_OK

@@ -1,0 +1,210 @@
+"""The mcpclient command line, against the demo server and in-process fakes."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+
+import pytest
+
+from mcpclient import Client, ToolContent, ToolResult
+from mcpclient.cli import _main, main
+from mcpclient.cli._progress import Progress
+from mcpclient.testing import FakeServer
+
+from tests.conftest import DEMO_SERVER
+
+
+class TTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def run(*argv: str, stdout=None, stderr=None) -> tuple[int, str, str]:
+    out = stdout if stdout is not None else io.StringIO()
+    err = stderr if stderr is not None else io.StringIO()
+    code = main(list(argv), stdout=out, stderr=err)
+    return code, out.getvalue() if isinstance(out, io.StringIO) else "", err.getvalue()
+
+
+def demo(*argv: str) -> tuple[int, str, str]:
+    return run(*argv, "--", *DEMO_SERVER)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    """Every target opens this FakeServer instead."""
+    server = FakeServer(strict=False)
+
+    def open_fake(target, **kwargs):
+        client = Client(server, timeout=kwargs.get("call_timeout") or 5)
+        client.initialize()
+        return client
+
+    monkeypatch.setattr(_main, "open_target", open_fake)
+    monkeypatch.setenv("MCPCLIENT_SERVER", "https://fake.invalid/mcp")
+    return server
+
+
+@pytest.fixture
+def config_file(tmp_path):
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"demo": {"command": DEMO_SERVER[0], "args": DEMO_SERVER[1:]},
+                                               "other": {"url": "https://example.invalid/mcp"}}}))
+    return str(path)
+
+
+def test_tools_are_listed_readably():
+    code, out, _ = demo("tools")
+    assert code == 0
+    assert out.splitlines()[:2] == ["add(a: number, b: number)", "    Add two numbers and return the sum."]
+
+
+def test_tools_json_is_mcp_shaped():
+    code, out, _ = demo("tools", "--json")
+    tools = json.loads(out)
+    assert code == 0 and tools[0]["name"] == "add" and tools[0]["inputSchema"]["required"] == ["a", "b"]
+
+
+def test_call_types_key_value_arguments_from_the_tool_schema():
+    code, out, err = demo("call", "add", "a=1", "b=2.5")
+    assert (code, out, err) == (0, "3.5\n", "")
+
+
+def test_call_takes_a_json_object_and_raw_json_values():
+    assert demo("call", "add", "--json", '{"a": 2, "b": 2}')[1] == "4\n"
+    assert demo("call", "add", "a:=5", "b:=5")[1] == "10\n"
+
+
+def test_call_json_output_is_the_result():
+    code, out, _ = demo("call", "shout", "text=hi", "-o", "json")
+    assert json.loads(out) == {"content": [{"type": "text", "text": "HI"}]}
+
+
+def test_a_wrong_argument_type_is_a_usage_error_in_one_line():
+    code, _, err = demo("call", "add", "a=1", "b=lots")
+    assert code == 2
+    assert err == "mcpclient: error: b='lots': expected number (JSON), use b:=JSON for raw JSON\n"
+
+
+def test_an_unknown_tool_is_a_server_error_in_one_line():
+    code, _, err = demo("call", "nope")
+    assert code == 4
+    assert err.startswith("mcpclient: server error: server error -32602") and err.count("\n") == 1
+
+
+def test_a_command_that_cannot_start_is_a_connection_error():
+    code, _, err = run("tools", "--", "/nonexistent/mcp-server")
+    assert code == 3 and err.startswith("mcpclient: connection error: cannot start")
+
+
+def test_servers_are_named_from_a_config_file(config_file):
+    code, out, _ = run("call", "demo", "add", "a=1", "b=1", "-c", config_file)
+    assert (code, out) == (0, "2\n")
+    code, out, _ = run("servers", "-c", config_file)
+    assert out.splitlines()[0].startswith("demo  ") and "https://example.invalid/mcp" in out
+
+
+def test_an_unknown_server_name_lists_the_known_ones(config_file):
+    code, _, err = run("tools", "nosuch", "-c", config_file)
+    assert code == 2
+    assert "no server named 'nosuch' in the config files (demo, other)" in err
+
+
+def test_mcpclient_server_names_the_default_server(config_file, monkeypatch):
+    monkeypatch.setenv("MCPCLIENT_SERVER", "demo")
+    assert run("call", "add", "a=3", "b=4", "-c", config_file)[1] == "7\n"
+
+
+def test_resources_read_prompts_prompt_complete_ping_and_info():
+    assert "demo://readme" in demo("resources")[1]
+    assert demo("read", "demo://readme")[1].startswith("#")
+    assert demo("prompts")[1].startswith("review(code)")
+    assert "print(1)" in demo("prompt", "review", "code=print(1)")[1]
+    assert demo("complete", "review", "code", "def")[1].startswith("def ")
+    assert demo("ping")[1].startswith("pong (")
+    info = demo("info")[1]
+    assert "server:       demo-server 1.0.0" in info and "protocol:     2025-11-25" in info
+    assert json.loads(demo("info", "--json")[1])["serverInfo"]["name"] == "demo-server"
+
+
+def test_a_tool_error_result_exits_with_1_and_says_so_on_stderr(fake):
+    fake.add_tool("fail", result="the disk is full", is_error=True)
+    code, out, err = run("call", "fail")
+    assert (code, out) == (1, "")
+    assert err == "mcpclient: tool 'fail' reported an error: the disk is full\n"
+
+
+def test_a_slow_tool_exits_with_5(fake):
+    fake.add_tool("slow", result="late", latency=3)
+    code, _, err = run("call", "slow", "-t", "0.2")
+    assert code == 5 and err.startswith("mcpclient: timeout:")
+
+
+def test_a_binary_resource_goes_to_stdout_when_redirected(fake):
+    fake.add_resource("x://logo", b"\x89PNG\x00", mime_type="image/png")
+
+    class Redirected(io.TextIOWrapper):
+        pass
+
+    raw = io.BytesIO()
+    out = Redirected(raw, encoding="utf-8")
+    code = main(["read", "x://logo"], stdout=out, stderr=io.StringIO())
+    out.flush()
+    assert code == 0 and raw.getvalue() == b"\x89PNG\x00"
+
+
+def test_a_binary_resource_on_a_terminal_is_described(fake):
+    fake.add_resource("x://logo", b"\x89PNG\x00", mime_type="image/png")
+    code, out, _ = run("read", "x://logo", stdout=TTY())
+    assert out == "[image/png, 5 bytes: redirect to a file to save it]\n"
+
+
+def test_images_in_results_are_described(fake):
+    fake.add_tool("img", result=ToolResult(content=[ToolContent(type="image", data="aGVsbG8=", mime_type="image/png")]))
+    assert run("call", "img")[1] == "[image image/png, 5 bytes]\n"
+
+
+def test_progress_is_shown_on_a_terminal(fake):
+    if "on_progress" not in __import__("inspect").signature(Client.call_tool).parameters:
+        pytest.skip("the client has no progress support yet")
+
+    @fake.tool
+    def work(ctx) -> str:
+        for step in range(1, 4):
+            ctx.progress(step, 3, f"step {step}")
+        return "done"
+
+    err = TTY()
+    code, out, _ = run("call", "work", stderr=err)
+    assert (code, out) == (0, "done\n")
+    assert "work" in err.getvalue()
+
+
+def test_the_progress_line_without_tqdm(monkeypatch):
+    stream = TTY()
+    with Progress("job", stream) as bar:
+        bar._tqdm = None
+        bar.callback(1, 4, "one")
+        bar.callback(2, 4, None)
+    assert "job: 1/4 one" in stream.getvalue() and "job: 2/4" in stream.getvalue()
+
+
+def test_help_teaches_with_examples_and_exit_codes(capsys):
+    assert main(["--help"]) == 0
+    text = capsys.readouterr().out
+    assert "mcpclient call add a=1 b=2 -- python server.py" in text
+    assert "exit codes:" in text and "5   no answer in time" in text
+    assert main(["call", "--help"]) == 0
+    assert "mcpclient call [SERVER] TOOL" in capsys.readouterr().out
+
+
+def test_nothing_after_the_double_dash_is_a_usage_error():
+    assert run("tools", "--") [0] == 2
+
+
+def test_python_dash_m_mcpclient_runs():
+    result = subprocess.run([sys.executable, "-m", "mcpclient", "--version"], capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0 and result.stdout.startswith("mcpclient ")

@@ -1,0 +1,98 @@
+"""Every example runs: the script, the multi-server config, the LLM loop, Flask and Django."""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # Django finds its ROOT_URLCONF by module name
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_script(name: str) -> str:
+    result = subprocess.run([sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_the_quickstart_script_runs():
+    out = run_script("quickstart.py")
+    assert "add(2, 40) -> 42" in out
+
+
+def test_the_multi_server_example_reports_the_broken_server_and_uses_the_others():
+    out = run_script("multi_server.py")
+    assert "not available: private:" in out and "DEMO_TOKEN" in out
+    assert "tools: math__add, math__shout, text__add, text__shout" in out
+    assert "math__add(2, 40) = 42" in out and "text__shout('hi') = HI" in out
+
+
+def test_the_llm_loops_answer_through_mcp_tools():
+    from mcpclient import connect
+
+    example = load("llm_tool_loop")
+    with connect(example.DEMO_SERVER, timeout=10) as client:
+        assert example.openai_loop(client, example.stub_openai, "2 + 40?") == "The sum is 42."
+        assert example.anthropic_loop(client, example.stub_anthropic, "2 + 40?") == "The sum is 42."
+
+
+def test_flask_requests_from_many_threads_share_one_client():
+    pytest.importorskip("flask")
+    example = load("flask_app")
+    app = example.create_app()
+    mcp = app.extensions["mcp"]
+    try:
+        def get(i: int):
+            response = app.test_client().get(f"/add?a={i}&b=1")
+            return response.status_code, response.get_json()
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            results = list(pool.map(get, range(40)))
+        assert all(status == 200 and not body["is_error"] for status, body in results)
+        assert [float(body["sum"]) for _, body in results] == [float(i + 1) for i in range(40)]
+        assert mcp.opened == 1
+        assert app.test_client().get("/shout/hi").get_json() == {"text": "HI"}
+        assert app.test_client().get("/add?a=x").status_code == 400
+    finally:
+        mcp.close()
+        example.app.extensions["mcp"].close()
+
+
+def test_flask_maps_mcp_errors_to_502():
+    pytest.importorskip("flask")
+    example = load("flask_app")
+    app = example.create_app(["/nonexistent/mcp-server"])
+    response = app.test_client().get("/add?a=1&b=2")
+    assert response.status_code == 502 and "cannot start" in response.get_json()["error"]
+
+
+def test_django_view_serves_concurrent_requests_with_one_client():
+    pytest.importorskip("django")
+    example = load("django_view")
+    from django.test import Client as DjangoClient
+
+    try:
+        def get(i: int):
+            response = DjangoClient().get("/add", {"a": i, "b": 2})
+            return response.status_code, response.json()
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            results = list(pool.map(get, range(24)))
+        assert all(status == 200 for status, _ in results)
+        assert [float(body["sum"]) for _, body in results] == [float(i + 2) for i in range(24)]
+        assert example.mcp.opened == 1
+        assert DjangoClient().get("/add", {"a": "x"}).status_code == 400
+    finally:
+        example.mcp.close()
