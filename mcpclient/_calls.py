@@ -18,6 +18,7 @@ from ._rpc.engine import ProgressCallback
 from ._session import MODERN, Session
 from ._structured import OutputValidator
 from ._subscriptions import Listener
+from ._tasks import finish_task_result
 from ._timeouts import DEFAULT
 from ._wire import structure, structure_list, unstructure
 from .transports.base import Transport
@@ -163,6 +164,9 @@ class CallsMixin:
             log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
             self.list_tools(timeout=timeout)
             result = self._call("tools/call", params, timeout, **options)
+        if result.get("resultType") == "task":  # the server made it a task: wait for the end
+            budget = max_total if max_total is not None else self._timeout(timeout)
+            result = finish_task_result(self, result, name, budget, cancel)  # type: ignore[arg-type]
         return self._outputs.check(name, structure(result, t.ToolResult))
 
     def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:

@@ -7,6 +7,7 @@ import logging
 from typing import Any, Callable, Sequence
 
 from . import types as t
+from ._elicitation import PendingElicitations, check_form_answer
 from ._exceptions import RPCError
 from ._rpc.cancel import CancelToken
 from ._wire import structure, unstructure
@@ -55,6 +56,7 @@ class Handlers:
         self.elicitation_modes: tuple[str, ...] = ("form",)
         self.notification: NotificationHandler | None = None
         self.roots: list[t.Root] | None = None
+        self.url_elicitations = PendingElicitations()
 
     def set_sampling(self, fn: SamplingHandler | None, *, tools: bool = False) -> None:
         self.sampling = None if fn is None else _Handler(fn)
@@ -110,19 +112,26 @@ class Handlers:
     def _elicit(self, params: dict[str, Any], token: CancelToken) -> Any:
         handler = self.elicitation
         mode = params.get("mode", "form")
-        if handler is None or mode not in self.elicitation_modes:
+        if handler is None:
             # The seed's rule: no handler means an automatic decline, not an error.
             return {"action": "decline"}
+        if mode not in self.elicitation_modes:  # the spec's answer to an undeclared mode
+            raise RPCError(RPCError.INVALID_PARAMS, f"this client does not accept {mode!r} elicitations")
         request = _read(params, t.ElicitationRequest)
+        if mode == "url" and request.elicitation_id:
+            self.url_elicitations.expect(request.elicitation_id)
         result = _as_result(handler(request, token), t.ElicitationResult)
-        if result.get("action") == "accept" and request.requested_schema:
+        if mode == "url":
+            result.pop("content", None)  # a URL-mode answer carries no content
+        elif result.get("action") == "accept" and request.requested_schema:
             result["content"] = _with_defaults(request.requested_schema, result.get("content") or {})
+            result = check_form_answer(request.requested_schema, result)
         return result
 
 
 def _with_defaults(schema: dict[str, Any], content: dict[str, Any]) -> dict[str, Any]:
     """Fill the schema's ``default`` values into fields an accepted answer left out (SEP-1034)."""
-    properties = schema.get("properties")
+    properties = schema.get("properties") if isinstance(schema, dict) else None
     if not isinstance(properties, dict):
         return content
     filled = dict(content)

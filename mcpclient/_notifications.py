@@ -15,6 +15,7 @@ from ._rpc.engine import ProgressCallback
 from ._session import LEGACY, MODERN, OPEN, Session
 from ._structured import OutputValidator
 from ._subscriptions import Listener
+from ._task import STATUS_NOTIFICATIONS
 from ._timeouts import DEFAULT
 from .transports.base import Transport
 
@@ -56,6 +57,10 @@ class NotificationsMixin:
         def _require_open(self) -> None: ...
 
         def _require(self, capability: str, method: str) -> None: ...
+
+        def _on_task_status(self, params: dict[str, Any]) -> None: ...
+
+        def _on_elicitation_complete(self, params: dict[str, Any]) -> None: ...
 
         def _call(
             self,
@@ -147,6 +152,10 @@ class NotificationsMixin:
                     self._cache.drop("read", uri)
                 if self._resource_updated is not None:
                     self._resource_updated(uri)
+        elif method in STATUS_NOTIFICATIONS:
+            self._on_task_status(params)
+        elif method == "notifications/elicitation/complete":
+            self._on_elicitation_complete(params)
         handler = self._handlers.notification
         if handler is not None:
             handler(method, params)

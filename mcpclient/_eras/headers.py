@@ -27,8 +27,10 @@ __all__ = [
 
 log = logging.getLogger("mcpclient")
 
-#: Requests whose ``Mcp-Name`` header mirrors ``params.name`` or ``params.uri``.
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+#: Requests whose ``Mcp-Name`` header mirrors ``params.name``, ``params.uri`` or (the tasks
+#: extension, so that intermediaries can route to the server holding the task) ``params.taskId``.
+NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri",
+                 "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId"}
 
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _PLAIN = re.compile(r"^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$")

@@ -34,6 +34,14 @@ UNSUPPORTED_VERSION = -32022
 #: Codes only a modern server sends: seeing one means the server is modern.
 MODERN_ERROR_CODES = frozenset({HEADER_MISMATCH, MISSING_CLIENT_CAPABILITY, UNSUPPORTED_VERSION})
 
+#: The tasks extension (SEP-2663): declared by every modern request, since ``call_tool`` waits
+#: for a task transparently; a server may then answer ``tools/call`` with ``resultType: "task"``.
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+#: Extensions this client implements, declared in the modern era only (2025-11-25 has none).
+CLIENT_EXTENSIONS: dict[str, dict[str, Any]] = {TASKS_EXTENSION: {}}
+#: Requests a server may answer with a task handle.
+TASK_METHODS = frozenset({"tools/call"})
+
 #: Requests on which a server may answer ``resultType: "input_required"``.
 INPUT_REQUIRED_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 
@@ -47,7 +55,7 @@ def request_meta(
     meta: dict[str, Any] = {
         PROTOCOL_VERSION_KEY: version,
         CLIENT_INFO_KEY: unstructure(client_info),
-        CLIENT_CAPABILITIES_KEY: capabilities,
+        CLIENT_CAPABILITIES_KEY: {**capabilities, "extensions": {**capabilities.get("extensions", {}), **CLIENT_EXTENSIONS}},
     }
     if log_level is not None:
         meta[LOG_LEVEL_KEY] = log_level

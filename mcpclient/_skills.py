@@ -1,0 +1,349 @@
+"""Skills served over MCP (the ``io.modelcontextprotocol/skills`` extension, SEP-2640).
+
+A skill is a directory of files, minimally ``SKILL.md``, each served as a resource. The
+server lists skills (``skills/list``) or describes one (``skills/get``) with an entry giving
+the SKILL.md frontmatter and a manifest of every file with its SHA-256 digest and size.
+
+The rules mcpclient keeps, from the extension's "Integrity and Verification" section:
+
+* Nothing is read ahead of need: listing reads no file; ``load_skill`` reads SKILL.md only,
+  ``read_skill_file`` one file, when called.
+* Every file read is checked against the entry before it is returned: its size, its digest,
+  and, for SKILL.md, its YAML frontmatter field by field. A file the entry does not list is a
+  failure too. On any mismatch ``SkillVerificationError`` is raised and the content is dropped.
+* A skill whose files are ``"dynamic"`` has no digests to check: it is refused unless the
+  caller passes ``allow_dynamic=True`` (its frontmatter is still compared).
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import logging
+import re
+import threading
+from typing import TYPE_CHECKING, Any
+
+from attrs import frozen
+
+from . import types as t
+from ._exceptions import CapabilityError, MCPError, ProtocolError, SkillVerificationError
+from ._rpc.cancel import CancelToken
+from ._timeouts import DEFAULT
+
+if TYPE_CHECKING:
+    from ._rpc.engine import ProgressCallback
+
+__all__ = ["SKILLS_EXTENSION", "Skill", "SkillFile", "SkillsMixin"]
+
+log = logging.getLogger("mcpclient")
+
+SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
+SKILL_MD = "SKILL.md"
+_DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
+_FRONTMATTER = re.compile(r"---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
+#: A server paginating skills/list past this many pages is treated as broken.
+MAX_PAGES = 10_000
+
+
+@frozen(kw_only=True)
+class SkillFile:
+    """One file of a skill, as its entry lists it: URI, ``sha256:<hex>`` digest, size in bytes."""
+
+    uri: str
+    digest: str
+    size: int
+
+
+@frozen(kw_only=True)
+class Skill:
+    """One skill, from ``skills/list`` or ``skills/get``; reading it needs ``load_skill``.
+
+    ``uri`` is the URI of its SKILL.md (with the server, the skill's identity: names are
+    labels, not unique). ``frontmatter`` is the SKILL.md frontmatter as the server rendered
+    it; ``name`` and ``description`` come from it. ``files`` lists every file with its digest
+    and size, SKILL.md included, or is None for a ``"dynamic"`` skill, which has no manifest.
+    """
+
+    uri: str
+    name: str
+    description: str
+    frontmatter: dict[str, Any]
+    files: tuple[SkillFile, ...] | None
+
+    @property
+    def dynamic(self) -> bool:
+        return self.files is None
+
+    @property
+    def root(self) -> str:
+        """The skill's directory URI: ``uri`` without ``/SKILL.md``."""
+        return self.uri[: -len(SKILL_MD) - 1]
+
+    def file(self, path: str) -> SkillFile | None:
+        """The listed file at ``path`` (relative to the skill's root, or a full URI), if any."""
+        uri = self.resolve(path)
+        return next((f for f in self.files or () if f.uri == uri), None)
+
+    def resolve(self, path: str) -> str:
+        """The URI of ``path``: a full URI is kept, a relative path is joined to ``root``."""
+        return path if "://" in path else f"{self.root}/{path.lstrip('/')}"
+
+
+class SkillsMixin:
+    """Skills: list them, load one, read its files, each verified (part of ``Client``)."""
+
+    if TYPE_CHECKING:
+
+        @property
+        def server_capabilities(self) -> dict[str, Any]: ...
+
+        def _require_open(self) -> None: ...
+
+        def _call(
+            self,
+            method: str,
+            params: dict[str, Any] | None,
+            timeout: float | None,
+            *,
+            on_progress: ProgressCallback | None = None,
+            max_total: float | None = None,
+            cancel: CancelToken | threading.Event | None = None,
+        ) -> dict[str, Any]: ...
+
+        def read_resource(
+            self, uri: str, *, timeout: float | None = DEFAULT, on_progress: Any = None,
+            cancel: CancelToken | threading.Event | None = None,
+        ) -> list[t.ResourceContents]: ...
+
+    def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
+        """Every skill the server lists (``skills/list``, all pages); no file is read.
+
+        A listing may be partial: a skill missing from it can still be loaded by URI. Entries
+        that break the extension's rules (no manifest, a bad digest, files outside the skill)
+        are left out with a warning, since they could never be loaded.
+        Raises ``CapabilityError`` if the server does not declare the skills extension.
+        """
+        self._require_skills("skills/list")
+        skills: list[Skill] = []
+        cursor: str | None = None
+        seen: set[str] = set()
+        for _ in range(MAX_PAGES):
+            result = self._call("skills/list", {"cursor": cursor} if cursor else None, timeout)
+            entries = result.get("skills")
+            if not isinstance(entries, list):
+                raise ProtocolError(f"the server's skills/list result has no skills list: {result!r:.200}")
+            for entry in entries:
+                try:
+                    skills.append(_read_entry(entry))
+                except ProtocolError as exc:
+                    log.warning("skipping a skill the server listed: %s", exc)
+            cursor = result.get("nextCursor")
+            if not cursor:
+                return skills
+            if not isinstance(cursor, str) or cursor in seen:
+                raise ProtocolError(f"the server repeated the skills/list cursor {cursor!r}; stopping")
+            seen.add(cursor)
+        raise ProtocolError(f"the server paginated skills/list past {MAX_PAGES} pages; stopping")
+
+    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT) -> Skill:
+        """The entry of the skill whose SKILL.md is at ``uri`` (``skills/get``); no file is read.
+
+        Raises ``RPCError`` (-32602) if the server serves no such skill, ``ProtocolError`` if
+        its entry breaks the extension's rules.
+        """
+        self._require_skills("skills/get")
+        result = self._call("skills/get", {"uri": uri}, timeout)
+        return _read_entry(result.get("skill"))
+
+    def load_skill(
+        self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
+    ) -> str:
+        """Read a skill's SKILL.md, verify it against the skill's entry, and return its text.
+
+        ``skill`` is a ``Skill`` from ``list_skills``/``get_skill``, the URI of a SKILL.md
+        (its entry is fetched with ``skills/get``), or a name (looked up with ``skills/list``;
+        ``ValueError`` if no skill or several skills have it). Only SKILL.md is read.
+
+        Raises ``SkillVerificationError`` if the file's size or digest differs from the entry,
+        or its frontmatter differs from the entry's in any field; the text is then not
+        returned. A ``"dynamic"`` skill is refused the same way unless ``allow_dynamic=True``.
+        Frontmatter checking needs PyYAML (``pip install mcpclient[skills]``).
+        """
+        entry = self._skill_entry(skill, timeout)
+        data = self._verified_read(entry, entry.uri, allow_dynamic, timeout)
+        text = _decode(data, entry)
+        _check_frontmatter(entry, text)
+        return text
+
+    def read_skill_file(
+        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
+    ) -> bytes:
+        """Read one file of ``skill`` (``path`` relative to its root, or a URI) and verify it.
+
+        Returns the file's bytes once its size and digest match the entry. Raises
+        ``SkillVerificationError`` if they do not, or if the entry does not list the file
+        (an unlisted file is a change to the skill). Files of a ``"dynamic"`` skill are
+        refused unless ``allow_dynamic=True``, and then only within the skill's directory.
+        """
+        return self._verified_read(skill, skill.resolve(path), allow_dynamic, timeout)
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _require_skills(self, method: str) -> None:
+        self._require_open()
+        extensions = self.server_capabilities.get("extensions")
+        if not (isinstance(extensions, dict) and SKILLS_EXTENSION in extensions):
+            raise CapabilityError(f"extensions.{SKILLS_EXTENSION}", method)
+
+    def _skill_entry(self, skill: Skill | str, timeout: float | None) -> Skill:
+        if isinstance(skill, Skill):
+            return skill
+        if not isinstance(skill, str):
+            raise TypeError(f"skill must be a Skill, a SKILL.md URI or a name, got {type(skill).__name__}")
+        if "://" in skill:
+            return self.get_skill(skill, timeout=timeout)
+        matches = [s for s in self.list_skills(timeout=timeout) if s.name == skill]
+        if len(matches) != 1:
+            found = ", ".join(s.uri for s in matches) or "none"
+            raise ValueError(f"{len(matches)} listed skills are named {skill!r} ({found}); pass a Skill or its URI")
+        return matches[0]
+
+    def _verified_read(self, skill: Skill, uri: str, allow_dynamic: bool, timeout: float | None) -> bytes:
+        if skill.files is None:
+            if not allow_dynamic:
+                raise SkillVerificationError(
+                    'the skill\'s files are "dynamic", so nothing can be verified (pass allow_dynamic=True '
+                    "to accept unverified content)", uri=uri, skill=skill.uri,
+                )
+            if uri != skill.uri and not uri.startswith(skill.root + "/"):
+                raise SkillVerificationError("the file is outside the skill's directory", uri=uri, skill=skill.uri)
+            return _bytes_of(self.read_resource(uri, timeout=timeout), uri, skill)
+        listed = next((f for f in skill.files if f.uri == uri), None)
+        if listed is None:
+            raise SkillVerificationError("the skill's entry does not list this file", uri=uri, skill=skill.uri)
+        data = _bytes_of(self.read_resource(uri, timeout=timeout), uri, skill)
+        if len(data) != listed.size:
+            raise SkillVerificationError(
+                f"{len(data)} bytes read, the entry says {listed.size}", uri=uri, skill=skill.uri
+            )
+        digest = "sha256:" + hashlib.sha256(data).hexdigest()
+        if digest != listed.digest:
+            raise SkillVerificationError(
+                f"digest {digest} read, the entry says {listed.digest}", uri=uri, skill=skill.uri
+            )
+        return data
+
+
+def _read_entry(entry: Any) -> Skill:
+    """A ``Skill`` from a wire entry; ``ProtocolError`` if the entry breaks the extension's rules."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("uri"), str):
+        raise ProtocolError(f"a skill entry needs a uri: {entry!r:.200}")
+    uri = entry["uri"]
+    frontmatter = entry.get("frontmatter")
+    if not isinstance(frontmatter, dict):
+        raise ProtocolError(f"skill {uri}: the entry has no frontmatter object")
+    name, description = frontmatter.get("name"), frontmatter.get("description")
+    if not isinstance(name, str) or not isinstance(description, str):
+        raise ProtocolError(f"skill {uri}: the frontmatter lacks a name or a description")
+    if not uri.endswith(f"/{name}/{SKILL_MD}"):
+        raise ProtocolError(f"skill {uri}: the URI must end with /{name}/{SKILL_MD} (the frontmatter name)")
+    resources = entry.get("resources")
+    if resources == "dynamic":
+        files = None
+    elif isinstance(resources, list):
+        files = tuple(_read_file(item, uri) for item in resources)
+        if not any(f.uri == uri for f in files):
+            raise ProtocolError(f"skill {uri}: the resources do not list {SKILL_MD} itself")
+    else:
+        raise ProtocolError(f'skill {uri}: resources must be a list or "dynamic", got {resources!r:.100}')
+    return Skill(uri=uri, name=name, description=description, frontmatter=frontmatter, files=files)
+
+
+def _read_file(item: Any, skill_uri: str) -> SkillFile:
+    root = skill_uri[: -len(SKILL_MD) - 1]
+    if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+        raise ProtocolError(f"skill {skill_uri}: a resources entry has no uri: {item!r:.100}")
+    uri, digest, size = item["uri"], item.get("digest"), item.get("size")
+    if uri != skill_uri and not uri.startswith(root + "/"):
+        raise ProtocolError(f"skill {skill_uri}: {uri} is outside the skill's directory")
+    if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        raise ProtocolError(f"skill {skill_uri}: {uri} has no sha256:<64 lowercase hex> digest")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise ProtocolError(f"skill {skill_uri}: {uri} has no size in bytes")
+    return SkillFile(uri=uri, digest=digest, size=size)
+
+
+def _bytes_of(contents: list[t.ResourceContents], uri: str, skill: Skill) -> bytes:
+    """The raw bytes of the one content entry for ``uri`` (text is UTF-8, as on the wire)."""
+    matching = [c for c in contents if c.uri == uri] or (contents if len(contents) == 1 else [])
+    if len(matching) != 1:
+        raise SkillVerificationError(
+            f"resources/read returned {len(contents)} content entries, none of them alone for this file",
+            uri=uri, skill=skill.uri,
+        )
+    content = matching[0]
+    if content.blob is not None:
+        return content.blob
+    return (content.text or "").encode("utf-8")
+
+
+def _decode(data: bytes, skill: Skill) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SkillVerificationError(f"{SKILL_MD} is not UTF-8 text", uri=skill.uri, skill=skill.uri) from exc
+
+
+def _check_frontmatter(skill: Skill, text: str) -> None:
+    """Compare SKILL.md's YAML frontmatter with the entry's, field by field."""
+    found = _FRONTMATTER.match(text[1:] if text.startswith("\ufeff") else text)
+    if found is None:
+        raise SkillVerificationError(f"{SKILL_MD} has no --- delimited frontmatter", uri=skill.uri, skill=skill.uri)
+    parsed = _json_like(_load_yaml(found.group(1), skill))
+    if not isinstance(parsed, dict):
+        raise SkillVerificationError("the frontmatter is not a mapping", uri=skill.uri, skill=skill.uri)
+    differing = sorted(
+        str(key) for key in set(parsed) | set(skill.frontmatter) if not _same(parsed.get(key), skill.frontmatter.get(key))
+    )
+    if differing:
+        raise SkillVerificationError(
+            f"the frontmatter differs from the entry's in {', '.join(differing)}", uri=skill.uri, skill=skill.uri
+        )
+
+
+def _load_yaml(source: str, skill: Skill) -> Any:
+    try:
+        import yaml  # type: ignore[import-untyped]
+    except ImportError as exc:
+        raise MCPError(
+            "verifying a skill's frontmatter needs PyYAML: pip install 'mcpclient[skills]'"
+        ) from exc
+    try:
+        return yaml.safe_load(source)
+    except yaml.YAMLError as exc:
+        raise SkillVerificationError(f"the frontmatter is not valid YAML ({exc})", uri=skill.uri, skill=skill.uri) from exc
+
+
+def _json_like(value: Any) -> Any:
+    """YAML values as the JSON an entry carries: dates become ISO 8601 strings."""
+    if isinstance(value, (datetime.date, datetime.datetime)):
+        return value.isoformat()
+    if isinstance(value, dict):
+        return {str(k): _json_like(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_like(v) for v in value]
+    return value
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: True is not 1, 1 is 1.0, and order matters in lists only."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    return type(a) is type(b) and a == b

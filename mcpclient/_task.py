@@ -1,0 +1,348 @@
+"""Tasks: tool calls that run on the server in the background, behind one blocking handle.
+
+Two wire forms exist and ``Task`` hides the difference:
+
+* the experimental tasks of 2025-11-25 (legacy era): the client asks for a task with a
+  ``task`` field on ``tools/call``; ``tasks/get`` polls, ``tasks/result`` blocks until the end
+  and returns the result (the server sends its elicitation or sampling requests while it
+  blocks), ``tasks/list`` and ``tasks/cancel`` exist when the server declares them, and
+  ``notifications/tasks/status`` may announce changes;
+* the ``io.modelcontextprotocol/tasks`` extension of 2026-07-28: the server alone decides to
+  answer a ``tools/call`` with a task (``resultType: "task"``), ``tasks/get`` carries the final
+  result or error inline, ``inputRequests`` are answered with ``tasks/update``, and there is no
+  ``tasks/list`` and no ``tasks/result``.
+
+Waiting polls ``tasks/get`` at the server's suggested interval and wakes early when a status
+notification arrives; every wait is bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Mapping
+
+from . import types as t
+from ._eras import modern
+from ._exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
+from ._rpc.cancel import CancelToken
+from ._session import LEGACY
+from ._timeouts import DEFAULT
+from ._wire import structure
+
+if TYPE_CHECKING:
+    from ._tasks import TasksMixin
+
+__all__ = ["STATUS_NOTIFICATIONS", "TASKS_EXTENSION", "TERMINAL", "Task"]
+
+log = logging.getLogger("mcpclient")
+
+TASKS_EXTENSION = modern.TASKS_EXTENSION
+#: The statuses after which a task never changes again.
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+#: Notifications carrying a task's full state (2025-11-25, then the 2026 extension).
+STATUS_NOTIFICATIONS = frozenset({"notifications/tasks/status", "notifications/tasks"})
+#: Seconds between polls when the server suggests no interval.
+DEFAULT_POLL_INTERVAL = 1.0
+#: Bounds on the server's suggested interval: never busy-wait, never sleep past a minute.
+MIN_POLL_INTERVAL = 0.05
+MAX_POLL_INTERVAL = 60.0
+#: How often a plain ``threading.Event`` passed as ``cancel`` is looked at while waiting.
+CANCEL_POLL_INTERVAL = 0.05
+
+
+class Task:
+    """A handle on one task running on the server; safe to share between threads.
+
+    Get one from ``Client.call_tool_as_task()``, ``Client.get_task()`` or
+    ``Client.list_tasks()``. The state attributes (``status``, ``status_message``, ...) are the
+    last ones seen and never touch the network; ``refresh()`` asks the server. ``wait()``
+    blocks until the task ends, ``result()`` returns its ``ToolResult``, ``cancel()`` asks the
+    server to stop it. A task the server needs input for is served by the handlers installed
+    on the client (elicitation, sampling, roots), as direct server requests are.
+    """
+
+    def __init__(self, client: TasksMixin, task_id: str, era: str, *, tool: str | None = None) -> None:
+        self.task_id = task_id
+        #: The tool the task runs, when known.
+        self.tool = tool
+        self._client = client
+        self._era = era
+        self._cond = threading.Condition()
+        self._state: dict[str, Any] = {"status": "working"}
+        self._seen_at = time.monotonic()
+        self._outcome: dict[str, Any] | RPCError | None = None
+        self._answered: set[str] = set()
+        self._input_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"<Task {self.task_id!r} {self.status}{f' tool={self.tool!r}' if self.tool else ''}>"
+
+    # -- the last state seen ------------------------------------------------------------------
+
+    @property
+    def status(self) -> str:
+        """"working", "input_required", "completed", "failed" or "cancelled" (last seen)."""
+        with self._cond:
+            return str(self._state.get("status"))
+
+    @property
+    def done(self) -> bool:
+        """Whether the task reached a terminal status (completed, failed, cancelled)."""
+        return self.status in TERMINAL
+
+    @property
+    def status_message(self) -> str | None:
+        return self._get_str("statusMessage")
+
+    @property
+    def created_at(self) -> str | None:
+        """ISO 8601 creation time, as the server sent it."""
+        return self._get_str("createdAt")
+
+    @property
+    def last_updated_at(self) -> str | None:
+        return self._get_str("lastUpdatedAt")
+
+    @property
+    def ttl(self) -> float | None:
+        """Seconds from creation the server keeps the task (None: unlimited or unknown)."""
+        return _seconds(self._get("ttlMs", "ttl"))
+
+    @property
+    def poll_interval(self) -> float | None:
+        """The server's suggested seconds between polls, if it gave one."""
+        return _seconds(self._get("pollIntervalMs", "pollInterval"))
+
+    def _get(self, *keys: str) -> Any:
+        with self._cond:
+            for key in keys:
+                if self._state.get(key) is not None:
+                    return self._state[key]
+        return None
+
+    def _get_str(self, key: str) -> str | None:
+        value = self._get(key)
+        return value if isinstance(value, str) else None
+
+    def _update(self, state: Mapping[str, Any]) -> None:
+        """Take a task object from the server (a poll, a notification, a cancel reply)."""
+        status = state.get("status")
+        if not isinstance(status, str):
+            raise ProtocolError(f"task {self.task_id!r}: the server sent a task without a status: {dict(state)!r:.200}")
+        with self._cond:
+            if self._state.get("status") in TERMINAL and status != self._state.get("status"):
+                log.debug("task %s: ignoring %r after terminal %r", self.task_id, status, self._state.get("status"))
+                return
+            self._state = dict(state)
+            if status == "completed" and isinstance(state.get("result"), dict):
+                self._outcome = state["result"]
+            elif status == "failed" and isinstance(state.get("error"), dict):
+                self._outcome = _rpc_error(state["error"], self.task_id)
+            self._seen_at = time.monotonic()
+            self._cond.notify_all()
+
+    def _finish(self, outcome: dict[str, Any] | RPCError) -> None:
+        """Record the outcome got from ``tasks/result`` or from a call that was not a task."""
+        failed = isinstance(outcome, RPCError) or bool(outcome.get("isError"))
+        with self._cond:
+            self._outcome = outcome
+            if self._state.get("status") not in TERMINAL:
+                self._state = {**self._state, "status": "failed" if failed else "completed"}
+            self._seen_at = time.monotonic()
+            self._cond.notify_all()
+
+    # -- asking the server --------------------------------------------------------------------
+
+    def refresh(self, *, timeout: float | None = DEFAULT) -> str:
+        """Ask the server for the task's state (``tasks/get``) and return its status."""
+        if not self.task_id:
+            return self.status  # a call the server answered at once: nothing to ask
+        result = self._client._call("tasks/get", {"taskId": self.task_id}, timeout)
+        self._update(result)
+        return self.status
+
+    def wait(self, timeout: float | None = DEFAULT) -> str:
+        """Block until the task ends and return its terminal status.
+
+        Polls ``tasks/get`` at the server's ``pollInterval`` (1 s if it gives none) and wakes
+        early on a status notification. When the server needs input, the client's handlers
+        provide it. Raises ``RequestTimeout`` if the task is still running after ``timeout``
+        seconds (the task itself goes on: wait again, or ``cancel()`` it), ``RPCError`` if the
+        server rejects a poll, ``ProtocolError`` if it needs input no handler can give.
+        """
+        self._wait(self._client._timeout(timeout), None)
+        return self.status
+
+    def result(self, timeout: float | None = DEFAULT) -> t.ToolResult:
+        """Wait for the task to end and return the tool's ``ToolResult``.
+
+        A tool that reported failure gives a result with ``is_error=True``, as ``call_tool``
+        does. Raises ``RPCError`` when the underlying request failed with a JSON-RPC error,
+        ``RequestCancelled`` when the task was cancelled, and what ``wait()`` raises.
+        """
+        outcome = self._wait(self._client._timeout(timeout), None)
+        tool_result = structure(outcome, t.ToolResult)
+        return self._client._outputs.check(self.tool, tool_result) if self.tool else tool_result
+
+    def cancel(self, *, timeout: float | None = DEFAULT) -> None:
+        """Ask the server to cancel the task (``tasks/cancel``).
+
+        Cancellation is cooperative: the task may still end in another status. In the legacy
+        era the server must declare ``tasks.cancel`` (else ``CapabilityError``) and rejects a
+        task already ended with an ``RPCError``.
+        """
+        if not self.task_id or self.done:
+            return
+        if self._era == LEGACY:
+            self._client._require_tasks("cancel", "tasks/cancel")
+        result = self._client._call("tasks/cancel", {"taskId": self.task_id}, timeout)
+        if isinstance(result.get("status"), str):
+            self._update(result)  # 2025-11-25 answers with the task; the extension only acks
+
+    # -- the waiting loop ---------------------------------------------------------------------
+
+    def _wait(self, timeout: float | None, cancel: CancelToken | threading.Event | None) -> dict[str, Any]:
+        """Drive the task to its end within ``timeout`` seconds and return its raw result."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        ring = self._ring_on(cancel)
+        try:
+            while True:
+                if cancel is not None and _is_set(cancel):
+                    raise RequestCancelled(f"waiting for task {self.task_id!r} was cancelled", method="tasks/get")
+                with self._cond:
+                    status, seen = self._state.get("status"), self._seen_at
+                if status in TERMINAL:
+                    return self._outcome_or_fetch(status, _left(deadline), cancel)
+                if status == "input_required" and self._provide_input(_left(deadline), cancel):
+                    continue
+                left = _left(deadline)
+                if left is not None and left <= 0:
+                    raise RequestTimeout(
+                        f"task {self.task_id!r} is still {status} after {timeout}s; it goes on running: "
+                        "wait again, or cancel() it", method="tasks/get", timeout=timeout,
+                    )
+                # A poll is due one interval after the server last told us anything (a reply
+                # or a notification), so notifications put polls off and nothing busy-waits.
+                pause = seen + _clamp(self.poll_interval or DEFAULT_POLL_INTERVAL) - time.monotonic()
+                if pause <= 0:
+                    self.refresh(timeout=DEFAULT if left is None else left)  # no poll hangs forever
+                    continue
+                if left is not None:
+                    pause = min(pause, left)
+                if isinstance(cancel, threading.Event):
+                    pause = min(pause, CANCEL_POLL_INTERVAL)
+                self._pause(seen, cancel, pause)
+        except RequestCancelled:
+            if cancel is not None and _is_set(cancel):
+                self._cancel_quietly()
+            raise
+        finally:
+            if ring is not None and isinstance(cancel, CancelToken):
+                cancel.remove_callback(ring)
+
+    def _pause(self, seen: float, cancel: CancelToken | threading.Event | None, pause: float) -> None:
+        """Sleep ``pause`` seconds, or less if the server says something or ``cancel`` is set."""
+
+        def heard() -> bool:
+            return self._seen_at != seen or (cancel is not None and _is_set(cancel))
+
+        with self._cond:
+            self._cond.wait_for(heard, pause)
+
+    def _ring_on(self, cancel: CancelToken | threading.Event | None) -> Any:
+        """Wake the waiting loop at once when a CancelToken is cancelled."""
+        if not isinstance(cancel, CancelToken):
+            return None
+
+        def ring() -> None:
+            with self._cond:
+                self._cond.notify_all()
+
+        cancel.add_callback(ring)
+        return ring
+
+    def _cancel_quietly(self) -> None:
+        try:
+            self.cancel(timeout=5.0)
+        except Exception as exc:  # the caller is told of the cancellation, not of this
+            log.warning("could not cancel task %s: %s", self.task_id, exc)
+
+    def _outcome_or_fetch(self, status: str | None, timeout: float | None, cancel: Any = None) -> dict[str, Any]:
+        if status == "cancelled":
+            message = self.status_message
+            raise RequestCancelled(
+                f"task {self.task_id!r} was cancelled{f': {message}' if message else ''}", method="tools/call"
+            )
+        with self._cond:
+            outcome = self._outcome
+        if outcome is None and self._era == LEGACY:
+            self._fetch_result(timeout, cancel)
+        elif outcome is None:
+            self.refresh(timeout=DEFAULT if timeout is None else timeout)  # a notice without the result
+        with self._cond:
+            outcome = self._outcome
+        if isinstance(outcome, RPCError):
+            raise outcome
+        if outcome is None:
+            raise ProtocolError(f"task {self.task_id!r} is {status} but the server gave no result or error")
+        return outcome
+
+    def _fetch_result(self, timeout: float | None, cancel: Any = None) -> None:
+        """``tasks/result`` (legacy): blocks until the end; the server asks for input meanwhile."""
+        try:
+            result = self._client._call("tasks/result", {"taskId": self.task_id}, timeout, cancel=cancel)
+        except RPCError as exc:
+            self._finish(exc)
+            return
+        self._finish(result)
+
+    def _provide_input(self, timeout: float | None, cancel: Any) -> bool:
+        """Serve an ``input_required`` task; return whether anything was done."""
+        if self._era == LEGACY:
+            # The server sends its requests while tasks/result is pending (spec: "SHOULD
+            # preemptively call tasks/result"); our handlers answer them as any server request.
+            self._fetch_result(timeout, cancel)
+            return True
+        with self._input_lock:
+            requests = self._get("inputRequests")
+            if not isinstance(requests, dict):
+                return False
+            fresh = {key: value for key, value in requests.items() if key not in self._answered}
+            if not fresh:
+                return False  # already answered; the server has not caught up yet
+            responses = self._client._answer_task_inputs(self.task_id, fresh, cancel)
+            update = {"taskId": self.task_id, "inputResponses": responses}
+            self._client._call("tasks/update", update, DEFAULT if timeout is None else timeout)
+            self._answered.update(fresh)
+        return True
+
+
+def _rpc_error(error: dict[str, Any], task_id: str) -> RPCError:
+    code = error.get("code")
+    message = error.get("message")
+    return RPCError(
+        code if isinstance(code, int) else RPCError.INTERNAL_ERROR,
+        message if isinstance(message, str) else f"task {task_id} failed",
+        error.get("data"),
+        method="tools/call",
+    )
+
+
+def _seconds(milliseconds: Any) -> float | None:
+    if isinstance(milliseconds, bool) or not isinstance(milliseconds, (int, float)):
+        return None
+    return milliseconds / 1000.0
+
+
+def _clamp(seconds: float) -> float:
+    return min(max(seconds, MIN_POLL_INTERVAL), MAX_POLL_INTERVAL)
+
+
+def _left(deadline: float | None) -> float | None:
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def _is_set(cancel: CancelToken | threading.Event) -> bool:
+    return cancel.cancelled if isinstance(cancel, CancelToken) else cancel.is_set()
