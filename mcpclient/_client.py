@@ -9,6 +9,7 @@ from typing import Any, Callable, Hashable, Sequence
 from . import types as t
 from ._cache import ResultCache
 from ._calls import CallsMixin
+from ._elicitation import ElicitationMixin
 from ._exceptions import CapabilityError, ClientClosedError, MCPError
 from ._handlers import Handlers
 from ._logging import LogRouter
@@ -16,8 +17,10 @@ from ._notifications import NotificationsMixin
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
 from ._session import CLOSED, LEGACY, MODERN, OPEN, UNOPENED, Session
+from ._skills import SkillsMixin
 from ._structured import OutputValidator
 from ._subscriptions import Listener
+from ._tasks import TasksMixin
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
 from .transports.base import Transport
 
@@ -25,7 +28,7 @@ __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
 
 log = logging.getLogger("mcpclient")
 
-class Client(CallsMixin, NotificationsMixin):
+class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, ElicitationMixin):
     """A blocking MCP client over one ``Transport``; safe to share between threads.
 
     Create it with a transport, then call ``initialize()`` (or use it as a context manager,
@@ -189,7 +192,8 @@ class Client(CallsMixin, NotificationsMixin):
         tells a legacy server with ``notifications/roots/list_changed``.
         """
         self._handlers.set_roots(roots)
-        if self._state == OPEN and self._session.era == LEGACY and self._handlers.roots is not None:
+        declared = "roots" in self._session.declared
+        if self._state == OPEN and self._session.era == LEGACY and declared and self._handlers.roots is not None:
             try:
                 self._session.notify("notifications/roots/list_changed", None, self._timeout(DEFAULT))
             except MCPError as exc:

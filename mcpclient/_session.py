@@ -24,6 +24,7 @@ from ._exceptions import (
     StreamInterrupted,
     TransportError,
 )
+from ._elicitation import url_elicitation_error
 from ._handlers import Handlers
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
@@ -65,6 +66,8 @@ class Session:
         self.era: str | None = None
         self.state: legacy.HandshakeResult | None = None
         self.log_level: str | None = None
+        #: The client capabilities the legacy handshake declared (fixed for the session).
+        self.declared: dict[str, Any] = {}
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -125,7 +128,8 @@ class Session:
         self.era = MODERN
 
     def _initialize(self, timeout: float | None, *, may_be_modern: bool = False) -> None:
-        params = legacy.initialize_params(self.client_info, self.handlers.capabilities())
+        self.declared = self.handlers.capabilities()
+        params = legacy.initialize_params(self.client_info, self.declared)
         try:
             result = self.engine.request("initialize", params, timeout=timeout, cancel_on_timeout=False)
         except RPCError as exc:
@@ -168,17 +172,20 @@ class Session:
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
             total = None if deadline is None else max(0.0, deadline - time.monotonic())
-            result = self._request(
-                method,
-                retry or None,
-                timeout=timeout,
-                on_progress=on_progress,
-                max_total=total,
-                cancel=cancel,
-            )
+            try:
+                result = self._request(
+                    method,
+                    retry or None,
+                    timeout=timeout,
+                    on_progress=on_progress,
+                    max_total=total,
+                    cancel=cancel,
+                )
+            except RPCError as exc:
+                raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
             kind = result.get("resultType", "complete")
-            if kind == "complete":
-                return result
+            if kind == "complete" or (kind == "task" and method in modern.TASK_METHODS):
+                return result  # a task handle is waited for by the caller (see _tasks)
             if kind != "input_required":
                 raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
             if method not in modern.INPUT_REQUIRED_METHODS:

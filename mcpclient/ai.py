@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from attrs import field, frozen
 
 from ._exceptions import ToolError
+from ._timeouts import DEFAULT
 
 if TYPE_CHECKING:
     from ._client import Client
+    from .types import ToolResult
 
-__all__ = ["Tool", "tools"]
+__all__ = ["Tool", "ToolCaller", "tools"]
+
+
+class ToolCaller(Protocol):
+    """Anything that runs a tool by name: a ``Client``, or a ``ClientGroup`` (prefixed names)."""
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = ..., *, timeout: Any = ...) -> ToolResult:
+        """Run the tool ``name`` and return its result."""
 
 
 @frozen(kw_only=True)
@@ -21,15 +30,16 @@ class Tool:
 
     ``name``, ``description`` and ``schema`` (the tool's input JSON schema) are the server's,
     verbatim. ``execute(arguments)`` calls the tool and returns its text; a result with
-    ``is_error`` raises ``ToolError`` so the loop records a failed tool call.
+    ``is_error`` raises ``ToolError`` so the loop records a failed tool call. ``client`` is
+    what runs it: a ``Client``, or a ``ClientGroup`` for the group's prefixed names.
     """
 
     name: str
     description: str
     schema: dict[str, Any]
-    client: Client = field(repr=False, eq=False)
+    client: ToolCaller = field(repr=False, eq=False)
 
-    def execute(self, arguments: Mapping[str, Any] | str | None = None, *, timeout: Any = None) -> str:
+    def execute(self, arguments: Mapping[str, Any] | str | None = None, *, timeout: Any = DEFAULT) -> str:
         """Call the tool; ``arguments`` may be a mapping or the JSON text an LLM produced."""
         if isinstance(arguments, (str, bytes)):
             try:
@@ -38,15 +48,15 @@ class Tool:
                 raise ToolError(f"arguments for tool {self.name!r} are not valid JSON: {exc}", tool=self.name) from exc
             if arguments is not None and not isinstance(arguments, dict):
                 raise ToolError(f"arguments for tool {self.name!r} must be a JSON object", tool=self.name)
-        kwargs = {} if timeout is None else {"timeout": timeout}
+        kwargs = {} if timeout is DEFAULT else {"timeout": timeout}
         result = self.client.call_tool(self.name, arguments, **kwargs)
         result.raise_for_error(self.name)
         return result.text
 
 
-def tools(client: Client, *, timeout: Any = None) -> list[Tool]:
+def tools(client: Client, *, timeout: Any = DEFAULT) -> list[Tool]:
     """List the client's tools as ``Tool`` objects (schemas passed through, never re-derived)."""
-    kwargs = {} if timeout is None else {"timeout": timeout}
+    kwargs = {} if timeout is DEFAULT else {"timeout": timeout}
     return [
         Tool(name=d.name, description=d.description, schema=d.input_schema, client=client)
         for d in client.list_tools(**kwargs)

@@ -52,7 +52,12 @@ def no_thread_leak():
 
 
 def child_pids(pid: int | None = None) -> set[int]:
-    """The live children of ``pid`` (default: this process), from /proc."""
+    """The live children of ``pid`` (default: this process), from /proc.
+
+    The stdio watchdog (one per process, for its whole life) is not counted.
+    """
+    from mcpclient.transports import _watchdog
+
     pid = os.getpid() if pid is None else pid
     children: set[int] = set()
     for entry in Path("/proc").iterdir():
@@ -65,4 +70,4 @@ def child_pids(pid: int | None = None) -> set[int]:
         fields = stat.rsplit(")", 1)[1].split()
         if int(fields[1]) == pid and fields[0] != "Z":
             children.add(int(entry.name))
-    return children
+    return children - {_watchdog.pid()}

@@ -8,6 +8,7 @@ every pending call fails at once with the reason; after ``close()`` calls fail i
 
 from __future__ import annotations
 
+import collections
 import copy
 import itertools
 import logging
@@ -57,13 +58,7 @@ _live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
 def _after_fork_in_child() -> None:
     # Threads do not survive fork: a client inherited by a child can never receive a reply.
     for engine in list(_live_engines):
-        engine._mark_dead(
-            TransportError(
-                "this client was created in another process and cannot be used after fork(); "
-                "create a new Client in this process"
-            ),
-            forked=True,
-        )
+        engine._forget_parent()
 
 
 if hasattr(os, "register_at_fork"):
@@ -127,8 +122,12 @@ class Engine:
         self._busy_cond = threading.Condition()
         self._dispatch_local = threading.local()
         self._dropped = 0
+        self._lane: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
+        self._lane_lock = threading.Lock()
+        self._lane_busy = False
         self._reader = threading.Thread(target=self._read_loop, name="mcpclient-reader", daemon=True)
         self._started = False
+        self._forked = False
         _live_engines.add(self)
 
     # -- life cycle -------------------------------------------------------------------------
@@ -160,6 +159,11 @@ class Engine:
         for slot in pending.values():
             slot.error = ClientClosedError()
             slot.event.set()
+        if self._forked:
+            # The transport, its process or session and the threads are the parent's: closing
+            # them here would kill the parent's server or end its session.
+            _live_engines.discard(self)
+            return
         for token in tokens:
             token.cancel("client closed")
         try:
@@ -188,6 +192,25 @@ class Engine:
                     )
                     return
                 self._busy_cond.wait(left)
+
+    def _forget_parent(self) -> None:
+        """In a forked child: fail every later call; the connection stays the parent's.
+
+        Only the forking thread exists in the child, so a lock another thread held at fork
+        time would stay held forever: the locks are replaced before anything takes them.
+        """
+        self._lock = threading.Lock()
+        self._write_lock = None if self._write_lock is None else threading.Lock()
+        self._busy_cond = threading.Condition()
+        self._busy = 0
+        self._forked = True
+        self._mark_dead(
+            TransportError(
+                "this client was created in another process and cannot be used after fork(); "
+                "create a new Client in this process"
+            ),
+            forked=True,
+        )
 
     def _mark_dead(self, error: MCPError, *, forked: bool = False) -> None:
         """Fail every pending call with ``error``; later calls fail with it too."""
@@ -412,8 +435,8 @@ class Engine:
             log.warning("skipping a message that is neither request, reply nor notification: %r", _excerpt(message))
             return
         request_id = message.get("id")
-        if isinstance(request_id, str) and request_id.isdigit():
-            request_id = int(request_id)  # servers that stringify our ids
+        if isinstance(request_id, str) and len(request_id) < 20 and request_id.isascii() and request_id.isdigit():
+            request_id = int(request_id)  # servers that stringify our ids (but int() refuses "²")
         with self._lock:
             slot = self._pending.pop(request_id, None) if _hashable(request_id) else None
         if slot is None and isinstance(request_id, float) and request_id.is_integer():
@@ -442,7 +465,7 @@ class Engine:
                     "dispatch pool full: dropped notification %r (%d dropped so far)", method, self._dropped
                 )
             return
-        self._submit(self._run_notification, method, params)
+        self._submit_ordered(self._run_notification, method, params)
 
     def _route_progress(self, params: dict[str, Any]) -> None:
         token = params.get("progressToken")
@@ -457,7 +480,7 @@ class Engine:
         total = params.get("total")
         message = params.get("message")
         if self._capacity.acquire(blocking=False):
-            self._submit(
+            self._submit_ordered(
                 self._run_progress,
                 slot.on_progress,
                 float(progress),
@@ -489,6 +512,28 @@ class Engine:
         if key is not None:
             self._inbound[key] = token
         self._submit(self._run_request, request_id, method, params or {}, token)
+
+    def _submit_ordered(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run notifications and progress callbacks one at a time, in arrival order.
+
+        Server requests run concurrently; notifications share this one lane so a user's
+        handler sees log lines, progress and changes in the order the server sent them.
+        """
+        with self._lane_lock:
+            self._lane.append((fn, args))
+            if self._lane_busy:
+                return
+            self._lane_busy = True
+        self._submit(self._drain_lane)
+
+    def _drain_lane(self) -> None:
+        while True:
+            with self._lane_lock:
+                if not self._lane:
+                    self._lane_busy = False
+                    return
+                fn, args = self._lane.popleft()
+            fn(*args)
 
     def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         try:

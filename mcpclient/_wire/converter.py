@@ -190,7 +190,7 @@ def structure(value: Any, cls: type[T]) -> T:
         return _converter.structure(value, cls)
     except ProtocolError:
         raise
-    except (BaseValidationError, KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (BaseValidationError, KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
         raise ProtocolError(
             f"the server sent an invalid {cls.__name__}: {exc!r} in {_excerpt(value)}"
         ) from exc

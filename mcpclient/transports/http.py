@@ -35,7 +35,11 @@ MAX_RESUME_ATTEMPTS = 5
 #: Failed attempts in a row before the GET stream for server messages is given up.
 MAX_LISTEN_FAILURES = 5
 
+#: How long the handshake waits for the GET stream to open before going on without it.
+LISTEN_OPEN_TIMEOUT = 5.0
+
 _NO_ID: Any = object()
+_NO_STREAM: Any = object()
 _CLOSED: Any = object()
 
 
@@ -146,7 +150,7 @@ class StreamableHTTPTransport(Transport):
         if method == "notifications/initialized":
             self._initialized_message = message
             if not self._modern:
-                self._start_listening()
+                self._start_listening(deadline)
 
     def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
         """Learn which tool arguments travel as ``Mcp-Param-*`` headers (modern era).
@@ -353,47 +357,66 @@ class StreamableHTTPTransport(Transport):
 
     # -- the GET stream for messages the server starts ---------------------------------------
 
-    def _start_listening(self) -> None:
+    def _start_listening(self, deadline: float | None) -> None:
+        """Open the GET stream before the handshake returns, so nothing the server sends
+        right after it (a request made during the first tool call) finds no stream to go to."""
         with self._lock:
             if not self._listen or self._listening or self._closed.is_set():
                 return
             self._listening = True
-        self._drains.submit(self._listen_loop)
+        wait = LISTEN_OPEN_TIMEOUT if deadline is None else min(LISTEN_OPEN_TIMEOUT, max(0.1, deadline - time.monotonic()))
+        try:
+            first = self._open_listen_stream(None, time.monotonic() + wait)
+        except MCPError as exc:
+            log.debug("the GET stream did not open at once (%s); retrying in the background", exc)
+            first = None
+        else:
+            if first is _NO_STREAM:
+                return
+        self._drains.submit(self._listen_loop, first)
 
-    def _listen_loop(self) -> None:
+    def _open_listen_stream(self, last_id: str | None, deadline: float | None) -> Any:
+        """One GET: the open SSE response, ``_NO_STREAM`` if the server has none, or an error."""
+        headers = self._headers()
+        session_id = self.session_id
+        if last_id is not None:
+            headers["Last-Event-ID"] = last_id
+        # The headers must come within the deadline; the stream itself may then idle forever.
+        read_timeout: Any = "deadline" if deadline is not None else None
+        response = self._http.request(
+            "GET", headers=headers, deadline=deadline, read_timeout=read_timeout, cancelled=self._closed
+        )
+        status = response.status_code
+        if status == 404 and session_id is not None:
+            response.close()
+            self._renew_session(session_id, None)
+            raise TransportError("the session was renewed; the GET stream reopens")
+        if status >= 300 or not _http.is_event_stream(response):
+            response.close()
+            if status == 405:
+                log.debug("the server offers no GET stream (HTTP 405)")
+            else:
+                log.info("the server refused the GET stream (HTTP %d); its messages will "
+                         "arrive only with replies", status)
+            return _NO_STREAM
+        set_read_timeout(response, None)
+        self._track(response)
+        return response
+
+    def _listen_loop(self, response: requests.Response | None) -> None:
         last_id: str | None = None
         failures = 0
         while not self._closed.is_set():
-            headers = self._headers()
-            session_id = self.session_id
-            if last_id is not None:
-                headers["Last-Event-ID"] = last_id
             delay = None
-            try:
-                response = self._http.request("GET", headers=headers, read_timeout=None, cancelled=self._closed)
-            except MCPError as exc:
-                response = None
-                failures += 1
-                log.debug("the GET stream failed to open: %s", exc)
-            if response is not None:
-                status = response.status_code
-                if status == 404 and session_id is not None:
-                    response.close()
-                    try:
-                        self._renew_session(session_id, None)
-                    except MCPError as exc:
-                        log.warning("the GET stream stops: %s", exc)
-                        return
-                    continue
-                if status >= 300 or not _http.is_event_stream(response):
-                    response.close()
-                    if status == 405:
-                        log.debug("the server offers no GET stream (HTTP 405)")
-                    else:
-                        log.info("the server refused the GET stream (HTTP %d); its messages will "
-                                 "arrive only with replies", status)
+            if response is None:
+                try:
+                    response = self._open_listen_stream(last_id, None)
+                except MCPError as exc:
+                    failures += 1
+                    log.debug("the GET stream failed to open: %s", exc)
+                if response is _NO_STREAM:
                     return
-                self._track(response)
+            if response is not None:
                 parser = SSEParser()
                 try:
                     _, count = self._pump(response, parser, None)
@@ -405,6 +428,7 @@ class StreamableHTTPTransport(Transport):
                 failures = 0 if count else failures + 1
                 if parser.retry is not None:
                     delay = parser.retry / 1000
+                response = None
             if failures > MAX_LISTEN_FAILURES:
                 log.warning("the GET stream failed %d times in a row; no longer listening", failures)
                 return

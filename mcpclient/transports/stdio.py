@@ -14,6 +14,7 @@ import time
 from typing import IO, Any, Callable, Iterable, Mapping, Union
 
 from .._exceptions import ConnectionClosed, TransportError
+from . import _watchdog
 from .base import Transport, decode_message, encode_message
 
 __all__ = ["StdioTransport"]
@@ -76,6 +77,8 @@ class StdioTransport(Transport):
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             raise TransportError(f"cannot start {self.cmd[0]!r}: {exc}") from exc
+        self._owner = os.getpid()
+        _watchdog.watch(self._proc.pid)  # the server dies with this process, however it ends
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
         self._stdin_fd = self._proc.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
@@ -199,6 +202,15 @@ class StdioTransport(Transport):
                 return
             self._closed = True
         proc = self._proc
+        if os.getpid() != self._owner:
+            # A forked child: the server is the parent's. Drop our copy of its stdin (so it still
+            # sees EOF when the parent closes), but not stdout or stderr, whose buffer locks the
+            # parent's reader threads held at fork time and would hold here forever.
+            try:
+                proc.stdin.close()  # type: ignore[union-attr]
+            except OSError:
+                pass
+            return
         try:
             proc.stdin.close()  # type: ignore[union-attr]
         except OSError:
@@ -211,6 +223,7 @@ class StdioTransport(Transport):
                     log.warning("server process %d did not die after SIGKILL", proc.pid)
         # Whatever the leader left in its group (grandchildren) goes too.
         _signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+        _watchdog.forget(proc.pid)
         if not self._reading:
             self._close_stdout()
 

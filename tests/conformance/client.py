@@ -79,10 +79,12 @@ SCENARIOS: dict[str, Callable[[str, str, dict[str, Any]], None]] = {
     "sse-retry": run_sse_retry,
     "json-schema-2020-12-preservation": run_json_schema_preservation,
 }
+SCENARIOS.update(__import__("skills_scenarios").scenarios(connect))  # SEP-2640: see skills_scenarios.py
 
 
 def main(argv: list[str]) -> int:
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    level = logging.DEBUG if os.environ.get("MCPCLIENT_CONFORMANCE_DEBUG") else logging.INFO
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
     if len(argv) < 2:
         print("usage: client.py SERVER_URL", file=sys.stderr)
         return 2
@@ -90,7 +92,12 @@ def main(argv: list[str]) -> int:
     scenario = os.environ.get("MCP_CONFORMANCE_SCENARIO", "")
     version = os.environ.get("MCP_CONFORMANCE_PROTOCOL_VERSION", "")
     context = json.loads(os.environ.get("MCP_CONFORMANCE_CONTEXT") or "{}")
-    run = SCENARIOS.get(scenario, run_initialize)
+    if scenario.startswith("auth/"):  # OAuth scenarios: see auth_scenarios.py
+        from auth_scenarios import run as run_auth
+
+        run = lambda url, version, context: run_auth(url, scenario, context, version)  # noqa: E731
+    else:
+        run = SCENARIOS.get(scenario, run_initialize)
     log.info("scenario %r (spec %s) against %s", scenario, version or "?", url)
     run(url, version, context)
     return 0

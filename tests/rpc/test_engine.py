@@ -195,14 +195,15 @@ def test_a_full_pool_drops_notifications_and_replies_still_flow(transport, caplo
         for i in range(50):
             transport.push({"jsonrpc": "2.0", "method": f"notifications/n{i}"})
         t0 = time.monotonic()
-        client.ping()  # the reader thread is not blocked by the stuck handlers
+        client.ping()  # the reader thread is not blocked by the stuck handler
         assert time.monotonic() - t0 < 1
-    assert wait_for(lambda: len(seen) == 2)
+    assert wait_for(lambda: len(seen) == 1)  # notifications run one at a time, in order
     assert any("dropped" in r.getMessage() for r in caplog.records)
     release.set()
+    assert wait_for(lambda: len(seen) == 2)  # the one that found room in the queue
     client.close()
     server.stop()
-    assert len(seen) == 2
+    assert seen == ["notifications/n0", "notifications/n1"]
 
 
 def test_a_full_pool_refuses_server_requests_with_an_error(transport):
@@ -221,6 +222,22 @@ def test_a_full_pool_refuses_server_requests_with_an_error(transport):
     release.set()
     client.close()
     server.stop()
+
+
+def test_notifications_reach_the_handler_in_the_order_sent(client_and_server):
+    client, _ = client_and_server
+    got = []
+
+    def slow_first(method, params):
+        if params["n"] == 0:
+            time.sleep(0.2)  # a slow handler must not let later notifications overtake it
+        got.append(params["n"])
+
+    client.set_notification_handler(slow_first)
+    for n in range(20):
+        client.transport.push({"jsonrpc": "2.0", "method": "notifications/message", "params": {"n": n}})
+    assert wait_for(lambda: len(got) == 20)
+    assert got == list(range(20))
 
 
 def test_max_dispatch_must_be_positive(transport):

@@ -1,0 +1,385 @@
+"""Interop checks against the official-SDK test server (``tests/servers/sdk_server.py``).
+
+Each ``check_*`` function takes a connected ``Client`` (and, where the server asks the client
+something, the ``Peer`` installed on it) and asserts on what a real server sends. Nothing here
+knows the transport: a test module builds the client for stdio, Streamable HTTP or SSE and
+calls these. The expected values are those documented in the server's docstring.
+
+What each check needs from its client:
+
+* most: an initialized client, handlers or not;
+* ``check_sampling``, ``check_elicitation_*``, ``check_roots``, ``check_log_notification``:
+  a ``Peer`` installed before ``initialize()`` (``Connections.open(peer)``), and a transport
+  on which the server can reach the client (not ``--stateless`` or ``--json-response``);
+* ``check_elicitation_without_handler``: a client with no elicitation handler;
+* ``check_timeout_cancels``: the server started with ``SDK_SERVER_EVENTS`` set.
+
+A client shared by several tests must not start a dispatch thread during one of them (the
+thread-leak check fails it): share only clients the server never sends anything unasked, or
+open them with ``max_dispatch=1`` and make the server send one message up front (see
+``test_sdk_stdio.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+import time
+from typing import Any, Callable
+
+import pytest
+
+import mcpclient
+from mcpclient import (
+    Client,
+    CompletionRef,
+    ElicitationResult,
+    RequestTimeout,
+    Root,
+    ToolError,
+)
+
+from .peer import WAIT, Peer
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+#: The server speaks both eras; which one is used depends on what the client asks for first.
+PROTOCOL_VERSIONS = ("2025-11-25", "2026-07-28")
+
+TOOL_NAMES = {
+    "echo", "add", "image", "fail", "slow", "sample", "elicit", "roots", "log", "mixed", "counter",
+    "touch", "toggle_tool",
+}  # fmt: skip
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) of a PNG; fails the test if ``data`` is not one."""
+    assert data[:8] == PNG_SIGNATURE, f"not a PNG: {data[:16]!r}"
+    assert data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+# -- handshake ------------------------------------------------------------------------------
+
+
+def check_handshake(client: Client) -> None:
+    assert client.protocol_version in PROTOCOL_VERSIONS
+    assert client.server_info is not None
+    assert (client.server_info.name, client.server_info.version) == ("sdk-test-server", "1.0.0")
+    assert client.instructions == "Test server for the mcpclient test suite."
+    caps = client.server_capabilities
+    assert caps["tools"] == {"listChanged": True}
+    assert caps["prompts"] == {"listChanged": True}
+    assert caps["resources"] == {"listChanged": True, "subscribe": True}
+    assert "completions" in caps and "logging" in caps
+
+
+def check_ping(client: Client) -> None:
+    assert client.ping() is None
+
+
+# -- tools ------------------------------------------------------------------------------------
+
+
+def check_list_tools(client: Client) -> None:
+    tools = {tool.name: tool for tool in client.list_tools()}
+    assert set(tools) == TOOL_NAMES
+    echo = tools["echo"]
+    assert echo.description == "Echo the given text."
+    assert echo.input_schema == {
+        "type": "object",
+        "title": "echoArguments",
+        "properties": {"text": {"description": "Text to echo back", "title": "Text", "type": "string"}},
+        "required": ["text"],
+    }
+    assert echo.output_schema is None
+    add = tools["add"]
+    assert add.output_schema == {
+        "type": "object",
+        "title": "addOutput",
+        "properties": {"result": {"title": "Result", "type": "integer"}},
+        "required": ["result"],
+    }
+    assert add.input_schema["required"] == ["a", "b"]
+    slow = tools["slow"].input_schema
+    assert slow["properties"]["seconds"]["default"] == 1.0
+    assert slow["properties"]["steps"]["default"] == 5
+
+
+def check_text_tool(client: Client) -> None:
+    text = 'héllo, 世界 🌍\nsecond line "quoted" \\ back'
+    result = client.call_tool("echo", {"text": text})
+    assert not result.is_error
+    assert result.text == text
+    assert [part.type for part in result.content] == ["text"]
+    assert result.structured_content is None
+
+
+def check_structured_tool(client: Client) -> None:
+    result = client.call_tool("add", {"a": 2, "b": 40})
+    assert result.structured_content == {"result": 42}
+    assert result.text == "42"
+    assert not result.is_error
+
+
+def check_image_tool(client: Client) -> None:
+    result = client.call_tool("image")
+    [part] = result.content
+    assert (part.type, part.mime_type) == ("image", "image/png")
+    assert png_size(part.decoded()) == (1, 1)
+    assert result.text == ""
+
+
+def check_error_tool(client: Client) -> None:
+    result = client.call_tool("fail")
+    assert result.is_error is True
+    assert result.text == "Error executing tool fail: this tool always fails"
+    with pytest.raises(ToolError) as caught:
+        result.raise_for_error("fail")
+    assert caught.value.result is result
+    assert caught.value.tool == "fail"
+    assert "this tool always fails" in str(caught.value)
+    ok = client.call_tool("echo", {"text": "fine"})
+    assert ok.raise_for_error() is ok
+
+
+def check_tool_errors_are_results(client: Client) -> None:
+    """Bad arguments and unknown tools come back as is_error results, not exceptions."""
+    unknown = client.call_tool("no-such-tool")
+    assert unknown.is_error and "no-such-tool" in unknown.text
+    invalid = client.call_tool("echo", {})
+    assert invalid.is_error and "text" in invalid.text
+
+
+def check_progress_tool(client: Client) -> None:
+    result = client.call_tool("slow", {"seconds": 0.2, "steps": 2})
+    assert result.text == "done after 2 steps"
+
+
+def check_progress_reports(client: Client) -> None:
+    """``on_progress`` gets every report of the call (they run on dispatch threads, so they may
+    still be arriving when the call returns)."""
+    reports: list[tuple[float, float | None, str | None]] = []
+    done = threading.Event()
+
+    def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        reports.append((progress, total, message))
+        if len(reports) == 4:
+            done.set()
+
+    result = client.call_tool("slow", {"seconds": 0.4, "steps": 4}, on_progress=on_progress)
+    assert result.text == "done after 4 steps"
+    assert done.wait(WAIT), f"progress reports: {reports}"
+    assert sorted(reports) == [(float(i), 4.0, f"step {i} of 4") for i in range(1, 5)]
+
+
+def check_mixed_content(client: Client) -> None:
+    result = client.call_tool("mixed")
+    assert [part.type for part in result.content] == ["text", "image", "resource"]
+    text, image, resource = result.content
+    assert text.text == "some text"
+    assert image.mime_type == "image/png" and png_size(image.decoded()) == (1, 1)
+    assert resource.resource is not None
+    assert (resource.resource.uri, resource.resource.mime_type) == ("test://text", "text/plain")
+    assert resource.resource.text == "hello world"
+    assert result.text == "some text"
+
+
+def check_state_kept_between_calls(client: Client) -> None:
+    first = int(client.call_tool("counter").text)
+    assert int(client.call_tool("counter").text) == first + 1
+
+
+def check_timeout_cancels(client: Client, events: Callable[[], list[dict[str, Any]]]) -> None:
+    """A call that times out raises RequestTimeout, the server is told to cancel, and the client
+    stays usable. ``events()`` returns the server's ``SDK_SERVER_EVENTS`` records so far."""
+    already = len(events())
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout) as caught:
+        client.call_tool("slow", {"seconds": 30, "steps": 30}, timeout=0.5)
+    elapsed = time.monotonic() - started
+    assert 0.4 < elapsed < 5
+    assert isinstance(caught.value, TimeoutError)
+    assert caught.value.method == "tools/call" and caught.value.timeout == 0.5
+
+    end = time.monotonic() + WAIT
+    while time.monotonic() < end:
+        seen = {e["event"]: e for e in events()[already:]}
+        if "slow_cancelled" in seen:
+            break
+        time.sleep(0.05)
+    else:
+        pytest.fail(f"the server never recorded the cancellation; events: {events()[already:]}")
+    assert seen["slow_started"]["request_id"] == seen["slow_cancelled"]["request_id"]
+    assert "slow_finished" not in seen
+
+    assert client.call_tool("echo", {"text": "still here"}).text == "still here"
+    client.ping()
+
+
+# -- what the server asks of the client --------------------------------------------------------
+
+
+def check_sampling(client: Client, peer: Peer) -> None:
+    result = client.call_tool("sample", {"prompt": "What is 2+2?"})
+    assert not result.is_error
+    assert result.text == peer.reply
+    [request] = peer.sampling_requests
+    assert request.max_tokens == 100
+    assert [(m.role, m.content) for m in request.messages] == [("user", {"type": "text", "text": "What is 2+2?"})]
+
+
+def check_elicitation_accepted(client: Client, peer: Peer) -> None:
+    result = client.call_tool("elicit", {"message": "Who are you?"})
+    action, _, content = result.text.partition(" ")
+    assert action == "accept"
+    # mcpclient fills in the schema's defaults for fields an answer leaves out (SEP-1034).
+    assert json.loads(content) == {"name": "Ann", "age": 30}
+    [request] = peer.elicitation_requests
+    assert request.message == "Who are you?"
+    assert request.mode == "form"
+    schema = request.requested_schema
+    assert schema is not None
+    assert schema["required"] == ["name"]
+    assert schema["properties"]["age"] == {
+        "type": "integer", "title": "Age", "description": "Your age", "default": 30
+    }  # fmt: skip
+
+
+def check_elicitation_declined(client: Client, peer: Peer) -> None:
+    peer.elicitation = ElicitationResult(action="decline")
+    result = client.call_tool("elicit", {"message": "Who are you?"})
+    assert result.text == "decline null"
+    assert len(peer.elicitation_requests) == 1
+
+
+def check_elicitation_without_handler(client: Client) -> None:
+    """A client with no elicitation handler declines automatically."""
+    result = client.call_tool("elicit", {"message": "Who are you?"})
+    assert result.text == "decline null"
+
+
+def check_roots(client: Client, peer: Peer) -> None:
+    """The server asks for the roots on every call; ``set_roots`` changes the answer."""
+    assert client.call_tool("roots").text == "\n".join(_uri(r) for r in peer.roots)
+    try:
+        client.set_roots([Root(uri="file:///srv/a", name="a"), "file:///srv/b"])
+        assert client.call_tool("roots").text == "file:///srv/a\nfile:///srv/b"
+    finally:
+        client.set_roots(peer.roots)
+
+
+def check_log_notification(client: Client, peer: Peer) -> None:
+    client.set_log_level("debug")  # 2026-07-28 servers send logs only to requests that opt in
+    assert client.call_tool("log", {"message": "something happened", "level": "warning"}).text == "logged"
+    [params] = peer.wait_for("notifications/message", lambda p: p.get("data") == "something happened")
+    assert params == {"level": "warning", "logger": "sdk_server", "data": "something happened"}
+
+
+# -- resources --------------------------------------------------------------------------------
+
+
+def check_resources(client: Client) -> None:
+    resources = {r.uri: r for r in client.list_resources()}
+    assert set(resources) == {"test://text", "test://blob"}
+    text = resources["test://text"]
+    assert (text.name, text.description, text.mime_type) == ("text", "A text resource", "text/plain")
+    blob = resources["test://blob"]
+    assert (blob.name, blob.description, blob.mime_type) == ("blob", "Bytes 0..255", "application/octet-stream")
+
+    [contents] = client.read_resource("test://text")
+    assert (contents.uri, contents.mime_type, contents.text, contents.blob) == (
+        "test://text", "text/plain", "hello world", None
+    )  # fmt: skip
+    [contents] = client.read_resource("test://blob")
+    assert contents.blob == bytes(range(256))
+    assert contents.text is None
+    assert contents.mime_type == "application/octet-stream"
+
+
+def check_resource_templates(client: Client) -> None:
+    [template] = client.list_resource_templates()
+    assert template.uri_template == "test://items/{item_id}"
+    assert (template.name, template.description, template.mime_type) == ("item", "An item by id", "text/plain")
+    [contents] = client.read_resource("test://items/42")
+    assert (contents.uri, contents.text) == ("test://items/42", "item 42")
+
+
+def check_read_missing_resource(client: Client) -> None:
+    with pytest.raises(mcpclient.RPCError) as caught:
+        client.read_resource("test://nope")
+    assert caught.value.method == "resources/read"
+
+
+# -- prompts and completions ---------------------------------------------------------------------
+
+
+def check_prompts(client: Client) -> None:
+    prompts = {p.name: p for p in client.list_prompts()}
+    assert set(prompts) == {"greet", "with_resource", "with_image"}
+    greet = prompts["greet"]
+    assert greet.description == "Greet someone by name"
+    [argument] = greet.arguments
+    assert (argument.name, argument.description, argument.required) == (
+        "name", "Name of the person to greet", True
+    )  # fmt: skip
+    assert prompts["with_resource"].arguments == []
+    assert prompts["with_image"].description == "A message with an image"
+
+
+def check_get_prompt(client: Client) -> None:
+    description, messages = client.get_prompt("greet", {"name": "Zoë"})
+    assert description == "Greet someone by name"
+    [message] = messages
+    assert message.role == "user"
+    [part] = message.content
+    assert (part.type, part.text) == ("text", "Hello, Zoë! Please greet me back.")
+
+    _, messages = client.get_prompt("with_resource")
+    [part] = messages[0].content
+    assert part.type == "resource" and part.resource is not None
+    assert (part.resource.uri, part.resource.mime_type, part.resource.text) == (
+        "test://text", "text/plain", "hello world"
+    )  # fmt: skip
+
+    _, messages = client.get_prompt("with_image")
+    [part] = messages[0].content
+    assert (part.type, part.mime_type) == ("image", "image/png")
+    assert png_size(part.data) == (1, 1)
+
+
+def check_completions(client: Client) -> None:
+    completion = client.complete(CompletionRef.prompt("greet"), "name", "al")
+    assert completion.values == ["alice", "albert"]
+    assert completion.total == 2 and completion.has_more is False
+    assert client.complete(CompletionRef.prompt("greet"), "name", "z").values == []
+    template = CompletionRef.resource("test://items/{item_id}")
+    assert client.complete(template, "item_id", "").values == ["1", "2", "3"]
+    assert client.complete(template, "item_id", "2").values == ["2"]
+
+
+# -- mcpclient.ai ------------------------------------------------------------------------------
+
+
+def check_ai_tools(client: Client) -> None:
+    tools = {tool.name: tool for tool in mcpclient.tools(client)}
+    definitions = {d.name: d for d in client.list_tools()}
+    assert set(tools) == set(definitions)
+    for name, tool in tools.items():
+        assert tool.description == definitions[name].description
+        assert tool.schema == definitions[name].input_schema
+    assert tools["echo"].execute({"text": "from a dict"}) == "from a dict"
+    assert tools["echo"].execute(json.dumps({"text": "from JSON"})) == "from JSON"
+    assert tools["add"].execute('{"a": 1, "b": 2}') == "3"
+    with pytest.raises(ToolError) as caught:
+        tools["fail"].execute()
+    assert caught.value.tool == "fail"
+    assert caught.value.result.is_error
+
+
+# -- helpers ----------------------------------------------------------------------------------
+
+
+def _uri(root: Root | str) -> str:
+    return root.uri if isinstance(root, Root) else root
