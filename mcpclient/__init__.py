@@ -10,7 +10,7 @@ from scripts, notebooks, WSGI views and task queues without an event loop.
 
 __version__ = "0.1.0.dev0"
 
-from . import ai
+from . import ai, config, llm
 from ._client import DEFAULT_TIMEOUT, Client
 from ._connect import connect
 from ._exceptions import (
@@ -25,12 +25,18 @@ from ._exceptions import (
     ResourceNotFound,
     StreamInterrupted,
     RPCError,
+    SkillVerificationError,
     ToolError,
     TransportError,
+    URLElicitationRequired,
 )
 from ._rpc.cancel import CancelToken
+from ._skills import Skill, SkillFile
 from ._structured import OutputValidationError
+from ._task import Task
+from .auth import AuthorizationError, OAuth
 from .ai import tools
+from .group import ClientGroup
 from .transports import SSETransport, StdioTransport, StreamableHTTPTransport, Transport
 from .types import (
     Completion,
@@ -55,10 +61,12 @@ from .types import (
 )
 
 __all__ = [
+    "AuthorizationError",
     "CancelToken",
     "CapabilityError",
     "Client",
     "ClientClosedError",
+    "ClientGroup",
     "Completion",
     "CompletionRef",
     "ConnectionClosed",
@@ -70,6 +78,7 @@ __all__ = [
     "HTTPStatusError",
     "Implementation",
     "MCPError",
+    "OAuth",
     "OutputValidationError",
     "Prompt",
     "PromptArgument",
@@ -86,17 +95,24 @@ __all__ = [
     "Root",
     "SSETransport",
     "SamplingMessage",
+    "Skill",
+    "SkillFile",
+    "SkillVerificationError",
     "StdioTransport",
     "StreamInterrupted",
     "StreamableHTTPTransport",
+    "Task",
     "ToolContent",
     "ToolDef",
     "ToolError",
     "ToolResult",
     "Transport",
     "TransportError",
+    "URLElicitationRequired",
     "__version__",
     "ai",
+    "config",
     "connect",
+    "llm",
     "tools",
 ]

@@ -17,6 +17,12 @@ EXPECTED = {
     "TransportError", "__version__", "ai", "tools",
     # Resource lookups, HTTP.
     "ResourceNotFound", "OutputValidationError", "HTTPStatusError", "StreamInterrupted", "SSETransport", "StreamableHTTPTransport", "connect",
+    # Config files, server groups, LLM tool formats (issue #7).
+    "ClientGroup", "config", "llm",
+    # Tasks, skills, URL elicitation (issue #5).
+    "Task", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
+    # OAuth for remote servers (issue #6).
+    "AuthorizationError", "OAuth",
 }
 
 
