@@ -155,7 +155,7 @@ class CallsMixin:
         if arguments is not None and not isinstance(arguments, Mapping):
             raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
         params = {"name": name, "arguments": dict(arguments) if arguments else {}}
-        options = dict(on_progress=on_progress, max_total=max_total, cancel=cancel)
+        options: dict[str, Any] = dict(on_progress=on_progress, max_total=max_total, cancel=cancel)
         try:
             result = self._call("tools/call", params, timeout, **options)
         except RPCError as exc:

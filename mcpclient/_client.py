@@ -175,7 +175,7 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         self._warn_if_late("elicitation handler")
         self._handlers.set_elicitation(handler, modes=modes)
 
-    def set_notification_handler(self, handler: Callable[[str, dict], None] | None) -> None:
+    def set_notification_handler(self, handler: Callable[[str, dict[str, Any]], None] | None) -> None:
         """Call ``handler(method, params)`` for every notification from the server.
 
         It runs on a dispatch thread; delivery is best effort (dropped, with a log line, when

@@ -43,7 +43,7 @@ def connect(
     cache: bool = False,
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
-    notification_handler: Callable[[str, dict], None] | None = None,
+    notification_handler: Callable[[str, dict[str, Any]], None] | None = None,
     roots: Sequence[t.Root | str] | None = None,
 ) -> Client:
     """Connect to an MCP server and return an initialized ``Client`` (close it when done).

@@ -18,7 +18,7 @@ log = logging.getLogger("mcpclient")
 
 SamplingHandler = Callable[..., Any]
 ElicitationHandler = Callable[..., Any]
-NotificationHandler = Callable[[str, dict], None]
+NotificationHandler = Callable[[str, "dict[str, Any]"], None]
 
 ELICITATION_MODES = ("form", "url")
 

@@ -223,7 +223,8 @@ class Session:
         for key, request in requests.items():
             if not isinstance(request, dict) or not isinstance(request.get("method"), str):
                 raise ProtocolError(f"input request {key!r} of {method!r} is malformed: {request!r:.100}")
-            params = request.get("params") if isinstance(request.get("params"), dict) else {}
+            params = request.get("params")
+            params = params if isinstance(params, dict) else {}
             try:
                 responses[key] = self.handlers.handle(request["method"], params, token)
             except RPCError as exc:

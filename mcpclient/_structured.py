@@ -39,7 +39,7 @@ class OutputValidationError(ProtocolError):
 def _refuse_retrieval(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource
 
-    raise NoSuchResource(ref=uri)
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs-made __init__
 
 
 class OutputValidator:
@@ -99,7 +99,7 @@ class OutputValidator:
                 log.debug("jsonschema is not installed: structured tool output is not validated")
             return None
         cls = validator_for(schema, default=_draft_2020_12())
-        validator = cls(schema, registry=Registry(retrieve=_refuse_retrieval))
+        validator = cls(schema, registry=Registry(retrieve=_refuse_retrieval))  # type: ignore[call-arg]
         with self._lock:
             self._validators[tool] = validator
         return validator

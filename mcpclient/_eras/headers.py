@@ -156,5 +156,7 @@ def request_headers(message: dict[str, Any], tools: ToolHeaders | None = None) -
     if field is not None and isinstance(params, dict) and isinstance(params.get(field), str):
         headers["Mcp-Name"] = encode_value(params[field])
     if method == "tools/call" and tools is not None and isinstance(params, dict):
-        headers.update(tools.for_call(params.get("name"), params.get("arguments")))
+        name = params.get("name")
+        if isinstance(name, str):
+            headers.update(tools.for_call(name, params.get("arguments")))
     return headers

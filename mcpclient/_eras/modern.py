@@ -75,8 +75,8 @@ def read_discover_result(result: dict[str, Any], version: str) -> HandshakeResul
     capabilities = result.get("capabilities")
     if not isinstance(capabilities, dict):
         raise ProtocolError(f"the server's discover result has no capabilities object: {capabilities!r:.100}")
-    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
-    info = meta.get(SERVER_INFO_KEY) or result.get("serverInfo")
+    meta = result.get("_meta")
+    info = (meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None) or result.get("serverInfo")
     server_info = structure(info, t.Implementation) if isinstance(info, dict) else t.Implementation(name="")
     instructions = result.get("instructions")
     return HandshakeResult(

@@ -48,9 +48,9 @@ DEFAULT_QUEUE_FACTOR = 64
 #: How often a call given a plain threading.Event as ``cancel`` looks at it.
 CANCEL_POLL_INTERVAL = 0.05
 
-RequestHandler = Callable[[str, dict, CancelToken], Any]
+RequestHandler = Callable[[str, "dict[str, Any]", CancelToken], Any]
 ProgressCallback = Callable[[float, "float | None", "str | None"], None]
-NotificationHandler = Callable[[str, dict], None]
+NotificationHandler = Callable[[str, "dict[str, Any]"], None]
 
 _live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
 

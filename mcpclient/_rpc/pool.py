@@ -40,9 +40,9 @@ class DispatchPool(ThreadPoolExecutor):
             args = (ref, self._work_queue, self._initializer, self._initargs)
         worker = threading.Thread(
             name=f"{self._thread_name_prefix}_{len(self._threads)}",
-            target=_cf_thread._worker,  # type: ignore[attr-defined]
+            target=_cf_thread._worker,
             args=args,
             daemon=True,
         )
         worker.start()
-        self._threads.add(worker)
+        self._threads.add(worker)  # type: ignore[attr-defined]  # a set at run time

@@ -156,14 +156,15 @@ def _structure_create_message_request(
     )
 
 
-for _cls, _hook in (
+_HOOKS: tuple[tuple[type, Callable[[Any, Any], Any]], ...] = (
     (t.ToolContent, _structure_tool_content),
     (t.PromptPart, _structure_prompt_part),
     (t.PromptMessage, _structure_prompt_message),
     (t.ToolResult, _structure_tool_result),
     (t.CreateMessageRequest, _structure_create_message_request),
-):
-    _converter.register_structure_hook(_cls, _hook)
+)
+for _hooked, _hook in _HOOKS:
+    _converter.register_structure_hook(_hooked, _hook)
 
 
 # Outgoing values: omit whatever is None, keep required fields even at their default.
@@ -173,7 +174,7 @@ def _register_out(cls: type, keep: tuple[str, ...] = ()) -> None:
         for a in attrs.fields(cls)
     }
     _converter.register_unstructure_hook(
-        cls, make_dict_unstructure_fn(cls, _converter, _cattrs_omit_if_default=True, **overrides)
+        cls, make_dict_unstructure_fn(cls, _converter, _cattrs_omit_if_default=True, **overrides)  # type: ignore[arg-type]
     )
 
 

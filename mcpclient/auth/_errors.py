@@ -34,7 +34,7 @@ class AuthorizationError(MCPError):
         return (_rebuild, (type(self), str(self), self.error, self.url))
 
 
-def _rebuild(cls: type, message: str, error: Any, url: Any) -> AuthorizationError:
+def _rebuild(cls: type[AuthorizationError], message: str, error: Any, url: Any) -> AuthorizationError:
     return cls(message, error=error, url=url)
 
 

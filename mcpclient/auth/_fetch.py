@@ -114,7 +114,7 @@ def check_url(url: Any, what: str, error: type[AuthorizationError] = DiscoveryEr
         return url  # unresolvable: the request itself will fail with a clear error
     for info in infos:
         try:
-            address = ipaddress.ip_address(info[4][0].split("%")[0])
+            address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
         except (ValueError, IndexError, TypeError):
             continue
         if _forbidden_address(address):

@@ -102,7 +102,8 @@ def sign(claims: dict[str, Any], key: Any, *, alg: str | None = None, header: di
         + "."
         + b64url(json.dumps(claims, separators=(",", ":")).encode("utf-8"))
     ).encode("ascii")
-    digest = {"256": hashes.SHA256, "384": hashes.SHA384, "512": hashes.SHA512}.get(alg[-3:])
+    digests: dict[str, Any] = {"256": hashes.SHA256, "384": hashes.SHA384, "512": hashes.SHA512}
+    digest = digests.get(alg[-3:], hashes.SHA256)
     if alg.startswith("ES") and isinstance(key, ec.EllipticCurvePrivateKey):
         der = key.sign(signing_input, ec.ECDSA(digest()))
         r, s = utils.decode_dss_signature(der)

@@ -184,7 +184,7 @@ class OAuth(requests.auth.AuthBase):
         self._bind(r.url or "")
         # Transports may copy one template request, sharing its hooks dict; never grow it.
         r.hooks = {event: list(hooks) for event, hooks in r.hooks.items()}
-        r.register_hook("response", self._on_response)
+        r.register_hook("response", self._on_response)  # type: ignore[no-untyped-call]
         if self._same_origin(r.url):
             tokens = self._fresh_tokens()
             if tokens is not None:
@@ -287,7 +287,7 @@ class OAuth(requests.auth.AuthBase):
         response.content  # noqa: B018 - drain the body so the connection can be reused
         response.close()
         prepared = response.request.copy()
-        extract_cookies_to_jar(prepared._cookies, response.request, response.raw)  # type: ignore[attr-defined]
+        extract_cookies_to_jar(prepared._cookies, response.request, response.raw)  # type: ignore[attr-defined,no-untyped-call]
         prepared.prepare_cookies(prepared._cookies)  # type: ignore[attr-defined]
         prepared.headers.pop("Authorization", None)
         prepared.headers.pop("DPoP", None)
@@ -361,7 +361,7 @@ class OAuth(requests.auth.AuthBase):
     def _pick_issuer(self, prm: ResourceMetadata, current: Tokens | None) -> str:
         servers = prm.authorization_servers
         if current is not None and current.issuer in servers:
-            return current.issuer  # type: ignore[return-value]
+            return current.issuer
         return servers[0]
 
     def _server_metadata(self, issuer: str, *, legacy: bool) -> ServerMetadata:

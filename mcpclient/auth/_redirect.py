@@ -81,6 +81,7 @@ class _CallbackRequest(http.server.BaseHTTPRequestHandler):
             self.send_error(404)
             return
         host, port = self.server.server_address[:2]
+        host = host.decode() if isinstance(host, bytes) else host
         self.server.callback = f"http://{host}:{port}{self.path}"
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")

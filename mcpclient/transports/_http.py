@@ -172,9 +172,8 @@ class Requester:
             else:
                 if response.status_code not in RETRY_STATUSES or attempt + 1 >= attempts:
                     return response
-                delay = retry_after(response.headers.get("Retry-After"))
-                if delay is None:
-                    delay = backoff(attempt)
+                after = retry_after(response.headers.get("Retry-After"))
+                delay = backoff(attempt) if after is None else after
                 response.close()
                 if delay > RETRY_AFTER_MAX:
                     raise HTTPStatusError(
@@ -214,7 +213,7 @@ class Requester:
         read = remaining if read_timeout == "deadline" else read_timeout
         for _ in range(MAX_REDIRECTS + 1):
             try:
-                response = self.session.send(prepared, timeout=(connect, read), **self._send_kwargs)
+                response = self.session.send(prepared, timeout=(connect, read), **self._send_kwargs)  # type: ignore[arg-type]
             except Exception as exc:
                 error = translate(exc, f"{method} {self._safe(prepared.url)}")
                 if _connect_phase(exc):
@@ -264,7 +263,7 @@ class Requester:
     def _token(self) -> str:
         provider = self._token_provider
         try:
-            token = provider.token() if hasattr(provider, "token") else provider()
+            token = provider.token() if hasattr(provider, "token") else provider()  # type: ignore[misc,union-attr]
         except MCPError:
             raise
         except Exception as exc:
@@ -330,7 +329,7 @@ def safe_url(url: str) -> str:
 
 def backoff(attempt: int) -> float:
     """Capped exponential backoff with jitter: about 0.5, 1, 2, 4, 8, 10, 10... seconds."""
-    delay = min(RETRY_MAX_DELAY, RETRY_BASE_DELAY * (2**attempt))
+    delay: float = min(RETRY_MAX_DELAY, RETRY_BASE_DELAY * (2**attempt))
     return delay * (0.75 + random.random() / 4)
 
 
