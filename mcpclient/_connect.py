@@ -117,8 +117,9 @@ def connect(
             try:
                 legacy = SSETransport(target, **http_options)
             except MCPError as fallback_error:
-                exc.add_note(f"the HTTP+SSE fallback failed too: {fallback_error}")
-                raise exc from None
+                # Both attempts failed: report the Streamable HTTP error, with the fallback's
+                # as its cause (Python 3.10 has no add_note).
+                raise exc from fallback_error
             return start(legacy)
     if isinstance(target, (list, tuple)) and target and all(isinstance(a, (str, os.PathLike)) for a in target):
         return start(StdioTransport(list(target), env, cwd=cwd))

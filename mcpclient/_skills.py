@@ -314,7 +314,7 @@ def _check_frontmatter(skill: Skill, text: str) -> None:
 
 def _load_yaml(source: str, skill: Skill) -> Any:
     try:
-        import yaml  # type: ignore[import-untyped]
+        import yaml
     except ImportError as exc:
         raise MCPError(
             "verifying a skill's frontmatter needs PyYAML: pip install 'mcpclient[skills]'"

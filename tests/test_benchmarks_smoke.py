@@ -1,0 +1,45 @@
+"""The stdio benchmark runs end to end and reports every number (speed is never asserted)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks" / "bench_stdio.py"
+CLIENTS = ("mcpclient", "sdk", "raw")
+MODES = ("sequential", "concurrent_8", "concurrent_32")
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_quick_benchmark_reports_positive_numbers_for_every_client() -> None:
+    pytest.importorskip("mcp")
+    proc = subprocess.run(
+        [sys.executable, str(BENCH), "--quick", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=80,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = json.loads(proc.stdout)
+
+    assert results["failures"] == []
+    for client in CLIENTS:
+        for mode in MODES:
+            assert results["calls_per_s"][client][mode] > 0, (client, mode)
+        assert results["big_result_s"][client] > 0, client
+    for client in ("mcpclient", "sdk"):
+        assert results["import_s"][client] > 0, client
+        assert results["idle_rss_mb"][client] > 0, client
+    for mode in MODES:
+        assert results["ratios"][mode]["mcpclient/sdk"] > 0, mode
+        assert results["ratios"][mode]["mcpclient/raw"] > 0, mode
+    assert results["ratios"]["big_speedup_vs_sdk"] > 0
+    assert results["ratios"]["import_speedup_vs_sdk"] > 0
+    assert all(isinstance(t["value"], float) and t["value"] > 0 for t in results["targets"].values())
