@@ -10,9 +10,10 @@ from scripts, notebooks, WSGI views and task queues without an event loop.
 
 __version__ = "0.1.0.dev0"
 
-from . import ai, config, llm
+from typing import TYPE_CHECKING, Any
+
+from . import ai
 from ._client import DEFAULT_TIMEOUT, Client
-from ._connect import connect
 from ._exceptions import (
     CapabilityError,
     ClientClosedError,
@@ -34,10 +35,8 @@ from ._rpc.cancel import CancelToken
 from ._skills import Skill, SkillFile
 from ._structured import OutputValidationError
 from ._task import Task
-from .auth import AuthorizationError, OAuth
 from .ai import tools
-from .group import ClientGroup
-from .transports import SSETransport, StdioTransport, StreamableHTTPTransport, Transport
+from .transports import StdioTransport, Transport
 from .types import (
     Completion,
     CompletionRef,
@@ -59,6 +58,43 @@ from .types import (
     ToolDef,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from . import config, llm
+    from ._connect import connect
+    from .auth import AuthorizationError, OAuth
+    from .group import ClientGroup
+    from .transports import SSETransport, StreamableHTTPTransport
+
+# What needs the HTTP stack (requests) is imported on first use, so that a script that only
+# runs stdio servers starts fast: ``from mcpclient import connect`` works as usual.
+_LAZY = {
+    "connect": ("._connect", "connect"),
+    "SSETransport": (".transports.sse", "SSETransport"),
+    "StreamableHTTPTransport": (".transports.http", "StreamableHTTPTransport"),
+    "OAuth": (".auth", "OAuth"),
+    "AuthorizationError": (".auth", "AuthorizationError"),
+    "ClientGroup": (".group", "ClientGroup"),
+    "config": (".config", None),
+    "llm": (".llm", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mcpclient' has no attribute {name!r}")
+    import importlib
+
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name, __name__)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "AuthorizationError",

@@ -29,6 +29,8 @@ TERMINATE_TIMEOUT = 2.0
 KILL_REAP_TIMEOUT = 2.0
 #: When stdout ends, how long we wait for the exit code and the last stderr lines.
 EXIT_REPORT_TIMEOUT = 0.5
+#: The most a single read from the server's stdout takes, in bytes.
+READ_SIZE = 1 << 20
 #: How many lines of the server's stderr are kept for error messages.
 STDERR_TAIL_LINES = 20
 
@@ -83,6 +85,9 @@ class StdioTransport(Transport):
         self._stdin_fd = self._proc.stdin.fileno()
         os.set_blocking(self._stdin_fd, False)
         self._stdout = self._proc.stdout
+        self._stdout_fd = self._stdout.fileno()
+        self._partial = bytearray()  # the start of a line whose end has not arrived yet
+        self._lines: collections.deque[bytes] = collections.deque()
         self._stderr_thread = threading.Thread(
             target=self._pump_stderr, name="mcpclient-stderr", daemon=True
         )
@@ -109,6 +114,10 @@ class StdioTransport(Transport):
         deadline = None if timeout is None else time.monotonic() + timeout
         written = 0
         try:
+            try:
+                written = os.write(self._stdin_fd, data)  # the usual case: it all fits at once
+            except BlockingIOError:
+                pass
             while written < len(data):
                 try:
                     written += os.write(self._stdin_fd, data[written:])
@@ -138,17 +147,43 @@ class StdioTransport(Transport):
         self._reading = True
         try:
             while True:
-                try:
-                    line = self._stdout.readline()
-                except (OSError, ValueError) as exc:
-                    raise self._exit_error(f"cannot read from the server: {exc}") from exc
-                if not line:
+                line = self._lines.popleft() if self._lines else self._read_lines()
+                if line is None:
                     self._close_stdout()
                     raise self._exit_error("the server closed its stdout")
                 if line.strip():
                     return decode_message(line)
         finally:
             self._reading = False
+
+    def _read_lines(self) -> bytes | None:
+        """Read what the pipe holds (up to 1 MiB at a time); return the next whole line.
+
+        Large reads instead of ``readline()``'s 8 KiB ones: a 10 MB message takes a handful of
+        system calls, and a partial line grows in place, so long lines cost linear time.
+        """
+        while True:
+            try:
+                chunk = os.read(self._stdout_fd, READ_SIZE)
+            except (OSError, ValueError) as exc:
+                raise self._exit_error(f"cannot read from the server: {exc}") from exc
+            if not chunk:  # end of output: a last message may lack its newline
+                rest, self._partial = bytes(self._partial), bytearray()
+                return rest if rest.strip() else None
+            end = chunk.rfind(b"\n")
+            if end < 0:
+                self._partial += chunk
+                continue
+            if end == len(chunk) - 1 and not self._partial and chunk.find(b"\n") == end:
+                return chunk  # the common case: exactly one whole message
+            if self._partial:
+                self._partial += chunk[:end]
+                lines = bytes(self._partial).split(b"\n")
+            else:
+                lines = chunk[:end].split(b"\n")
+            self._partial = bytearray(chunk[end + 1 :])
+            self._lines.extend(lines[1:])
+            return lines[0]
 
     def _exit_error(self, what: str) -> ConnectionClosed:
         if self._closed:
