@@ -14,7 +14,7 @@ from ._exceptions import HTTPStatusError, MCPError, RPCError
 from .transports.base import Transport
 from .transports.http import StreamableHTTPTransport
 from .transports.sse import SSETransport
-from .transports.stdio import StdioTransport
+from .transports.stdio import _DEFAULT_STDERR, StdioTransport
 
 __all__ = ["connect"]
 
@@ -36,11 +36,13 @@ def connect(
     max_retries: int = 0,
     env: Mapping[str, str] | Sequence[str] | None = None,
     cwd: str | os.PathLike[str] | None = None,
+    stderr: Any = _DEFAULT_STDERR,
     timeout: float | None = DEFAULT_TIMEOUT,
     client_info: t.Implementation | None = None,
     max_dispatch: int = 16,
     protocol: str = "auto",
     cache: bool = False,
+    output_validation: str = "strict",
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
     notification_handler: Callable[[str, dict[str, Any]], None] | None = None,
@@ -55,9 +57,10 @@ def connect(
     endpoint), as the MCP specification's backwards-compatibility section describes.
 
     ``headers``, ``token_provider``, ``auth_header``, ``auth``, ``session`` and
-    ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env`` and ``cwd`` the
-    command. ``timeout``, ``client_info``, ``max_dispatch``, ``protocol`` and ``cache`` go to
-    the ``Client``. Handlers
+    ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
+    ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
+    ``max_dispatch``, ``protocol``, ``cache`` and ``output_validation`` go to the ``Client``.
+    Handlers
     and ``roots`` are installed before the handshake, so their capabilities are declared.
 
     Raises what ``Client.initialize`` raises; when the fallback fails too, the error of the
@@ -72,6 +75,7 @@ def connect(
             max_dispatch=max_dispatch,
             protocol=protocol,
             cache=cache,
+            output_validation=output_validation,
         )
         if sampling_handler is not None:
             client.set_sampling_handler(sampling_handler)
@@ -122,5 +126,5 @@ def connect(
                 raise exc from fallback_error
             return start(legacy)
     if isinstance(target, (list, tuple)) and target and all(isinstance(a, (str, os.PathLike)) for a in target):
-        return start(StdioTransport(list(target), env, cwd=cwd))
+        return start(StdioTransport(list(target), env, cwd=cwd, stderr=stderr))
     raise TypeError(f"connect() takes an http(s) URL or a command as a list of strings, got {target!r}")
