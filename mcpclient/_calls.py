@@ -5,23 +5,19 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
+from typing import Any, Mapping, TypeVar
 
 from . import types as t
-from ._cache import ResultCache, freshness
+from ._base import ClientBase
+from ._cache import freshness
 from ._eras import modern
 from ._exceptions import ProtocolError, ResourceNotFound, RPCError
-from ._handlers import Handlers
-from ._logging import LogRouter
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import ProgressCallback
-from ._session import MODERN, Session
-from ._structured import OutputValidator
-from ._subscriptions import Listener
+from ._session import MODERN
 from ._tasks import finish_task_result
 from ._timeouts import DEFAULT
 from ._wire import structure, structure_list, unstructure
-from .transports.base import Transport
 
 __all__ = ["CallsMixin"]
 
@@ -35,46 +31,8 @@ MAX_PAGES = 10_000
 LEGACY_CACHE_TTL = 3600.0
 
 
-class CallsMixin:
+class CallsMixin(ClientBase):
     """The server's features as blocking calls (part of ``Client``)."""
-
-    # Provided by Client.
-    transport: Transport
-    _session: Session
-    _handlers: Handlers
-    _cache: ResultCache | None
-    _outputs: OutputValidator
-    _logs: LogRouter
-    _listener: Listener
-    _resource_updated: Callable[[str], None] | None
-    _list_changed: Callable[[str], None] | None
-    _subscribed: set[str]
-    _state: str
-
-    if TYPE_CHECKING:
-
-        @property
-        def server_capabilities(self) -> dict[str, Any]: ...
-
-        @property
-        def server_info(self) -> t.Implementation | None: ...
-
-        def _timeout(self, timeout: float | None) -> float | None: ...
-
-        def _require_open(self) -> None: ...
-
-        def _require(self, capability: str, method: str) -> None: ...
-
-        def _call(
-            self,
-            method: str,
-            params: dict[str, Any] | None,
-            timeout: float | None,
-            *,
-            on_progress: ProgressCallback | None = None,
-            max_total: float | None = None,
-            cancel: CancelToken | threading.Event | None = None,
-        ) -> dict[str, Any]: ...
 
     def _paginate(
         self, method: str, key: str, cls: type[T], timeout: float | None, capability: str, cancel: Any = None

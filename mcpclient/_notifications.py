@@ -2,22 +2,14 @@
 
 from __future__ import annotations
 
-import threading
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
-from . import types as t
-from ._cache import ResultCache
+from ._base import ClientBase
 from ._exceptions import CapabilityError
-from ._handlers import Handlers
-from ._logging import LOG_LEVELS, LogRouter
-from ._rpc.cancel import CancelToken
-from ._rpc.engine import ProgressCallback
-from ._session import LEGACY, MODERN, OPEN, Session
-from ._structured import OutputValidator
-from ._subscriptions import Listener
+from ._logging import LOG_LEVELS
+from ._session import LEGACY, MODERN, OPEN
 from ._task import STATUS_NOTIFICATIONS
 from ._timeouts import DEFAULT
-from .transports.base import Transport
 
 __all__ = ["NotificationsMixin"]
 
@@ -28,50 +20,8 @@ _LIST_CHANGED = {
 }
 
 
-class NotificationsMixin:
+class NotificationsMixin(ClientBase):
     """Log levels, resource subscriptions and list-change callbacks (part of ``Client``)."""
-
-    # Provided by Client.
-    transport: Transport
-    _session: Session
-    _handlers: Handlers
-    _cache: ResultCache | None
-    _outputs: OutputValidator
-    _logs: LogRouter
-    _listener: Listener
-    _resource_updated: Callable[[str], None] | None
-    _list_changed: Callable[[str], None] | None
-    _subscribed: set[str]
-    _state: str
-
-    if TYPE_CHECKING:
-
-        @property
-        def server_capabilities(self) -> dict[str, Any]: ...
-
-        @property
-        def server_info(self) -> t.Implementation | None: ...
-
-        def _timeout(self, timeout: float | None) -> float | None: ...
-
-        def _require_open(self) -> None: ...
-
-        def _require(self, capability: str, method: str) -> None: ...
-
-        def _on_task_status(self, params: dict[str, Any]) -> None: ...
-
-        def _on_elicitation_complete(self, params: dict[str, Any]) -> None: ...
-
-        def _call(
-            self,
-            method: str,
-            params: dict[str, Any] | None,
-            timeout: float | None,
-            *,
-            on_progress: ProgressCallback | None = None,
-            max_total: float | None = None,
-            cancel: CancelToken | threading.Event | None = None,
-        ) -> dict[str, Any]: ...
 
     def set_log_level(self, level: str, *, timeout: float | None = DEFAULT) -> None:
         """Ask the server for log messages at ``level`` and above ("debug" ... "emergency").

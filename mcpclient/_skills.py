@@ -21,18 +21,14 @@ import datetime
 import hashlib
 import logging
 import re
-import threading
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from attrs import frozen
 
 from . import types as t
+from ._base import ClientBase
 from ._exceptions import CapabilityError, MCPError, ProtocolError, SkillVerificationError
-from ._rpc.cancel import CancelToken
 from ._timeouts import DEFAULT
-
-if TYPE_CHECKING:
-    from ._rpc.engine import ProgressCallback
 
 __all__ = ["SKILLS_EXTENSION", "Skill", "SkillFile", "SkillsMixin"]
 
@@ -90,31 +86,8 @@ class Skill:
         return path if "://" in path else f"{self.root}/{path.lstrip('/')}"
 
 
-class SkillsMixin:
+class SkillsMixin(ClientBase):
     """Skills: list them, load one, read its files, each verified (part of ``Client``)."""
-
-    if TYPE_CHECKING:
-
-        @property
-        def server_capabilities(self) -> dict[str, Any]: ...
-
-        def _require_open(self) -> None: ...
-
-        def _call(
-            self,
-            method: str,
-            params: dict[str, Any] | None,
-            timeout: float | None,
-            *,
-            on_progress: ProgressCallback | None = None,
-            max_total: float | None = None,
-            cancel: CancelToken | threading.Event | None = None,
-        ) -> dict[str, Any]: ...
-
-        def read_resource(
-            self, uri: str, *, timeout: float | None = DEFAULT, on_progress: Any = None,
-            cancel: CancelToken | threading.Event | None = None,
-        ) -> list[t.ResourceContents]: ...
 
     def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
         """Every skill the server lists (``skills/list``, all pages); no file is read.

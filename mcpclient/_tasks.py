@@ -9,55 +9,23 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
 from ._eras import modern
+from ._base import ClientBase
 from ._exceptions import CapabilityError, ProtocolError, RPCError
 from ._rpc.cancel import CancelToken
-from ._session import LEGACY, Session
+from ._session import LEGACY
 from ._task import TASKS_EXTENSION, Task
 from ._timeouts import DEFAULT
-
-if TYPE_CHECKING:
-    from ._handlers import Handlers
-    from ._rpc.engine import ProgressCallback
-    from ._structured import OutputValidator
 
 __all__ = ["TasksMixin", "finish_task_result"]
 
 log = logging.getLogger("mcpclient")
 
 
-class TasksMixin:
+class TasksMixin(ClientBase):
     """Task-augmented tool calls in either era (part of ``Client``)."""
-
-    # Provided by Client.
-    _session: Session
-    _handlers: Handlers
-    _outputs: OutputValidator
-    _state: str
-
-    if TYPE_CHECKING:
-
-        @property
-        def server_capabilities(self) -> dict[str, Any]: ...
-
-        def _timeout(self, timeout: float | None) -> float | None: ...
-
-        def _require_open(self) -> None: ...
-
-        def _call(
-            self,
-            method: str,
-            params: dict[str, Any] | None,
-            timeout: float | None,
-            *,
-            on_progress: ProgressCallback | None = None,
-            max_total: float | None = None,
-            cancel: CancelToken | threading.Event | None = None,
-        ) -> dict[str, Any]: ...
-
-        def list_tools(self, *, timeout: float | None = DEFAULT) -> Any: ...
 
     def call_tool_as_task(
         self,

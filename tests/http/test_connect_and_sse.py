@@ -32,7 +32,8 @@ def test_connect_falls_back_only_on_400_404_405_and_reports_both_failures(rsps):
     with pytest.raises(HTTPStatusError) as info:
         mcpclient.connect("http://old.test/mcp", timeout=5, protocol="legacy")
     assert info.value.status_code == 404
-    assert any("HTTP+SSE fallback failed" in note for note in getattr(info.value, "__notes__", []))
+    fallback = info.value.__cause__  # the HTTP+SSE attempt's own failure
+    assert isinstance(fallback, HTTPStatusError) and "opening the SSE stream failed" in str(fallback)
 
 
 def test_connect_does_not_fall_back_on_a_500(rsps):
