@@ -1,0 +1,103 @@
+"""Helpers for the fault suite: hostile servers, resource counts, waiting with a deadline."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+from tests.conftest import child_pids
+
+HERE = Path(__file__).resolve().parent
+HOSTILE = [sys.executable, str(HERE / "hostile_stdio.py")]
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
+    """Poll ``predicate`` until it is truthy; fail the test after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= end:
+            raise AssertionError(f"condition not met within {timeout}s")
+        time.sleep(interval)
+
+
+class Lines:
+    """A thread-safe stderr sink that keeps every line the server wrote."""
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, line: str) -> None:
+        with self._lock:
+            self._lines.append(line)
+
+    def snapshot(self) -> list[str]:
+        with self._lock:
+            return list(self._lines)
+
+    def starting(self, prefix: str) -> list[str]:
+        return [line for line in self.snapshot() if line.startswith(prefix)]
+
+
+def open_fds() -> int:
+    return len(os.listdir("/proc/self/fd"))
+
+
+def mcp_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("mcpclient-") and t.is_alive()]
+
+
+class Usage:
+    """File descriptors, mcpclient threads and child processes at one moment."""
+
+    def __init__(self) -> None:
+        self.fds = open_fds()
+        self.threads = len(mcp_threads())
+        self.children = child_pids()
+
+    def assert_released(self, timeout: float = 5.0) -> None:
+        """Wait until usage is back to this snapshot; fail with the difference if it never is."""
+        before = self
+        end = time.monotonic() + timeout
+        while True:
+            now = Usage()
+            if now.fds <= before.fds and now.threads <= before.threads and now.children <= before.children:
+                return
+            if time.monotonic() >= end:
+                raise AssertionError(
+                    f"resources not released: fds {before.fds} -> {now.fds}, mcpclient threads "
+                    f"{before.threads} -> {now.threads} ({[t.name for t in mcp_threads()]}), "
+                    f"children {sorted(before.children)} -> {sorted(now.children)}"
+                )
+            time.sleep(0.05)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def stdio_watchdog_started() -> None:
+    """Start the per-process stdio watchdog first, so that it counts in every baseline."""
+    from mcpclient import StdioTransport
+
+    StdioTransport([sys.executable, "-c", "pass"], stderr=None).close()
+
+
+@pytest.fixture
+def usage() -> Usage:
+    """Resource usage before the test; ``usage.assert_released()`` checks it came back."""
+    return Usage()
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
