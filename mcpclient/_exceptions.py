@@ -196,11 +196,17 @@ class ToolError(MCPError):
 
 
 class RequestTimeout(MCPError, TimeoutError):
-    """No reply came within the timeout; the server was told to cancel the request."""
+    """No reply came within the timeout; the server was told to cancel the request.
 
-    def __init__(self, message: str, *, method: str | None = None, timeout: float | None = None) -> None:
+    ``delivered`` is true when the request reached the server (so it may have run).
+    """
+
+    def __init__(
+        self, message: str, *, method: str | None = None, timeout: float | None = None, delivered: bool = False
+    ) -> None:
         self.method = method
         self.timeout = timeout
+        self.delivered = delivered
         super().__init__(message)
 
 

@@ -287,9 +287,20 @@ class Engine:
         try:
             try:
                 self._send(message, deadline)
-            except RequestTimeout:
+            except RequestTimeout as exc:
+                if not exc.delivered:
+                    raise RequestTimeout(
+                        f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout
+                    ) from None
+                # It reached the server, whose answer did not come in time (HTTP): cancel it.
+                if cancel_on_timeout:
+                    self._send_cancelled(request_id, f"timed out after {timeout}s")
                 raise RequestTimeout(
-                    f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout
+                    f"no reply to {method!r} within {timeout}s"
+                    + ("; the server was told to cancel it" if cancel_on_timeout else ""),
+                    method=method,
+                    timeout=timeout,
+                    delivered=True,
                 ) from None
             while True:
                 wait = _remaining(deadline)

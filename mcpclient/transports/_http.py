@@ -129,6 +129,8 @@ class Requester:
         self._auth = auth
         self._secrets: list[str] = []
         self._secrets_lock = threading.Lock()
+        # Credentials configured up front are never shown either, whatever a server echoes.
+        self._static_secrets = _credentials_in(merged, auth_header)
 
     def close(self) -> None:
         if self._own_session:
@@ -280,7 +282,7 @@ class Requester:
 
     def redact(self, text: str) -> str:
         """``text`` with every recent token replaced, for messages built from server bodies."""
-        for secret in self._secrets:
+        for secret in (*self._static_secrets, *self._secrets):
             if secret and secret in text:
                 text = text.replace(secret, "[redacted]")
         return text
@@ -289,7 +291,7 @@ class Requester:
         """An ``HTTPStatusError`` for ``response``; reads (and closes) its body unless given."""
         if body is None:
             body = read_error_body(response)
-        excerpt = self.redact(_excerpt(body))
+        excerpt = _excerpt(self.redact(body.decode("utf-8", "replace")))  # redact, then cut
         url = self._safe(response.url)
         message = f"{what}: {url} answered HTTP {response.status_code} {response.reason or ''}".rstrip()
         if excerpt:
@@ -383,7 +385,8 @@ def translate(exc: BaseException, what: str) -> MCPError:
     if isinstance(exc, MCPError):
         return exc
     if isinstance(exc, (requests.exceptions.ReadTimeout, urllib3.exceptions.ReadTimeoutError, socket.timeout)):
-        return RequestTimeout(f"{what}: the server did not answer in time", timeout=None)
+        # The request went out; its answer did not come back (a connect timeout is separate).
+        return RequestTimeout(f"{what}: the server did not answer in time", timeout=None, delivered=True)
     if isinstance(exc, requests.exceptions.ConnectTimeout):
         return TransportError(f"{what}: could not connect in time")
     if isinstance(exc, requests.exceptions.SSLError):
@@ -429,8 +432,24 @@ def read_error_body(response: requests.Response) -> bytes:
         response.close()
 
 
-def _excerpt(data: bytes) -> str:
-    text = " ".join(data.decode("utf-8", "replace").split())
+def _credentials_in(headers: Mapping[str, Any], auth_header: str | None) -> list[str]:
+    """The secret values of the credential headers among ``headers`` (with and without scheme)."""
+    secrets: list[str] = []
+    for name in ("Authorization", "Proxy-Authorization", *((auth_header,) if auth_header else ())):
+        value = headers.get(name)
+        if not isinstance(value, str) or not value.strip():
+            continue
+        secrets.append(value.strip())
+        scheme, _, credential = value.strip().partition(" ")
+        if credential.strip():
+            secrets.append(credential.strip())
+    return sorted(secrets, key=len, reverse=True)  # the longest first: a whole value before its part
+
+
+def _excerpt(data: bytes | str) -> str:
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", "replace")
+    text = " ".join(data.split())
     return text if len(text) <= ERROR_EXCERPT else text[:ERROR_EXCERPT] + "..."
 
 

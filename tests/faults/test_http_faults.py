@@ -123,13 +123,6 @@ def test_a_stream_stalled_mid_event_times_out_and_close_stays_prompt(server):
         assert time.monotonic() - t0 < 3
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="StreamableHTTPTransport.send blocks until the response headers; a read timeout there "
-    "surfaces as a send failure ('could not be sent'), so the engine never sends "
-    "notifications/cancelled although the server got the request (fix reported; the HTTP "
-    "transport is still being written)",
-)
 def test_an_unanswered_post_times_out_and_the_server_is_told_to_cancel(server):
     with open_client(server, max_retries=3) as client:
         k = key()

@@ -29,12 +29,6 @@ AUTH = {
     "custom-header": (dict(token_provider=lambda: TOKEN, auth_header="X-Api-Key"), TOKEN),
     "both": (dict(headers={"Authorization": f"Bearer {STATIC}"}, token_provider=lambda: TOKEN), TOKEN),
 }
-STATIC_LEAK = pytest.mark.xfail(
-    strict=True,
-    reason="transports/_http.py redacts token_provider tokens from error bodies but not a static "
-    "Authorization header: a server echoing it puts it in HTTPStatusError (fix reported; the "
-    "HTTP transport is still being written)",
-)
 
 
 def leaks(texts: list[str]) -> list[str]:
@@ -99,7 +93,7 @@ FAULTS = {
 
 
 @pytest.mark.parametrize(
-    "auth", [pytest.param(name, marks=STATIC_LEAK) if name == "static-header" else name for name in AUTH]
+    "auth", list(AUTH)
 )
 def test_no_credential_leaks_through_any_failure(server, captured, auth):
     texts: list[str] = []
@@ -126,11 +120,6 @@ def test_no_credential_leaks_through_any_failure(server, captured, auth):
     assert leaks(texts) == [], leaks(texts)[:3]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="transports/_http.py cuts an error body to 300 characters before redacting it, so a "
-    "token straddling the cut is not recognized and its first part shows (fix reported)",
-)
 def test_a_token_cut_by_the_error_excerpt_is_still_redacted(server, captured):
     texts: list[str] = []
     with Client(StreamableHTTPTransport(server.url, token_provider=lambda: TOKEN), timeout=5,
