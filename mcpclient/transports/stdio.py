@@ -29,6 +29,8 @@ TERMINATE_TIMEOUT = 2.0
 KILL_REAP_TIMEOUT = 2.0
 #: When stdout ends, how long we wait for the exit code and the last stderr lines.
 EXIT_REPORT_TIMEOUT = 0.5
+#: Messages longer than this (in bytes) are logged and skipped rather than buffered forever.
+MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 #: The most a single read from the server's stdout takes, in bytes.
 READ_SIZE = 1 << 20
 #: How many lines of the server's stderr are kept for error messages.
@@ -46,7 +48,11 @@ class StdioTransport(Transport):
     current environment. The child's stderr is read by a thread and forwarded line by line to
     ``stderr``: ``sys.stderr`` by default (written through Python, so it works in Jupyter), a
     ``logging.Logger``, any callable taking a line, or None to discard. The last lines are kept
-    for error messages. The child runs in its own process group.
+    for error messages. The child runs in its own process group, and a watchdog ends it if
+    this process dies without closing it.
+
+    Messages have no size limit short of ``max_message_bytes`` (512 MiB): one longer than that
+    is logged as an error and skipped, so a server that never ends a line cannot exhaust memory.
 
     Raises ``TransportError`` at once, with the reason, when the command cannot start.
     """
@@ -58,6 +64,7 @@ class StdioTransport(Transport):
         *,
         cwd: str | os.PathLike[str] | None = None,
         stderr: StderrSink = _DEFAULT_STDERR,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         if isinstance(cmd, (str, bytes)) or not cmd:
             raise ValueError("cmd must be a non-empty list of arguments (no shell is used)")
@@ -88,6 +95,8 @@ class StdioTransport(Transport):
         self._stdout_fd = self._stdout.fileno()
         self._partial = bytearray()  # the start of a line whose end has not arrived yet
         self._lines: collections.deque[bytes] = collections.deque()
+        self.max_message_bytes = max_message_bytes
+        self._skipping = False  # inside a message over the size limit, until its newline
         self._stderr_thread = threading.Thread(
             target=self._pump_stderr, name="mcpclient-stderr", daemon=True
         )
@@ -169,10 +178,23 @@ class StdioTransport(Transport):
                 raise self._exit_error(f"cannot read from the server: {exc}") from exc
             if not chunk:  # end of output: a last message may lack its newline
                 rest, self._partial = bytes(self._partial), bytearray()
-                return rest if rest.strip() else None
+                return rest if rest.strip() and not self._skipping else None
+            if self._skipping:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    continue
+                chunk, self._skipping = chunk[newline + 1 :], False
+                if not chunk:
+                    continue
             end = chunk.rfind(b"\n")
             if end < 0:
                 self._partial += chunk
+                if len(self._partial) > self.max_message_bytes:
+                    log.error(
+                        "the server sent a message over %d bytes without a newline; skipping it "
+                        "(raise max_message_bytes if that is expected)", self.max_message_bytes
+                    )
+                    self._partial, self._skipping = bytearray(), True
                 continue
             if end == len(chunk) - 1 and not self._partial and chunk.find(b"\n") == end:
                 return chunk  # the common case: exactly one whole message

@@ -228,3 +228,19 @@ def test_send_after_close_raises_connection_closed():
     transport.close()
     with pytest.raises(ConnectionClosed):
         transport.send({"jsonrpc": "2.0", "method": "ping", "id": 1})
+
+
+def test_a_message_over_the_size_limit_is_skipped_with_an_error(caplog):
+    script = (
+        "import sys, json\n"
+        "line = sys.stdin.readline(); rid = json.loads(line)['id']\n"
+        "sys.stdout.write('x' * 300000 + '\\n')\n"
+        "sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': rid, 'result': {\n"
+        "  'protocolVersion': '2025-11-25', 'capabilities': {}, 'serverInfo': {'name': 'ok'}}}) + '\\n')\n"
+        "sys.stdout.flush(); sys.stdin.read()\n"
+    )
+    transport = StdioTransport([PY, "-c", script], max_message_bytes=100_000)
+    with caplog.at_level(logging.ERROR, logger="mcpclient"):
+        with Client(transport, timeout=10, protocol="legacy") as client:
+            assert client.server_info.name == "ok"  # the message after the oversized one is read
+    assert any("over 100000 bytes" in r.getMessage() for r in caplog.records)
