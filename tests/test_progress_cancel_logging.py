@@ -151,3 +151,18 @@ def test_server_log_messages_can_go_to_a_callback(transport):
         assert wait_for(lambda: got)
     assert got == [("notice", "hi", None)]
     server.stop()
+
+
+def test_every_progress_callback_has_run_when_the_call_returns(transport):
+    server = ScriptedServer(transport)
+    server.handlers["tools/call"] = slow_with_progress(transport, 5, 0.0)
+    seen = []
+
+    def slow_callback(progress, total, message):
+        time.sleep(0.05)  # callbacks run on another thread: the call must still wait for them
+        seen.append(progress)
+
+    with Client(transport, timeout=5) as client:
+        client.call_tool("slow", on_progress=slow_callback)
+        assert seen == [1.0, 2.0, 3.0, 4.0, 5.0]
+    server.stop()

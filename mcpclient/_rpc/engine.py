@@ -45,6 +45,8 @@ REPLY_SEND_TIMEOUT = 10.0
 #: Beyond the workers, how many dispatches may wait in the queue before new ones are refused.
 DEFAULT_QUEUE_FACTOR = 64
 
+#: How long a call waits for its own queued progress callbacks once the reply is in.
+PROGRESS_DRAIN_TIMEOUT = 2.0
 #: How often a call given a plain threading.Event as ``cancel`` looks at it.
 CANCEL_POLL_INTERVAL = 0.05
 
@@ -68,7 +70,10 @@ if hasattr(os, "register_at_fork"):
 class _Slot:
     """One pending request: the caller waits on ``event``; the reader fills ``reply``."""
 
-    __slots__ = ("event", "reply", "error", "method", "on_progress", "touched", "last_progress")
+    __slots__ = (
+        "event", "reply", "error", "method", "on_progress", "touched", "last_progress", "progress_idle",
+        "progress_queued",
+    )
 
     def __init__(self, method: str) -> None:
         self.event = threading.Event()
@@ -78,6 +83,8 @@ class _Slot:
         self.on_progress: ProgressCallback | None = None
         self.touched = 0.0
         self.last_progress: float | None = None
+        self.progress_idle: threading.Condition | None = None  # set when progress is asked for
+        self.progress_queued = 0  # progress callbacks queued and not yet run
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -271,6 +278,7 @@ class Engine:
             meta["progressToken"] = request_id
             params["_meta"] = meta
             slot.on_progress = on_progress
+            slot.progress_idle = threading.Condition()
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -338,6 +346,8 @@ class Engine:
                 cancel.remove_callback(wake)
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
+        if on_progress is not None:
+            _wait_for_progress(slot)
         return _read_reply(slot.reply, method, request_id)
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
@@ -491,21 +501,29 @@ class Engine:
         total = params.get("total")
         message = params.get("message")
         if self._capacity.acquire(blocking=False):
+            assert slot.progress_idle is not None
+            with slot.progress_idle:
+                slot.progress_queued += 1  # counted until the callback has run
             self._submit_ordered(
                 self._run_progress,
-                slot.on_progress,
+                slot,
                 float(progress),
                 float(total) if isinstance(total, (int, float)) else None,
                 message if isinstance(message, str) else None,
             )
 
-    def _run_progress(self, callback: ProgressCallback, progress: float, total: float | None, message: str | None) -> None:
+    def _run_progress(self, slot: _Slot, progress: float, total: float | None, message: str | None) -> None:
         self._enter_dispatch()
         try:
-            callback(progress, total, message)
+            assert slot.on_progress is not None
+            slot.on_progress(progress, total, message)
         except Exception:
             log.exception("the progress callback raised")
         finally:
+            assert slot.progress_idle is not None
+            with slot.progress_idle:
+                slot.progress_queued -= 1
+                slot.progress_idle.notify_all()
             self._leave_dispatch()
 
     def _dispatch_request(self, message: dict[str, Any], method: str) -> None:
@@ -603,6 +621,17 @@ class Engine:
             self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
         except MCPError as exc:
             log.warning("could not send an error reply: %s", exc)
+
+
+def _wait_for_progress(slot: _Slot) -> None:
+    """Let the progress callbacks queued before the reply run before the call returns.
+
+    They came before the reply, so a caller expects to have seen them all; the wait is bounded
+    in case the lane is busy (for instance with the handler that made this very call).
+    """
+    assert slot.progress_idle is not None
+    with slot.progress_idle:
+        slot.progress_idle.wait_for(lambda: slot.progress_queued == 0, PROGRESS_DRAIN_TIMEOUT)
 
 
 def _is_cancelled(cancel: CancelToken | threading.Event) -> bool:
