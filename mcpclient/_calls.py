@@ -38,7 +38,10 @@ class CallsMixin(ClientBase):
         self, method: str, key: str, cls: type[T], timeout: float | None, capability: str, cancel: Any = None
     ) -> list[T]:
         self._require(capability, method)
-        cached = self._cache.get((capability,)) if self._cache is not None else None
+        # Keyed by method too: resources/list and resources/templates/list share a capability
+        # (and are dropped together by its list_changed).
+        cache_key = (capability, method)
+        cached = self._cache.get(cache_key) if self._cache is not None else None
         if cached is not None:
             return list(cached)
         pages: list[dict[str, Any]] = []
@@ -61,7 +64,7 @@ class CallsMixin(ClientBase):
         for page in pages:
             items.extend(structure_list(page.get(key, []), cls))
         if self._cache is not None:
-            self._store(capability, (capability,), pages, items)
+            self._store(capability, cache_key, pages, items)
         return items
 
     def _store(self, capability: str, key: tuple[Any, ...], pages: list[dict[str, Any]], value: Any) -> None:

@@ -81,7 +81,9 @@ class Session:
             self._initialize(timeout, may_be_modern=True)
         else:
             self._probe(timeout)
-        if self.server_key is not None and self.era is not None:
+        # Only what the probe found says what the server speaks: a dual-era server asked for
+        # legacy by an explicit protocol="legacy" must not be taken for legacy-only later.
+        if self.protocol == "auto" and self.server_key is not None and self.era is not None:
             with _era_cache_lock:
                 _era_cache[self.server_key] = self.era
 

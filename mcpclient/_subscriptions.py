@@ -72,9 +72,10 @@ class Listener:
         while not self._stopped.is_set():
             with self._lock:
                 notifications = dict(self._filter)
+                if not notifications:
+                    self._thread = None  # so that update() starts a new one for a new filter
+                    return
                 token = self._token = CancelToken()
-            if not notifications:
-                return
             try:
                 self._session.call(
                     "subscriptions/listen", {"notifications": notifications}, timeout=None, cancel=token

@@ -152,6 +152,25 @@ def test_the_era_is_remembered_per_server(monkeypatch):
         _era_cache.pop(("test", "remembered"), None)
 
 
+def test_an_explicit_legacy_choice_is_not_remembered_as_the_servers_era(monkeypatch):
+    monkeypatch.setattr(QueueTransport, "server_key", ("test", "dual-era"), raising=False)
+    _era_cache.pop(("test", "dual-era"), None)
+    try:
+        transport = QueueTransport()
+        server = ScriptedServer(transport)
+        with Client(transport, timeout=5, protocol="legacy"):
+            pass
+        server.stop()
+        transport = QueueTransport()
+        server = modern_server(transport)
+        with Client(transport, timeout=5) as client:
+            assert client.protocol_version == V
+        assert methods(server)[0] == "server/discover"
+        server.stop()
+    finally:
+        _era_cache.pop(("test", "dual-era"), None)
+
+
 # -- the modern request path -----------------------------------------------------------------
 
 
@@ -334,6 +353,26 @@ def test_modern_subscriptions_open_a_listen_stream_and_reopen_it_on_change(trans
     server.stop()
 
 
+def test_a_resource_subscribed_again_after_the_last_unsubscribe_reopens_the_listen_stream(transport):
+    listens = []
+
+    def listen(params, message):
+        listens.append(message)
+        raise Reply()  # the stream stays open
+
+    server = modern_server(transport, {"subscriptions/listen": listen})
+    with Client(transport, timeout=5) as client:
+        client.subscribe_resource("file:///a")
+        assert wait_for(lambda: len(listens) == 1)
+        client.unsubscribe_resource("file:///a")
+        # Nothing left to listen for: the listen thread ends.
+        assert wait_for(lambda: not any(t.name == "mcpclient-listen" for t in threading.enumerate()))
+        client.subscribe_resource("file:///a")
+        assert wait_for(lambda: len(listens) == 2)
+        assert listens[1]["params"]["notifications"] == {"resourceSubscriptions": ["file:///a"]}
+    server.stop()
+
+
 def test_legacy_subscriptions_use_resources_subscribe(transport):
     caps = {"resources": {"subscribe": True}}
     server = ScriptedServer(transport, {"resources/subscribe": lambda p, m: {},
@@ -382,6 +421,22 @@ def test_the_cache_honours_ttl_and_drops_on_list_changed(transport):
         assert len(lists) == 1
         transport.push({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {}})
         assert wait_for(lambda: client.list_tools()[0].name == "t2")
+    server.stop()
+
+
+def test_cached_resources_and_resource_templates_are_kept_apart(transport):
+    public = {"resultType": "complete", "ttlMs": 60_000, "cacheScope": "public"}
+    server = modern_server(transport, {
+        "resources/list": lambda p, m: {**public, "resources": [{"uri": "a://x", "name": "x"}]},
+        "resources/templates/list": lambda p, m: {
+            **public, "resourceTemplates": [{"uriTemplate": "a://{id}", "name": "t"}]},
+        "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply()),
+    })
+    with Client(transport, timeout=5, cache=True) as client:
+        assert [r.uri for r in client.list_resources()] == ["a://x"]
+        assert [t.uri_template for t in client.list_resource_templates()] == ["a://{id}"]
+        assert [r.uri for r in client.list_resources()] == ["a://x"]
+    assert methods(server).count("resources/list") == 1
     server.stop()
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import collections
+import hashlib
+import json
 import logging
 import os
 import select
@@ -75,17 +77,19 @@ class StdioTransport(Transport):
         self._close_lock = threading.Lock()
         self._reading = False
         try:
+            merged_env = _merge_env(env)
             self._proc = subprocess.Popen(
                 self.cmd,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=_merge_env(env),
+                env=merged_env,
                 cwd=cwd,
                 start_new_session=True,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             raise TransportError(f"cannot start {self.cmd[0]!r}: {exc}") from exc
+        self._config = _config_digest(self.cmd, merged_env, cwd)
         self._owner = os.getpid()
         _watchdog.watch(self._proc.pid)  # the server dies with this process, however it ends
         assert self._proc.stdin and self._proc.stdout and self._proc.stderr
@@ -101,6 +105,12 @@ class StdioTransport(Transport):
             target=self._pump_stderr, name="mcpclient-stderr", daemon=True
         )
         self._stderr_thread.start()
+
+    @property
+    def server_key(self) -> tuple[str, str]:
+        """Identifies the server configuration (command, added environment, working directory)
+        for the client's per-server protocol-era cache, so later clients skip the probe."""
+        return ("stdio", self._config)
 
     @property
     def pid(self) -> int:
@@ -304,6 +314,13 @@ def _merge_env(env: Mapping[str, str] | Iterable[str] | None) -> dict[str, str] 
                 raise ValueError(f"env entries must look like KEY=value, got {entry!r}")
             merged[key] = value
     return merged
+
+
+def _config_digest(cmd: list[str], env: dict[str, str] | None, cwd: str | os.PathLike[str] | None) -> str:
+    """A digest of how the server is started (hashed: the environment may hold secrets)."""
+    config = json.dumps([cmd, sorted(env.items()) if env is not None else None,
+                         os.fspath(cwd) if cwd is not None else None])
+    return hashlib.sha256(config.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _wait_writable(fd: int, timeout: float | None) -> bool:

@@ -44,22 +44,25 @@ def read_checks(output_dir: Path) -> list[dict]:
     return checks
 
 
-@pytest.mark.timeout(180)
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_conformance_scenario_passes(scenario, tmp_path):
+def assert_scenario_passes(scenario: str, spec_version: str, output_dir: Path) -> list[dict]:
+    """Run one client scenario against tests/conformance/client.py and judge its checks.
+
+    Passes when at least one check was executed, none failed or warned, and the client
+    exited cleanly. Returns the checks (for a test that wants to look closer).
+    """
+    if " " in sys.executable or " " in str(CLIENT):
+        pytest.skip("the conformance CLI splits --command on spaces; move the checkout to a path without them")
     cmd = conformance_cmd() + [
         "client",
         "--command", f"{sys.executable} {CLIENT}",
         "--scenario", scenario,
-        "--spec-version", SPEC_VERSION,
+        "--spec-version", spec_version,
         "--timeout", "60000",
-        "-o", str(tmp_path),
+        "-o", str(output_dir),
     ]
-    if " " in sys.executable or " " in str(CLIENT):
-        pytest.skip("the conformance CLI splits --command on spaces; move the checkout to a path without them")
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=170, cwd=HERE)
     output = f"exit {proc.returncode}\nstdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-6000:]}"
-    checks = read_checks(tmp_path)
+    checks = read_checks(output_dir)
     statuses = [c.get("status") for c in checks]
     executed = [c for c in checks if c.get("status") in ("SUCCESS", "FAILURE")]
     failed = [c for c in checks if c.get("status") in ("FAILURE", "WARNING")]
@@ -68,3 +71,10 @@ def test_conformance_scenario_passes(scenario, tmp_path):
     assert all(c.get("status") == "SUCCESS" for c in executed)
     assert proc.returncode == 0, output
     assert "CLIENT EXITED WITH ERROR" not in proc.stderr and "TIMED OUT" not in proc.stderr, output
+    return checks
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_conformance_scenario_passes(scenario, tmp_path):
+    assert_scenario_passes(scenario, SPEC_VERSION, tmp_path)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -196,10 +197,14 @@ class ServerProcess:
                 self.proc.wait(5)
 
 
-def start_sdk_server(*args: str, timeout: float = 30.0) -> ServerProcess:
-    """Start tests/servers/sdk_server.py with ``args`` on a free port; wait for LISTENING."""
+def start_sdk_server(*args: str, timeout: float = 30.0, env: dict[str, str] | None = None) -> ServerProcess:
+    """Start tests/servers/sdk_server.py with ``args`` on a free port; wait for LISTENING.
+
+    ``env`` adds to this process's environment (``SDK_SERVER_EVENTS``, say).
+    """
     proc = subprocess.Popen(
         [sys.executable, str(SDK_SERVER), "--port", "0", *args],
+        env={**os.environ, **env} if env else None,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

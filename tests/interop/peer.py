@@ -142,11 +142,17 @@ class Connections:
         self.clients: list[Client] = []
 
     def open(
-        self, peer: Peer | None = None, *, initialize: bool = True, max_dispatch: int = 16, **install: bool
+        self,
+        peer: Peer | None = None,
+        *,
+        initialize: bool = True,
+        max_dispatch: int = 16,
+        cache: bool = False,
+        **install: bool,
     ) -> Client:
         """A client whose handlers (``peer``, installed with ``install`` flags) are set before
         ``initialize()``."""
-        client = Client(self.make_transport(), timeout=self.timeout, max_dispatch=max_dispatch)
+        client = Client(self.make_transport(), timeout=self.timeout, max_dispatch=max_dispatch, cache=cache)
         self.clients.append(client)
         if peer is not None:
             peer.install(client, **install)

@@ -12,7 +12,10 @@ What each check needs from its client:
   a ``Peer`` installed before ``initialize()`` (``Connections.open(peer)``), and a transport
   on which the server can reach the client (not ``--stateless`` or ``--json-response``);
 * ``check_elicitation_without_handler``: a client with no elicitation handler;
-* ``check_timeout_cancels``: the server started with ``SDK_SERVER_EVENTS`` set.
+* ``check_timeout_cancels``: the server started with ``SDK_SERVER_EVENTS`` set;
+* ``check_resource_subscription``, ``check_tools_list_changed``, ``check_cache``: a client of
+  their own (``Client(cache=True)`` for the last) with a ``Peer`` recording notifications, as
+  modern clients must wait for ``subscriptions/listen`` to be acknowledged.
 
 A client shared by several tests must not start a dispatch thread during one of them (the
 thread-leak check fails it): share only clients the server never sends anything unasked, or
@@ -357,6 +360,122 @@ def check_completions(client: Client) -> None:
     template = CompletionRef.resource("test://items/{item_id}")
     assert client.complete(template, "item_id", "").values == ["1", "2", "3"]
     assert client.complete(template, "item_id", "2").values == ["2"]
+
+
+# -- change notifications and caching ------------------------------------------------------------
+#
+# Legacy servers take resources/subscribe and push notifications unasked; modern ones
+# (2026-07-28) send them only on a subscriptions/listen stream, which mcpclient opens on a thread
+# of its own. These checks need a client of their own (that thread, and the dispatch threads of
+# the handlers, must be gone by the end of the test) with a Peer recording its notifications.
+
+
+def check_resource_subscription(client: Client, peer: Peer) -> None:
+    """``touch`` on a subscribed resource reaches ``set_resource_updated_handler``; after an
+    unsubscribe the same resource can be subscribed again."""
+    updates = _Collector()
+    client.set_resource_updated_handler(updates.add)
+    for times in (1, 2):
+        peer.reset()
+        client.subscribe_resource("test://text")
+        _wait_listening(client, peer, lambda f: "test://text" in f.get("resourceSubscriptions", ()))
+        client.call_tool("touch", {"uri": "test://text"})
+        assert updates.wait_for(times) == ["test://text"] * times
+        client.unsubscribe_resource("test://text")
+    if client.protocol_version < "2026":  # the server keeps legacy subscriptions itself
+        assert client.call_tool("touch", {"uri": "test://text"}).text == "not subscribed"
+
+
+def check_tools_list_changed(client: Client, peer: Peer) -> None:
+    """``toggle_tool`` adds and removes a tool; each change reaches ``set_list_changed_handler``."""
+    changes = _Collector()
+    client.set_list_changed_handler(changes.add)
+    _wait_listening(client, peer, lambda f: f.get("toolsListChanged") is True)
+    before = {tool.name for tool in client.list_tools()}
+    assert _toggle(client, changes) == "added"
+    assert {tool.name for tool in client.list_tools()} == before | {"extra"}
+    assert _toggle(client, changes) == "removed"
+    assert {tool.name for tool in client.list_tools()} == before - {"extra"}
+    assert set(changes.items) == {"tools"}
+
+
+def check_cache(client: Client, peer: Peer) -> None:
+    """With ``Client(cache=True)``, lists are kept while fresh and dropped on list_changed.
+
+    The SDK server's modern results say ``ttlMs: 0`` (never fresh), so every list goes to the
+    server; its legacy results carry no ttl, but it announces ``listChanged``, so they are kept
+    until the server says the list changed.
+    """
+    sent = spy_methods(client)
+    changes = _Collector()
+    client.set_list_changed_handler(changes.add)
+    _wait_listening(client, peer, lambda f: f.get("toolsListChanged") is True)
+    modern = client.protocol_version >= "2026"
+    fetches = 2 if modern else 1
+    first = {tool.name for tool in client.list_tools()}
+    assert {tool.name for tool in client.list_tools()} == first
+    assert sent.count("tools/list") == fetches
+    assert [r.uri for r in client.list_resources()] == [r.uri for r in client.list_resources()]
+    [template] = client.list_resource_templates()  # cached apart from the resources
+    assert template.uri_template == "test://items/{item_id}"
+    try:
+        assert _toggle(client, changes) == "added"
+        assert {tool.name for tool in client.list_tools()} == first | {"extra"}
+        assert sent.count("tools/list") == fetches + 1
+    finally:
+        _toggle(client, changes)
+    assert "extra" not in {tool.name for tool in client.list_tools()}
+
+
+def spy_methods(client: Client) -> list[str]:
+    """The methods of every message ``client`` sends from now on (appended as they go)."""
+    sent: list[str] = []
+    transport = client.transport
+    send = transport.send
+
+    def recording(message: dict[str, Any], **options: Any) -> None:
+        sent.append(message.get("method") or "reply")
+        return send(message, **options)
+
+    transport.send = recording  # type: ignore[method-assign]
+    return sent
+
+
+class _Collector:
+    """What a callback was given, in order, with a wait for the n-th item."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+        self._cond = threading.Condition()
+
+    def add(self, item: Any) -> None:
+        with self._cond:
+            self.items.append(item)
+            self._cond.notify_all()
+
+    def wait_for(self, count: int) -> list[Any]:
+        with self._cond:
+            assert self._cond.wait_for(lambda: len(self.items) >= count, WAIT), f"got only {self.items}"
+            return list(self.items)
+
+
+def _toggle(client: Client, changes: _Collector) -> str:
+    """Call ``toggle_tool`` and wait for the list_changed it causes."""
+    seen = len(changes.items)
+    outcome = client.call_tool("toggle_tool").text
+    changes.wait_for(seen + 1)
+    return outcome
+
+
+def _wait_listening(client: Client, peer: Peer, accepts: Callable[[dict[str, Any]], bool]) -> None:
+    """Modern era: wait until the server acknowledged a listen stream whose filter ``accepts``
+    (only then does it deliver what the filter names). Legacy servers need no stream."""
+    if client.protocol_version < "2026":
+        return
+    peer.wait_for(
+        "notifications/subscriptions/acknowledged",
+        lambda p: isinstance(p.get("notifications"), dict) and accepts(p["notifications"]),
+    )
 
 
 # -- mcpclient.ai ------------------------------------------------------------------------------

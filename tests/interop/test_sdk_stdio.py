@@ -181,6 +181,24 @@ def test_progress_reports_reach_on_progress(peer_client):
     suite.check_progress_reports(peer_client)
 
 
+# -- subscriptions, list changes and caching ----------------------------------------------------
+
+
+def test_resource_subscription_reports_updates(connect):
+    peer = Peer()
+    suite.check_resource_subscription(connect(peer), peer)
+
+
+def test_tools_list_changed_reaches_the_handler(connect):
+    peer = Peer()
+    suite.check_tools_list_changed(connect(peer), peer)
+
+
+def test_cache_honours_ttl_and_drops_on_list_changed(connect):
+    peer = Peer()
+    suite.check_cache(connect(peer, cache=True), peer)
+
+
 # -- resources, prompts, completions, ai --------------------------------------------------------
 
 

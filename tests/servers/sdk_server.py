@@ -115,7 +115,9 @@ Tools:
       stream) and publishes it to 2026 ``subscriptions/listen`` streams;
       returns ``"notified"`` or ``"not subscribed"``.
   ``toggle_tool()`` -> adds (or removes) an extra tool ``extra`` and sends
-      ``notifications/tools/list_changed``; returns ``"added"``/``"removed"``.
+      ``notifications/tools/list_changed`` (handshake era: unrelated to the call,
+      so over streamable HTTP on the GET stream; 2026 era: to
+      ``subscriptions/listen`` streams); returns ``"added"``/``"removed"``.
 
 Resources:
   ``test://text`` ("hello world", text/plain),
@@ -385,9 +387,8 @@ def build_server(legacy_only: bool) -> MCPServer:
         State.extra_tool = not State.extra_tool
         await ctx.notify_tools_changed()
         if not _is_modern(ctx):
-            await ctx.session.send_notification(
-                types.ToolListChangedNotification(), related_request_id=ctx.request_context.request_id
-            )
+            # Not tied to this request: over streamable HTTP it travels on the GET stream.
+            await ctx.session.send_notification(types.ToolListChangedNotification())
         return outcome
 
     # ------------------------------------------------------------ resources
