@@ -301,15 +301,7 @@ class Engine:
                         f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout
                     ) from None
                 # It reached the server, whose answer did not come in time (HTTP): cancel it.
-                if cancel_on_timeout:
-                    self._send_cancelled(request_id, f"timed out after {timeout}s")
-                raise RequestTimeout(
-                    f"no reply to {method!r} within {timeout}s"
-                    + ("; the server was told to cancel it" if cancel_on_timeout else ""),
-                    method=method,
-                    timeout=timeout,
-                    delivered=True,
-                ) from None
+                raise self._timed_out(request_id, method, timeout, cancel_on_timeout) from None
             while True:
                 wait = _remaining(deadline)
                 if poll is not None:
@@ -331,14 +323,7 @@ class Engine:
                 if renewed > now and (hard_deadline is None or now < hard_deadline):
                     deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
                     continue
-                if cancel_on_timeout:
-                    self._send_cancelled(request_id, f"timed out after {timeout}s")
-                raise RequestTimeout(
-                    f"no reply to {method!r} within {timeout}s"
-                    + ("; the server was told to cancel it" if cancel_on_timeout else ""),
-                    method=method,
-                    timeout=timeout,
-                )
+                raise self._timed_out(request_id, method, timeout, cancel_on_timeout)
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
@@ -349,6 +334,15 @@ class Engine:
         if on_progress is not None:
             _wait_for_progress(slot)
         return _read_reply(slot.reply, method, request_id)
+
+    def _timed_out(self, request_id: Any, method: str, timeout: float | None, cancel: bool) -> RequestTimeout:
+        """Tell the server to drop a request that took too long; the error for its caller."""
+        if cancel:
+            self._send_cancelled(request_id, f"timed out after {timeout}s")
+        told = "; the server was told to cancel it" if cancel else ""
+        return RequestTimeout(
+            f"no reply to {method!r} within {timeout}s{told}", method=method, timeout=timeout, delivered=True
+        )
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
         """Send a notification; raises like ``request`` when it cannot be sent."""
