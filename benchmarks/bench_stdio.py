@@ -42,7 +42,18 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-REPO = Path(__file__).resolve().parent.parent
+from _common import (
+    REPO,
+    BenchFailure,
+    check_big,
+    child_env,
+    echo_loop,
+    innermost,
+    ratio,
+    run_child,
+    sync_rate,
+)
+
 SERVER = REPO / "tests" / "servers" / "fast_server.py"
 SERVER_CMD = [sys.executable, str(SERVER)]
 
@@ -50,7 +61,6 @@ CLIENTS = ("mcpclient", "sdk", "raw")
 CONCURRENCY = (8, 32)
 BIG_SIZE = 10_000_000
 CALL_TIMEOUT = 60.0
-WORKER_TIMEOUT = 120.0
 
 #: The goals of issue #2. Reported, never asserted.
 TARGETS = {
@@ -109,10 +119,6 @@ async def main():
 asyncio.run(main())
 """,
 }
-
-
-class BenchFailure(Exception):
-    """A client returned a wrong reply (or none)."""
 
 
 # -- the raw floor ---------------------------------------------------------------------------
@@ -212,68 +218,19 @@ def _open_sync(client: str) -> tuple[Callable[[str, dict[str, Any]], str], Calla
     return call_text, mc.close
 
 
-def _echo_loop(call_text: Callable[[str, dict[str, Any]], str], tag: str, end: float) -> int:
-    n = 0
-    clock = time.perf_counter
-    while clock() < end:
-        text = f"{tag}-{n}"
-        got = call_text("echo", {"text": text})
-        if got != text:
-            raise BenchFailure(f"echo {text!r} came back as {got[:100]!r}")
-        n += 1
-    return n
-
-
-def _sync_rate(call_text: Callable[[str, dict[str, Any]], str], callers: int, window: float) -> float:
-    if callers == 1:
-        start = time.perf_counter()
-        n = _echo_loop(call_text, "s", start + window)
-        return n / (time.perf_counter() - start)
-    counts = [0] * callers
-    errors: list[BaseException] = []
-    barrier = threading.Barrier(callers + 1)
-    box: list[float] = []
-
-    def worker(i: int) -> None:
-        barrier.wait()
-        try:
-            counts[i] = _echo_loop(call_text, f"t{i}", box[0] + window)
-        except BaseException as exc:
-            errors.append(exc)
-
-    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(callers)]
-    for thread in threads:
-        thread.start()
-    box.append(time.perf_counter())
-    barrier.wait()
-    for thread in threads:
-        thread.join(WORKER_TIMEOUT)
-    elapsed = time.perf_counter() - box[0]
-    if errors:
-        raise errors[0]
-    return sum(counts) / elapsed
-
-
-def _check_big(text: str) -> None:
-    if len(text) != BIG_SIZE:
-        raise BenchFailure(f"big result has {len(text)} characters, expected {BIG_SIZE}")
-    if text.count("x") != BIG_SIZE:
-        raise BenchFailure("big result is not all 'x'")
-
-
 def _run_sync_round(client: str, window: float) -> dict[str, float]:
     call_text, close = _open_sync(client)
     try:
-        _echo_loop(call_text, "warm", time.perf_counter() + min(0.2, window))
-        out = {"sequential": _sync_rate(call_text, 1, window)}
+        echo_loop(call_text, "warm", time.perf_counter() + min(0.2, window))
+        out = {"sequential": sync_rate(call_text, 1, window)}
         for callers in CONCURRENCY:
-            out[f"concurrent_{callers}"] = _sync_rate(call_text, callers, window)
+            out[f"concurrent_{callers}"] = sync_rate(call_text, callers, window)
         if call_text("big", {"size": 10}) != "x" * 10:  # warm the path
             raise BenchFailure("big with size=10 did not return 10 'x'")
         start = time.perf_counter()
         text = call_text("big", {"size": BIG_SIZE})
         out["big_s"] = time.perf_counter() - start
-        _check_big(text)
+        check_big(text, BIG_SIZE)
         return out
     finally:
         close()
@@ -326,7 +283,7 @@ def _run_sdk_round(window: float) -> dict[str, float]:
                 start = time.perf_counter()
                 text = await call_text(session, "big", {"size": BIG_SIZE})
                 out["big_s"] = time.perf_counter() - start
-                _check_big(text)
+                check_big(text, BIG_SIZE)
                 return out
 
     return asyncio.run(main())
@@ -337,48 +294,13 @@ def worker_main(client: str, window: float) -> int:
     try:
         out: dict[str, Any] = _run_sdk_round(window) if client == "sdk" else _run_sync_round(client, window)
     except Exception as exc:
-        while isinstance(getattr(exc, "exceptions", None), tuple) and exc.exceptions:  # anyio's groups
-            exc = exc.exceptions[0]
+        exc = innermost(exc)  # anyio's groups
         out = {"error": f"{type(exc).__name__}: {exc}"}
     print(json.dumps(out), flush=True)
     return 0
 
 
 # -- the orchestrator ------------------------------------------------------------------------
-
-
-def _mcpclient_root() -> str:
-    """The directory holding the mcpclient this process would import (else the repository)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("mcpclient")
-    return str(Path(spec.origin).parent.parent) if spec and spec.origin else str(REPO)
-
-
-def _child_env() -> dict[str, str]:
-    """The environment of every child: it imports the same mcpclient as this process would."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_mcpclient_root(), env.get("PYTHONPATH", "")) if p)
-    return env
-
-
-def _run_child(args: list[str], env: dict[str, str]) -> str:
-    # ``python -c`` puts the working directory first on sys.path: run where our mcpclient is,
-    # so that a copy named by PYTHONPATH is not shadowed by the one in the current directory.
-    proc = subprocess.run(
-        [sys.executable, *args],
-        env=env,
-        cwd=env["PYTHONPATH"].split(os.pathsep)[0],
-        stdout=subprocess.PIPE,
-        timeout=WORKER_TIMEOUT,
-        text=True,
-    )
-    if proc.returncode != 0:
-        raise BenchFailure(f"child {args[:2]} exited with code {proc.returncode}")
-    lines = proc.stdout.strip().splitlines()
-    if not lines:
-        raise BenchFailure(f"child {args[:2]} printed nothing")
-    return lines[-1]
 
 
 def _measure_imports(
@@ -389,7 +311,7 @@ def _measure_imports(
         for name, statement in IMPORT_CODE.items():
             code = f"import time\nt0 = time.perf_counter()\n{statement}\nprint(time.perf_counter() - t0)\n"
             try:
-                times[name].append(float(_run_child(["-c", code], env)))
+                times[name].append(float(run_child(["-c", code], env)))
             except Exception as exc:
                 failures.append(f"{name} import: {exc}")
     log("  import: " + ", ".join(f"{k} {min(v) * 1000:.0f} ms" for k, v in times.items() if v))
@@ -401,7 +323,7 @@ def _measure_rss(samples: int, env: dict[str, str], failures: list[str], log: Ca
     for _ in range(samples):
         for name, code in RSS_CODE.items():
             try:
-                values[name].append(float(_run_child(["-c", code, str(SERVER)], env)))
+                values[name].append(float(run_child(["-c", code, str(SERVER)], env)))
             except Exception as exc:
                 failures.append(f"{name} idle RSS: {exc}")
     log("  idle RSS: " + ", ".join(f"{k} {statistics.median(v):.1f} MB" for k, v in values.items() if v))
@@ -409,7 +331,7 @@ def _measure_rss(samples: int, env: dict[str, str], failures: list[str], log: Ca
 
 
 def run(profile: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
-    env = _child_env()
+    env = child_env()
     failures: list[str] = []
     samples: dict[str, dict[str, list[float]]] = {c: {} for c in CLIENTS}
     started = time.perf_counter()
@@ -418,7 +340,7 @@ def run(profile: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
         for client in order:
             args = [str(Path(__file__).resolve()), "--worker", client, "--window", str(profile["window"])]
             try:
-                out = json.loads(_run_child(args, env))
+                out = json.loads(run_child(args, env))
             except Exception as exc:
                 out = {"error": str(exc)}
             if "error" in out:
@@ -449,20 +371,16 @@ def run(profile: dict[str, Any], log: Callable[[str], None]) -> dict[str, Any]:
     }
 
 
-def _ratio(a: float | None, b: float | None) -> float | None:
-    return a / b if a and b else None
-
-
 def _ratios(rates: dict, big: dict, imports: dict) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for mode in ("sequential", *(f"concurrent_{n}" for n in CONCURRENCY)):
         mine = rates["mcpclient"].get(mode)
         out[mode] = {
-            "mcpclient/sdk": _ratio(mine, rates["sdk"].get(mode)),
-            "mcpclient/raw": _ratio(mine, rates["raw"].get(mode)),
+            "mcpclient/sdk": ratio(mine, rates["sdk"].get(mode)),
+            "mcpclient/raw": ratio(mine, rates["raw"].get(mode)),
         }
-    out["big_speedup_vs_sdk"] = _ratio(big.get("sdk"), big.get("mcpclient"))
-    out["import_speedup_vs_sdk"] = _ratio(imports.get("sdk"), imports.get("mcpclient"))
+    out["big_speedup_vs_sdk"] = ratio(big.get("sdk"), big.get("mcpclient"))
+    out["import_speedup_vs_sdk"] = ratio(imports.get("sdk"), imports.get("mcpclient"))
     return out
 
 

@@ -43,3 +43,38 @@ def test_quick_benchmark_reports_positive_numbers_for_every_client() -> None:
     assert results["ratios"]["big_speedup_vs_sdk"] > 0
     assert results["ratios"]["import_speedup_vs_sdk"] > 0
     assert all(isinstance(t["value"], float) and t["value"] > 0 for t in results["targets"].values())
+
+
+HTTP_BENCH = ROOT / "benchmarks" / "bench_http.py"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_quick_http_benchmark_reports_every_number_for_every_client_and_reply_mode() -> None:
+    pytest.importorskip("mcp")
+    proc = subprocess.run(
+        [sys.executable, str(HTTP_BENCH), "--quick", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=80,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    results = json.loads(proc.stdout)
+
+    assert results["failures"] == []
+    for reply in ("json", "sse"):
+        for client in CLIENTS:
+            for mode in MODES:
+                assert results["calls_per_s"][reply][client][mode] > 0, (reply, client, mode)
+                assert results["connections_per_100_calls"][reply][client][mode] >= 0, (reply, client, mode)
+            if client == "sdk" and reply == "sse" and "sdk" in results["big_rejected"]["sse"]:
+                assert results["big_result_s_sdk_unlimited"]["sse"] > 0  # the 1 MiB limit, lifted
+            else:
+                assert results["big_result_s"][reply][client] > 0, (reply, client)
+        for mode in MODES:
+            assert results["ratios"][reply][mode]["mcpclient/sdk"] > 0, (reply, mode)
+            assert results["ratios"][reply][mode]["mcpclient/raw"] > 0, (reply, mode)
+        assert results["ratios"][reply]["big_speedup_vs_sdk"] > 0, reply
+    assert "mcpclient" not in results["big_rejected"]["sse"]
+    assert all(t["met"] is not None for t in results["targets"].values())

@@ -89,7 +89,7 @@ class Requester:
         if token_provider is not None and not (callable(token_provider) or hasattr(token_provider, "token")):
             raise TypeError("token_provider must have a token() method or be callable")
         self._own_session = session is None
-        self.session = session if session is not None else requests.Session()
+        self.session = session if session is not None else _new_session()
         self._token_provider = token_provider
         self._token_header = auth_header or "Authorization"
         self._token_prefix = "" if auth_header else "Bearer "
@@ -380,6 +380,10 @@ def _connect_phase(exc: BaseException) -> bool:
     return False
 
 
+#: Connections kept per host by a transport's own session (concurrent callers share them).
+POOL_MAXSIZE = 64
+
+
 def translate(exc: BaseException, what: str) -> MCPError:
     """The mcpclient exception for a requests, urllib3 or OSError failure during ``what``."""
     if isinstance(exc, MCPError):
@@ -430,6 +434,19 @@ def read_error_body(response: requests.Response) -> bytes:
         return b""
     finally:
         response.close()
+
+
+def _new_session() -> requests.Session:
+    """A session whose pool keeps a connection for each of many concurrent callers.
+
+    requests keeps 10 per host by default: a client shared by more threads would open a new
+    TCP connection for every call past that.
+    """
+    session = requests.Session()
+    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE)
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
 
 
 def _credentials_in(headers: Mapping[str, Any], auth_header: str | None) -> list[str]:

@@ -1,0 +1,123 @@
+"""What the benchmarks share: the echo loops, rate windows and the worker-process plumbing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+REPO = Path(__file__).resolve().parent.parent
+WORKER_TIMEOUT = 120.0
+
+CallText = Callable[[str, "dict[str, Any]"], str]
+
+
+class BenchFailure(Exception):
+    """A client returned a wrong reply (or none)."""
+
+
+def echo_loop(call_text: CallText, tag: str, end: float) -> int:
+    """Call ``echo`` until ``end`` (perf_counter), checking every reply; return the count."""
+    n = 0
+    clock = time.perf_counter
+    while clock() < end:
+        text = f"{tag}-{n}"
+        got = call_text("echo", {"text": text})
+        if got != text:
+            raise BenchFailure(f"echo {text!r} came back as {got[:100]!r}")
+        n += 1
+    return n
+
+
+def sync_count(call_text: CallText, callers: int, window: float) -> tuple[int, float]:
+    """(calls, seconds) of ``callers`` threads running ``echo_loop`` for ``window`` seconds."""
+    if callers == 1:
+        start = time.perf_counter()
+        n = echo_loop(call_text, "s", start + window)
+        return n, time.perf_counter() - start
+    counts = [0] * callers
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(callers + 1)
+    box: list[float] = []
+
+    def worker(i: int) -> None:
+        barrier.wait()
+        try:
+            counts[i] = echo_loop(call_text, f"t{i}", box[0] + window)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(callers)]
+    for thread in threads:
+        thread.start()
+    box.append(time.perf_counter())
+    barrier.wait()
+    for thread in threads:
+        thread.join(WORKER_TIMEOUT)
+    elapsed = time.perf_counter() - box[0]
+    if errors:
+        raise errors[0]
+    return sum(counts), elapsed
+
+
+def sync_rate(call_text: CallText, callers: int, window: float) -> float:
+    """Calls per second of ``callers`` threads running ``echo_loop`` for ``window`` seconds."""
+    n, elapsed = sync_count(call_text, callers, window)
+    return n / elapsed
+
+
+def check_big(text: str, size: int) -> None:
+    if len(text) != size:
+        raise BenchFailure(f"big result has {len(text)} characters, expected {size}")
+    if text.count("x") != size:
+        raise BenchFailure("big result is not all 'x'")
+
+
+def mcpclient_root() -> str:
+    """The directory holding the mcpclient this process would import (else the repository)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("mcpclient")
+    return str(Path(spec.origin).parent.parent) if spec and spec.origin else str(REPO)
+
+
+def child_env() -> dict[str, str]:
+    """The environment of every child: it imports the same mcpclient as this process would."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (mcpclient_root(), env.get("PYTHONPATH", "")) if p)
+    return env
+
+
+def run_child(args: list[str], env: dict[str, str]) -> str:
+    """Run ``python *args`` and return the last line it printed."""
+    # ``python -c`` puts the working directory first on sys.path: run where our mcpclient is,
+    # so that a copy named by PYTHONPATH is not shadowed by the one in the current directory.
+    proc = subprocess.run(
+        [sys.executable, *args],
+        env=env,
+        cwd=env["PYTHONPATH"].split(os.pathsep)[0],
+        stdout=subprocess.PIPE,
+        timeout=WORKER_TIMEOUT,
+        text=True,
+    )
+    if proc.returncode != 0:
+        raise BenchFailure(f"child {args[:2]} exited with code {proc.returncode}")
+    lines = proc.stdout.strip().splitlines()
+    if not lines:
+        raise BenchFailure(f"child {args[:2]} printed nothing")
+    return lines[-1]
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a and b else None
+
+
+def innermost(exc: BaseException) -> BaseException:
+    """The first leaf of an (anyio) exception group, else ``exc``."""
+    while isinstance(getattr(exc, "exceptions", None), tuple) and exc.exceptions:  # type: ignore[attr-defined]
+        exc = exc.exceptions[0]  # type: ignore[attr-defined]
+    return exc
