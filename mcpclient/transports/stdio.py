@@ -33,8 +33,9 @@ KILL_REAP_TIMEOUT = 2.0
 EXIT_REPORT_TIMEOUT = 0.5
 #: Messages longer than this (in bytes) are logged and skipped rather than buffered forever.
 MAX_MESSAGE_BYTES = 512 * 1024 * 1024
-#: The most a single read from the server's stdout takes, in bytes.
-READ_SIZE = 1 << 20
+#: The most a single read from the server's stdout takes, in bytes: a pipe holds 64 KiB, and
+#: a larger buffer would be allocated (and mapped) for every small message for nothing.
+READ_SIZE = 1 << 16
 #: How many lines of the server's stderr are kept for error messages.
 STDERR_TAIL_LINES = 20
 
@@ -176,7 +177,7 @@ class StdioTransport(Transport):
             self._reading = False
 
     def _read_lines(self) -> bytes | None:
-        """Read what the pipe holds (up to 1 MiB at a time); return the next whole line.
+        """Read what the pipe holds (up to 64 KiB at a time); return the next whole line.
 
         Large reads instead of ``readline()``'s 8 KiB ones: a 10 MB message takes a handful of
         system calls, and a partial line grows in place, so long lines cost linear time.
