@@ -121,3 +121,24 @@ def innermost(exc: BaseException) -> BaseException:
     while isinstance(getattr(exc, "exceptions", None), tuple) and exc.exceptions:  # type: ignore[attr-defined]
         exc = exc.exceptions[0]  # type: ignore[attr-defined]
     return exc
+
+
+async def sdk_call_text(session: Any, name: str, arguments: dict[str, Any]) -> str:
+    """Call a tool through the official SDK's ClientSession and return its joined text."""
+    result = await session.call_tool(name, arguments)
+    if result.is_error:
+        raise BenchFailure(f"sdk: tool {name} failed: {result.content!r:.200}")
+    return "".join(part.text for part in result.content if part.type == "text")
+
+
+async def sdk_echo_loop(session: Any, tag: str, end: float) -> int:
+    """The SDK's side of ``echo_loop``: distinct echoes until ``end``, each checked."""
+    n = 0
+    clock = time.perf_counter
+    while clock() < end:
+        text = f"{tag}-{n}"
+        got = await sdk_call_text(session, "echo", {"text": text})
+        if got != text:
+            raise BenchFailure(f"echo {text!r} came back as {got[:100]!r}")
+        n += 1
+    return n

@@ -58,6 +58,8 @@ from _common import (
     innermost,
     ratio,
     run_child,
+    sdk_call_text,
+    sdk_echo_loop,
     sync_count,
 )
 
@@ -260,22 +262,7 @@ def _run_sdk_round(reply: str, window: float) -> dict[str, Any]:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
-    async def call_text(session: Any, name: str, arguments: dict[str, Any]) -> str:
-        result = await session.call_tool(name, arguments)
-        if result.is_error:
-            raise BenchFailure(f"sdk: tool {name} failed: {result.content!r:.200}")
-        return "".join(part.text for part in result.content if part.type == "text")
-
-    async def echo_loop_async(session: Any, tag: str, end: float) -> int:
-        n = 0
-        clock = time.perf_counter
-        while clock() < end:
-            text = f"{tag}-{n}"
-            got = await call_text(session, "echo", {"text": text})
-            if got != text:
-                raise BenchFailure(f"echo {text!r} came back as {got[:100]!r}")
-            n += 1
-        return n
+    call_text, echo_loop_async = sdk_call_text, sdk_echo_loop
 
     async def count(session: Any, callers: int, seconds: float) -> tuple[int, float]:
         start = time.perf_counter()

@@ -51,6 +51,8 @@ from _common import (
     innermost,
     ratio,
     run_child,
+    sdk_call_text,
+    sdk_echo_loop,
     sync_rate,
 )
 
@@ -245,22 +247,7 @@ def _run_sdk_round(window: float) -> dict[str, float]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    async def call_text(session: Any, name: str, arguments: dict[str, Any]) -> str:
-        result = await session.call_tool(name, arguments)
-        if result.is_error:
-            raise BenchFailure(f"sdk: tool {name} failed: {result.content!r:.200}")
-        return "".join(part.text for part in result.content if part.type == "text")
-
-    async def echo_loop(session: Any, tag: str, end: float) -> int:
-        n = 0
-        clock = time.perf_counter
-        while clock() < end:
-            text = f"{tag}-{n}"
-            got = await call_text(session, "echo", {"text": text})
-            if got != text:
-                raise BenchFailure(f"echo {text!r} came back as {got[:100]!r}")
-            n += 1
-        return n
+    call_text, echo_loop = sdk_call_text, sdk_echo_loop
 
     async def rate(session: Any, callers: int) -> float:
         start = time.perf_counter()
