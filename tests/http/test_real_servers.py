@@ -24,7 +24,7 @@ def handlers() -> dict:
     return {
         "sampling_handler": lambda request: CreateMessageResult.from_text("model says hi", model="fake-model"),
         "elicitation_handler": lambda request: ElicitationResult(action="accept", content={"name": "Ann"}),
-        "roots": ["file:///work/project"],
+        "roots": ["file:///srv/project"],
     }
 
 
@@ -64,7 +64,7 @@ def test_sdk_server_requests_sampling_elicitation_and_roots_over_http(sdk_server
     with mcpclient.connect(server.url, timeout=20, **handlers()) as client:
         assert client.call_tool("sample", {"prompt": "hello"}).text == "model says hi"
         assert client.call_tool("elicit", {"message": "who?"}).text == 'accept {"age": 30, "name": "Ann"}'
-        assert client.call_tool("roots").text == "file:///work/project"
+        assert client.call_tool("roots").text == "file:///srv/project"
 
 
 def test_sdk_server_concurrent_calls_over_streamable_http(sdk_server):
@@ -136,7 +136,7 @@ def test_server_everything_over_http(everything_server, transport):
             assert "model says hi" in client.call_tool(sampling, {"prompt": "hi", "maxTokens": 10}).text
         roots = next((name for name in tools if "roots" in name), None)
         if roots:
-            assert "file:///work/project" in client.call_tool(roots).text
+            assert "file:///srv/project" in client.call_tool(roots).text
         elicitation = next((name for name in tools if "elicitation" in name), None)
         if elicitation:
             client.call_tool(elicitation)

@@ -135,10 +135,10 @@ def test_the_get_stream_opens_after_initialized_and_carries_server_requests(fake
 
     fake.get = get
     client = Client(StreamableHTTPTransport(URL), timeout=5, protocol="legacy")
-    client.set_roots(["file:///work"])
+    client.set_roots(["file:///srv"])
     with client:
         reply = wait_for(lambda: [json.loads(r.body) for r in fake.posts() if json.loads(r.body).get("id") == "srv-1"])
-    assert reply[0]["result"]["roots"][0]["uri"] == "file:///work"
+    assert reply[0]["result"]["roots"][0]["uri"] == "file:///srv"
     (get_request,) = fake.of("GET")
     assert get_request.headers["MCP-Protocol-Version"] == "2025-11-25"
     assert body.closed  # close() ended the GET stream

@@ -42,7 +42,7 @@ class Peer:
         *,
         reply: str = "Hello from the fake model",
         elicitation: ElicitationResult | Callable[[ElicitationRequest], ElicitationResult] | None = None,
-        roots: Sequence[Root | str] = (Root(uri="file:///work/project", name="project"),),
+        roots: Sequence[Root | str] = (Root(uri="file:///srv/project", name="project"),),
         elicitation_modes: Sequence[str] = ("form",),
     ) -> None:
         self.reply = reply
