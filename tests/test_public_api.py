@@ -60,7 +60,20 @@ def test_errors_survive_pickling():
         assert str(copy) == str(error)
 
 
-def test_importing_mcpclient_does_not_import_the_network_stack_or_the_sdk():
-    code = "import sys, mcpclient; print(sorted(m for m in ('mcp', 'anyio', 'pydantic') if m in sys.modules))"
+def test_importing_mcpclient_does_not_import_the_http_stack_or_the_sdk():
+    code = (
+        "import sys, mcpclient; "
+        "print(sorted(m for m in ('mcp', 'anyio', 'pydantic', 'requests', 'urllib3') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_http_names_load_on_first_use():
+    code = (
+        "import sys, mcpclient; before = 'requests' in sys.modules; "
+        "from mcpclient import connect, StreamableHTTPTransport, OAuth; "
+        "print(before, 'requests' in sys.modules, callable(connect), StreamableHTTPTransport.__name__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "True", "StreamableHTTPTransport"]
