@@ -18,12 +18,11 @@ from __future__ import annotations
 import email.utils
 import http.client
 import logging
-import queue
 import random
 import socket
 import threading
 import time
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Mapping
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -31,18 +30,8 @@ import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, RequestTimeout, TransportError
-from ._sse import SSEEvent, SSEParser
 
-__all__ = [
-    "Requester",
-    "ThreadPool",
-    "TokenProvider",
-    "abort_response",
-    "read_error_body",
-    "is_event_stream",
-    "read_events",
-    "translate",
-]
+__all__ = ["Requester", "TokenProvider", "read_error_body", "translate"]
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +44,6 @@ RETRY_MAX_DELAY = 10.0
 RETRY_AFTER_MAX = 60.0
 #: Redirect hops followed for one request (same origin only).
 MAX_REDIRECTS = 5
-#: Bytes asked of the socket per read of an event stream (a read returns what has arrived).
-STREAM_READ_SIZE = 64 * 1024
 #: How much of an error body is read, and how much of it goes into a message.
 ERROR_BODY_READ = 64 * 1024
 ERROR_EXCERPT = 300
@@ -468,122 +455,3 @@ def _excerpt(data: bytes | str) -> str:
         data = data.decode("utf-8", "replace")
     text = " ".join(data.split())
     return text if len(text) <= ERROR_EXCERPT else text[:ERROR_EXCERPT] + "..."
-
-
-def abort_response(response: requests.Response) -> None:
-    """Close a response another thread may be blocked reading: shut its socket down first.
-
-    ``close()`` alone does not wake a ``recv`` blocked in another thread on Linux.
-    """
-    connection = getattr(response.raw, "connection", None) or getattr(response.raw, "_connection", None)
-    sock = getattr(connection, "sock", None)
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
-    try:
-        response.close()
-    except Exception:  # closing must never fail the closer
-        pass
-
-
-def set_read_timeout(response: requests.Response, seconds: float | None) -> None:
-    """Change the socket timeout of a response being streamed, when the socket is reachable."""
-    connection = getattr(response.raw, "connection", None)
-    sock = getattr(connection, "sock", None)
-    if sock is not None:
-        try:
-            sock.settimeout(seconds)
-        except OSError:
-            pass
-
-
-def is_event_stream(response: requests.Response) -> bool:
-    return _media_type(response) == "text/event-stream"
-
-
-def is_json(response: requests.Response) -> bool:
-    return _media_type(response) == "application/json"
-
-
-def _media_type(response: requests.Response) -> str:
-    return response.headers.get("content-type", "").partition(";")[0].strip().lower()
-
-
-def read_events(response: requests.Response, parser: SSEParser, what: str) -> Iterator[SSEEvent]:
-    """The events of an SSE response as they arrive; a broken stream raises an MCPError.
-
-    Reads with ``read1`` so each event is handed over as soon as its bytes arrive, and reads
-    to the end so the connection goes back to the pool for the next request.
-    """
-    raw = response.raw
-    while True:
-        try:
-            chunk = raw.read1(STREAM_READ_SIZE, decode_content=True)
-        except Exception as exc:
-            raise translate(exc, what) from exc
-        if not chunk:
-            break
-        yield from parser.feed(chunk)
-    try:
-        raw.release_conn()
-    except Exception:  # the stream is over either way
-        pass
-
-
-class ThreadPool:
-    """Runs each task on an idle daemon thread, starting a new one when none is idle.
-
-    Unbounded on purpose: a task may block for as long as a server keeps a stream open, so a
-    bounded pool could starve. Idle threads exit after ``idle_timeout`` seconds, and all of
-    them once ``shutdown`` is called and their task ends.
-    """
-
-    def __init__(self, name: str, idle_timeout: float = 30.0) -> None:
-        self._name = name
-        self._idle_timeout = idle_timeout
-        self._tasks: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._idle = 0
-        self._threads = 0
-        self._shutdown = False
-        self._lock = threading.Lock()
-
-    def submit(self, fn: Callable[..., None], *args: Any) -> None:
-        with self._lock:
-            if self._shutdown:
-                return
-            self._tasks.put((fn, args))
-            if self._idle:
-                self._idle -= 1
-                return
-            self._threads += 1
-        threading.Thread(target=self._work, name=self._name, daemon=True).start()
-
-    def shutdown(self) -> None:
-        """Let every worker exit once its current task ends; later tasks are dropped."""
-        with self._lock:
-            self._shutdown = True
-            for _ in range(self._threads):
-                self._tasks.put(None)
-
-    def _work(self) -> None:
-        while True:
-            try:
-                task = self._tasks.get(timeout=self._idle_timeout)
-            except queue.Empty:
-                with self._lock:
-                    if self._tasks.empty():
-                        self._idle = max(0, self._idle - 1)
-                        self._threads -= 1
-                        return
-                continue
-            if task is None:
-                return
-            fn, args = task
-            try:
-                fn(*args)
-            except Exception:  # a task must not kill the worker
-                log.exception("an HTTP stream task failed")
-            with self._lock:
-                self._idle += 1

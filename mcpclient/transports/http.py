@@ -16,7 +16,8 @@ from .._eras.headers import ToolHeaders, request_headers
 from .._eras.modern import MODERN_VERSIONS, PROTOCOL_VERSION_KEY
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
 from . import _http
-from ._http import Requester, ThreadPool, TokenProvider, abort_response, read_events, set_read_timeout
+from ._http import Requester, TokenProvider
+from ._streams import ThreadPool, abort_response, is_event_stream, is_json, read_events, set_read_timeout
 from ._sse import SSEParser
 from .base import Transport, decode_message, encode_message
 
@@ -204,7 +205,7 @@ class StreamableHTTPTransport(Transport):
         session_id = response.headers.get("mcp-session-id")
         if session_id and not self._modern:  # 2026-07-28 has no sessions: ignore one offered
             self.session_id = session_id
-        if _http.is_event_stream(response):
+        if is_event_stream(response):
             if request_id is _NO_ID:  # a stream for a notification: read it all the same
                 request_id = None
             self._track(response)
@@ -213,7 +214,7 @@ class StreamableHTTPTransport(Transport):
                     self._streams[request_id] = response
             self._drains.submit(self._drain, response, request_id, deadline)
             return
-        if _http.is_json(response):
+        if is_json(response):
             try:
                 data = response.raw.read(decode_content=True)
                 response.raw.release_conn()
@@ -349,7 +350,7 @@ class StreamableHTTPTransport(Transport):
         response = self._http.request("GET", headers=headers, deadline=deadline, cancelled=self._closed)
         if response.status_code >= 300:
             raise self._http.status_error(response, "resuming the stream failed")
-        if not _http.is_event_stream(response):
+        if not is_event_stream(response):
             response.close()
             raise ProtocolError("the server did not answer the resumption GET with an SSE stream")
         self._track(response)
@@ -391,7 +392,7 @@ class StreamableHTTPTransport(Transport):
             response.close()
             self._renew_session(session_id, None)
             raise TransportError("the session was renewed; the GET stream reopens")
-        if status >= 300 or not _http.is_event_stream(response):
+        if status >= 300 or not is_event_stream(response):
             response.close()
             if status == 405:
                 log.debug("the server offers no GET stream (HTTP 405)")
@@ -476,7 +477,7 @@ class StreamableHTTPTransport(Transport):
             log.info("new MCP session started at %s", _http.safe_url(self.url))
 
     def _read_one_reply(self, response: requests.Response, request_id: str) -> dict[str, Any]:
-        if _http.is_json(response):
+        if is_json(response):
             try:
                 message = decode_message(response.raw.read(decode_content=True))
             except Exception as exc:
@@ -485,7 +486,7 @@ class StreamableHTTPTransport(Transport):
                 response.close()
             if isinstance(message, dict):
                 return message
-        elif _http.is_event_stream(response):
+        elif is_event_stream(response):
             parser = SSEParser()
             try:
                 for event in read_events(response, parser, "reading the new session's initialize reply"):

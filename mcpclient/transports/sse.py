@@ -13,7 +13,8 @@ import requests
 
 from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
 from . import _http
-from ._http import Requester, TokenProvider, abort_response, read_events
+from ._http import Requester, TokenProvider
+from ._streams import abort_response, is_event_stream, read_events
 from ._sse import SSEParser
 from .base import Transport, decode_message, encode_message
 
@@ -75,7 +76,7 @@ class SSETransport(Transport):
         response = self._http.request("GET", deadline=deadline, read_timeout=None)
         if response.status_code >= 300:
             raise self._http.status_error(response, "opening the SSE stream failed")
-        if not _http.is_event_stream(response):
+        if not is_event_stream(response):
             response.close()
             raise ProtocolError(
                 f"{_http.safe_url(self.url)} did not answer with an SSE stream "
