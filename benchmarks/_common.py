@@ -142,3 +142,12 @@ async def sdk_echo_loop(session: Any, tag: str, end: float) -> int:
             raise BenchFailure(f"echo {text!r} came back as {got[:100]!r}")
         n += 1
     return n
+
+
+def target_lines(rows: list[tuple[Any, ...]], name_width: int, value_width: int) -> list[str]:
+    """One report line per ``(name, value, shown, goal, ok)`` target row; ok None means unknown."""
+    lines = []
+    for name, _value, shown, goal, ok in rows:
+        mark = "?" if ok is None else ("ok" if ok else "MISS")
+        lines.append(f"  {name:<{name_width}}{shown:>{value_width}}   goal {goal:<9} {mark}")
+    return lines

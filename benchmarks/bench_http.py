@@ -61,6 +61,7 @@ from _common import (
     sdk_call_text,
     sdk_echo_loop,
     sync_count,
+    target_lines,
 )
 
 SERVER = REPO / "benchmarks" / "fast_http_server.py"
@@ -476,9 +477,7 @@ def report(results: dict[str, Any]) -> str:
             )
             lines.append(f"{reply + ' ' + mode:<20}{cells}")
     lines += ["", "issue #3 targets (reported, not asserted):"]
-    for name, _value, shown, goal, ok in _target_rows(results):
-        mark = "?" if ok is None else ("ok" if ok else "MISS")
-        lines.append(f"  {name:<32}{shown:>8}   goal {goal:<9} {mark}")
+    lines += target_lines(_target_rows(results), 32, 8)
     if results["failures"]:
         lines += ["", "FAILURES:"] + [f"  {f}" for f in results["failures"]]
     return "\n".join(lines)

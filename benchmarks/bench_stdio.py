@@ -54,6 +54,7 @@ from _common import (
     sdk_call_text,
     sdk_echo_loop,
     sync_rate,
+    target_lines,
 )
 
 SERVER = REPO / "tests" / "servers" / "fast_server.py"
@@ -466,9 +467,7 @@ def report(results: dict[str, Any]) -> str:
         "",
         "issue #2 targets (reported, not asserted):",
     ]
-    for name, _value, value, goal, ok in _target_rows(results):
-        mark = "?" if ok is None else ("ok" if ok else "MISS")
-        lines.append(f"  {name:<24}{value:>10}   goal {goal:<9} {mark}")
+    lines += target_lines(_target_rows(results), 24, 10)
     if results["failures"]:
         lines += ["", "FAILURES:"] + [f"  {f}" for f in results["failures"]]
     return "\n".join(lines)

@@ -15,19 +15,24 @@ CLIENTS = ("mcpclient", "sdk", "raw")
 MODES = ("sequential", "concurrent_8", "concurrent_32")
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(90)
-def test_quick_benchmark_reports_positive_numbers_for_every_client() -> None:
-    pytest.importorskip("mcp")
+def run_quick(script: Path) -> dict:
+    """Run a benchmark's ``--quick --json`` mode; it must exit 0 and print JSON."""
     proc = subprocess.run(
-        [sys.executable, str(BENCH), "--quick", "--json"],
+        [sys.executable, str(script), "--quick", "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=80,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    results = json.loads(proc.stdout)
+    return json.loads(proc.stdout)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_quick_benchmark_reports_positive_numbers_for_every_client() -> None:
+    pytest.importorskip("mcp")
+    results = run_quick(BENCH)
 
     assert results["failures"] == []
     for client in CLIENTS:
@@ -52,15 +57,7 @@ HTTP_BENCH = ROOT / "benchmarks" / "bench_http.py"
 @pytest.mark.timeout(90)
 def test_quick_http_benchmark_reports_every_number_for_every_client_and_reply_mode() -> None:
     pytest.importorskip("mcp")
-    proc = subprocess.run(
-        [sys.executable, str(HTTP_BENCH), "--quick", "--json"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=80,
-    )
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    results = json.loads(proc.stdout)
+    results = run_quick(HTTP_BENCH)
 
     assert results["failures"] == []
     for reply in ("json", "sse"):
