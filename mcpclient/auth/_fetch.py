@@ -19,6 +19,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
 
+from .._redact import Redactor
 from ._errors import AuthorizationError, DiscoveryError
 
 __all__ = ["Fetcher", "check_url", "is_loopback_host", "safe_url"]
@@ -33,6 +34,12 @@ _METADATA_HOSTS = frozenset({"metadata", "metadata.google.internal", "metadata.g
 _METADATA_ADDRESSES = frozenset(
     ipaddress.ip_address(a) for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254")
 )
+
+#: Form fields of OAuth requests whose values are secrets (RFC 6749, 7521, 7523, 7636, 8693).
+SECRET_FIELDS = frozenset({
+    "client_secret", "client_assertion", "assertion", "refresh_token", "code", "code_verifier",
+    "subject_token", "actor_token", "password", "access_token",
+})
 
 # Replaced in tests; the signature of socket.getaddrinfo.
 _resolve = socket.getaddrinfo
@@ -128,11 +135,14 @@ class Fetcher:
     """Sends the OAuth layer's own requests (metadata, registration, tokens) with a timeout.
 
     Thread-safe as far as the ``requests.Session`` is (concurrent ``send`` is fine).
+    ``redactor`` knows every secret posted through this fetcher (and those its owner adds,
+    such as the tokens it was granted): errors built from an answer are redacted with it.
     """
 
     def __init__(self, session: requests.Session | None = None, timeout: float = 30.0) -> None:
         self.session = session if session is not None else requests.Session()
         self.timeout = timeout
+        self.redactor = Redactor()
 
     def get_json(
         self, url: str, what: str, error: type[AuthorizationError] = DiscoveryError
@@ -148,7 +158,7 @@ class Fetcher:
             try:
                 if response.is_redirect and "location" in response.headers:
                     current = check_url(urljoin(current, response.headers["location"]), f"a redirect from {what}", error)
-                    log.debug("following a redirect from %s to %s", safe_url(url), safe_url(current))
+                    log.debug("following a redirect from %s to %s", safe_url(url), self.redactor.redact(safe_url(current)))
                     continue
                 if response.status_code != 200:
                     log.debug("%s: %s answered HTTP %d", what, safe_url(current), response.status_code)
@@ -181,6 +191,10 @@ class Fetcher:
         """
         check_url(url, what, error)
         sent = {"Accept": "application/json", **(headers or {})}
+        # Whatever the server echoes of this request must not show in an error or a log.
+        self.redactor.add(*(value for name, value in (data or {}).items() if name in SECRET_FIELDS))
+        self.redactor.add_header(sent.get("Authorization"))
+        self.redactor.add(sent.get("DPoP"))
         response = self._send("POST", url, what, error, headers=sent, data=data, json_body=json_body)
         try:
             body = _read_limited(response, what, error)

@@ -223,6 +223,7 @@ class EnterpriseManaged(Grant):
         )
         if response.status_code != 200 or not isinstance(body, dict):
             error = body.get("error") if isinstance(body, dict) else None
+            error = context.fetcher.redactor.redact(error)[:100] if isinstance(error, str) else None
             raise TokenRequestError(
                 f"the identity provider refused the token exchange (HTTP {response.status_code}"
                 + (f", {error})" if isinstance(error, str) else ")"),
@@ -233,7 +234,7 @@ class EnterpriseManaged(Grant):
         if body.get("issued_token_type") != ID_JAG or not isinstance(assertion, str) or not assertion:
             raise TokenRequestError(
                 "the identity provider did not issue an identity assertion grant (issued_token_type "
-                f"{str(body.get('issued_token_type'))[:80]!r})",
+                f"{context.fetcher.redactor.redact(str(body.get('issued_token_type')))[:80]!r})",
                 url=safe_url(self.idp_token_endpoint),
             )
         log.info("exchanged the ID token for an identity assertion grant at %s", safe_url(self.idp_token_endpoint))

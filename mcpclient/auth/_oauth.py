@@ -124,6 +124,7 @@ class OAuth(requests.auth.AuthBase):
         self._dpop = DPoPKey() if dpop is True else (dpop or None)
         self._offline_access = offline_access
         self._fetcher = Fetcher(session, timeout)
+        self._fetcher.redactor.add(client_secret, permanent=True)
         self._authorization_timeout = authorization_timeout
         self._refresh_leeway = refresh_leeway
         self._max_authorizations = max_authorizations
@@ -277,6 +278,7 @@ class OAuth(requests.auth.AuthBase):
 
     def _apply(self, r: requests.PreparedRequest, tokens: Tokens) -> None:
         r.headers.pop("DPoP", None)
+        self._fetcher.redactor.add(tokens.access_token, tokens.refresh_token)
         if tokens.token_type == "DPoP" and self._dpop is not None:
             r.headers["Authorization"] = "DPoP " + tokens.access_token
             r.headers["DPoP"] = self._dpop.proof(r.method or "GET", r.url or "", access_token=tokens.access_token)

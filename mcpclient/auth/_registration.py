@@ -134,7 +134,8 @@ def _register(
     if response.status_code not in (200, 201) or not isinstance(answer, dict) or not isinstance(answer.get("client_id"), str):
         error = answer.get("error") if isinstance(answer, dict) else None
         description = answer.get("error_description") if isinstance(answer, dict) else None
-        detail = f" ({error}: {str(description)[:200]})" if error else ""
+        error = fetcher.redactor.redact(error)[:100] if isinstance(error, str) else None
+        detail = f" ({error}: {fetcher.redactor.redact(str(description))[:200]})" if error else ""
         raise RegistrationError(
             f"dynamic client registration at {safe_url(endpoint)} failed with HTTP {response.status_code}{detail}; "
             "if the server needs a pre-registered client, pass client_id (and client_secret)",

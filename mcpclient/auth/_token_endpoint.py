@@ -98,10 +98,12 @@ def request_token(
                 continue
         break
     if response.status_code != 200 or not isinstance(body, dict):
+        # The server's texts may echo the request (refresh token, client secret, code...).
+        redact = fetcher.redactor.redact
         error = body.get("error") if isinstance(body, dict) else None
         description = body.get("error_description") if isinstance(body, dict) else None
-        error = error if isinstance(error, str) else None
-        description = description[:300] if isinstance(description, str) else None
+        error = redact(error)[:100] if isinstance(error, str) else None
+        description = redact(description)[:300] if isinstance(description, str) else None  # redact, then cut
         message = f"the token endpoint {safe_url(token_endpoint)} refused the {grant} request (HTTP {response.status_code}"
         message += f", {error}" if error else ""
         message += f": {description})" if description else ")"
@@ -124,6 +126,7 @@ def request_token(
     scope = body.get("scope")
     if not isinstance(scope, str):
         scope = data.get("scope") or (previous.scope if previous else None)
+    fetcher.redactor.add(access, refresh if isinstance(refresh, str) else None)
     tokens = Tokens(
         access_token=access,
         token_type="DPoP" if token_type.lower() == "dpop" else "Bearer",

@@ -29,7 +29,9 @@ import requests
 import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
-from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, RequestTimeout, TransportError
+from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
+from .._redact import Redactor
+from .base import decode_message
 
 __all__ = ["Requester", "TokenProvider", "read_error_body", "translate"]
 
@@ -114,10 +116,17 @@ class Requester:
         if isinstance(auth, tuple) and len(auth) == 2:
             auth = requests.auth.HTTPBasicAuth(*auth)
         self._auth = auth
-        self._secrets: list[str] = []
-        self._secrets_lock = threading.Lock()
-        # Credentials configured up front are never shown either, whatever a server echoes.
-        self._static_secrets = _credentials_in(merged, auth_header)
+        # Every credential this transport sends, for ``redact``: the configured headers for
+        # good, and each token as a token provider or an auth object attaches it.
+        self.redactor = Redactor()
+        self._credential_headers = tuple(
+            dict.fromkeys(("Authorization", "Proxy-Authorization", "DPoP", *((auth_header,) if auth_header else ())))
+        )
+        for name in self._credential_headers:
+            configured = merged.get(name)
+            self.redactor.add_header(_text(configured) if configured is not None else None, permanent=True)
+        if isinstance(auth, requests.auth.HTTPBasicAuth):
+            self.redactor.add(_text(auth.password), permanent=True)
 
     def close(self) -> None:
         if self._own_session:
@@ -208,13 +217,15 @@ class Requester:
                 if _connect_phase(exc):
                     raise _Retryable(error) from exc
                 raise error from exc
+            if self._auth is not None and response.request is not None and response.request is not prepared:
+                self._remember(response.request)  # an auth hook resent it with a new token
             if response.status_code not in REDIRECT_STATUSES or "location" not in response.headers:
                 return response
             target = urljoin(prepared.url or "", response.headers["location"])
             response.close()
             if origin(target) != self.origin:
                 raise HTTPStatusError(
-                    f"{self._safe(prepared.url)} redirected to another origin ({safe_url(target)}); "
+                    f"{self._safe(prepared.url)} redirected to another origin ({self._safe(target)}); "
                     "mcpclient follows redirects only within the same origin so your credentials "
                     "never leave it: use the new address directly if you trust it",
                     status_code=response.status_code,
@@ -243,11 +254,20 @@ class Requester:
             prepared.prepare_cookies(cookies)
         if self._auth is not None:
             prepared.prepare_auth(self._auth)
+            self._remember(prepared)
         if self._token_provider is not None:
             token = self._token()
             if token:
                 extra[self._token_header] = self._token_prefix + token
         return prepared
+
+    def _remember(self, prepared: requests.PreparedRequest) -> None:
+        """Register the credentials an auth object put on ``prepared`` (cheap when known)."""
+        headers = prepared.headers
+        for name in self._credential_headers:
+            value = headers.get(name)
+            if value:
+                self.redactor.add_header(value)
 
     def _token(self) -> str:
         provider = self._token_provider
@@ -260,19 +280,35 @@ class Requester:
         if not isinstance(token, str):
             raise TransportError(f"the token provider returned {type(token).__name__}, not a str")
         token = token.strip()
-        if token and token not in self._secrets:
-            with self._secrets_lock:
-                self._secrets = ([token] + self._secrets)[:8]
+        self.redactor.add(token, self._token_prefix + token)
         return token
 
     # -- helpers for the transports ---------------------------------------------------------
 
     def redact(self, text: str) -> str:
-        """``text`` with every recent token replaced, for messages built from server bodies."""
-        for secret in (*self._static_secrets, *self._secrets):
-            if secret and secret in text:
-                text = text.replace(secret, "[redacted]")
-        return text
+        """``text`` with every credential this transport sent replaced (see ``_redact``).
+
+        For every text a server chose that goes into an exception or a log line.
+        """
+        return self.redactor.redact(text)
+
+    def decode(self, data: bytes | str) -> Any:
+        """``decode_message``, whose error for a bad body shows a redacted excerpt of it.
+
+        The error carries no cause: the JSON decoder's error holds the whole body.
+        """
+        try:
+            return decode_message(data)
+        except ProtocolError as exc:
+            reason = f"{type(exc.__cause__).__name__}: {exc.__cause__}" if exc.__cause__ else "invalid"
+            text = data.decode("utf-8", "replace") if isinstance(data, bytes) else data
+            excerpt = self.redact(text)[:120]  # redact, then cut
+            failure = ProtocolError(f"the server sent invalid JSON ({self.redact(reason)}): {excerpt!r}")
+        raise failure
+
+    def deliverable(self, message: Any) -> Any:
+        """A decoded message with its error texts redacted, before it goes to the engine."""
+        return self.redactor.redact_message(message)
 
     def status_error(self, response: requests.Response, what: str, body: bytes | None = None) -> HTTPStatusError:
         """An ``HTTPStatusError`` for ``response``; reads (and closes) its body unless given."""
@@ -286,7 +322,7 @@ class Requester:
         return HTTPStatusError(message, status_code=response.status_code, body=excerpt, url=url)
 
     def _safe(self, url: str | None) -> str:
-        return safe_url(url or self.url)
+        return self.redact(safe_url(url or self.url))
 
 
 class _Retryable(Exception):
@@ -436,18 +472,8 @@ def _new_session() -> requests.Session:
     return session
 
 
-def _credentials_in(headers: Mapping[str, Any], auth_header: str | None) -> list[str]:
-    """The secret values of the credential headers among ``headers`` (with and without scheme)."""
-    secrets: list[str] = []
-    for name in ("Authorization", "Proxy-Authorization", *((auth_header,) if auth_header else ())):
-        value = headers.get(name)
-        if not isinstance(value, str) or not value.strip():
-            continue
-        secrets.append(value.strip())
-        scheme, _, credential = value.strip().partition(" ")
-        if credential.strip():
-            secrets.append(credential.strip())
-    return sorted(secrets, key=len, reverse=True)  # the longest first: a whole value before its part
+def _text(value: str | bytes) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
 
 
 def _excerpt(data: bytes | str) -> str:

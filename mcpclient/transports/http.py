@@ -19,7 +19,7 @@ from . import _http
 from ._http import Requester, TokenProvider
 from ._streams import ThreadPool, abort_response, is_event_stream, is_json, read_events, set_read_timeout
 from ._sse import SSEParser
-from .base import Transport, decode_message, encode_message
+from .base import Transport, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
 
@@ -224,7 +224,7 @@ class StreamableHTTPTransport(Transport):
             if not data.strip() and request_id is _NO_ID:
                 return
             try:
-                reply = decode_message(data)
+                reply = self._http.decode(data)
             except ProtocolError as exc:
                 raise ProtocolError(f"the server's reply to {what} is not valid JSON: {exc}") from None
             self._deliver(reply, request_id)
@@ -233,26 +233,30 @@ class StreamableHTTPTransport(Transport):
         if request_id is not _NO_ID:
             if status == 202 or not response.headers.get("content-type"):
                 raise ProtocolError(f"the server accepted {what} but sent no reply (HTTP {status})")
-            raise ProtocolError(
+            raise ProtocolError(self._http.redact(
                 f"the server answered {what} with content type "
                 f"{response.headers.get('content-type')!r}; expected JSON or an SSE stream"
-            )
+            ))
 
     def _take_error(self, response: requests.Response, request_id: Any, what: str) -> None:
         body = _http.read_error_body(response)
         if request_id is not _NO_ID and body.lstrip().startswith(b"{"):
             try:
-                reply = decode_message(body)
+                reply = self._http.decode(body)
             except ProtocolError:
                 reply = None
             if isinstance(reply, dict) and isinstance(reply.get("error"), dict) and "result" not in reply:
                 # A JSON-RPC error carried by an HTTP error status: it answers this request.
-                self._inbox.put({"jsonrpc": "2.0", "id": request_id, "error": reply["error"]})
+                self._inbox.put({"jsonrpc": "2.0", "id": request_id, "error": self._http.redactor.redact_value(reply["error"])})
                 return
         raise self._http.status_error(response, f"sending {what} failed", body)
 
     def _deliver(self, message: Any, request_id: Any = _NO_ID) -> bool:
-        """Queue one decoded message (or batch); True if it holds the reply to ``request_id``."""
+        """Queue one decoded message (or batch); True if it holds the reply to ``request_id``.
+
+        Error texts are redacted first (``Requester.deliverable``); results are not.
+        """
+        message = self._http.deliverable(message)
         items = message if isinstance(message, list) else (message,)
         is_reply = False
         init = self._init_message
@@ -292,7 +296,7 @@ class StreamableHTTPTransport(Transport):
             for event in read_events(response, parser, "reading an SSE stream"):
                 if not event.data or event.event != "message":
                     continue  # a priming event (id only), or an event type MCP does not use
-                message = decode_message(event.data)
+                message = self._http.decode(event.data)
                 count += 1
                 if self._deliver(message, request_id):
                     got_reply = True
@@ -460,7 +464,9 @@ class StreamableHTTPTransport(Transport):
             reply = self._read_one_reply(response, replay["id"])
             result = reply.get("result")
             if not isinstance(result, dict):
-                raise TransportError(f"starting a new session failed: the server answered {reply!r:.200}")
+                raise TransportError(
+                    f"starting a new session failed: the server answered {self._http.redact(repr(reply))[:200]}"
+                )
             if isinstance(result.get("protocolVersion"), str):
                 self.protocol_version = result["protocolVersion"]
             session_id = response.headers.get("mcp-session-id")
@@ -479,7 +485,7 @@ class StreamableHTTPTransport(Transport):
     def _read_one_reply(self, response: requests.Response, request_id: str) -> dict[str, Any]:
         if is_json(response):
             try:
-                message = decode_message(response.raw.read(decode_content=True))
+                message = self._http.decode(response.raw.read(decode_content=True))
             except Exception as exc:
                 raise _http.translate(exc, "reading the new session's initialize reply") from exc
             finally:
@@ -491,10 +497,10 @@ class StreamableHTTPTransport(Transport):
             try:
                 for event in read_events(response, parser, "reading the new session's initialize reply"):
                     if event.data:
-                        message = decode_message(event.data)
+                        message = self._http.decode(event.data)
                         if isinstance(message, dict) and message.get("id") == request_id:
                             return message
-                        self._inbox.put(message)
+                        self._inbox.put(self._http.deliverable(message))
             finally:
                 response.close()
         else:

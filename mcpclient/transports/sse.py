@@ -16,7 +16,7 @@ from . import _http
 from ._http import Requester, TokenProvider
 from ._streams import abort_response, is_event_stream, read_events
 from ._sse import SSEParser
-from .base import Transport, decode_message, encode_message
+from .base import Transport, encode_message
 
 __all__ = ["SSETransport"]
 
@@ -78,10 +78,10 @@ class SSETransport(Transport):
             raise self._http.status_error(response, "opening the SSE stream failed")
         if not is_event_stream(response):
             response.close()
-            raise ProtocolError(
+            raise ProtocolError(self._http.redact(
                 f"{_http.safe_url(self.url)} did not answer with an SSE stream "
                 f"(content type {response.headers.get('content-type')!r})"
-            )
+            ))
         self._stream = response
         self._reader = threading.Thread(target=self._read, name="mcpclient-sse", daemon=True)
         self._reader.start()
@@ -110,7 +110,7 @@ class SSETransport(Transport):
                     self._set_endpoint(event.data.decode("utf-8", "replace").strip())
                 elif event.event == "message" and event.data:
                     try:
-                        self._inbox.put(decode_message(event.data))
+                        self._inbox.put(self._http.deliverable(self._http.decode(event.data)))
                     except ProtocolError as exc:
                         log.warning("skipping a malformed message from the server: %s", exc)
         except MCPError as exc:
@@ -124,9 +124,9 @@ class SSETransport(Transport):
     def _set_endpoint(self, data: str) -> None:
         endpoint = urljoin(self.url, data)
         if _http.origin(endpoint) != self._http.origin:
-            self._failure = TransportError(
+            self._failure = TransportError(self._http.redact(
                 f"the server named a message endpoint on another origin ({_http.safe_url(endpoint)}); refused"
-            )
+            ))
             abort_response(self._stream)
             return
         self.endpoint = endpoint
@@ -146,11 +146,11 @@ class SSETransport(Transport):
         body = _http.read_error_body(response)
         if "id" in message and "method" in message and body.lstrip().startswith(b"{"):
             try:
-                reply = decode_message(body)
+                reply = self._http.decode(body)
             except ProtocolError:
                 reply = None
             if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
-                self._inbox.put({"jsonrpc": "2.0", "id": message["id"], "error": reply["error"]})
+                self._inbox.put({"jsonrpc": "2.0", "id": message["id"], "error": self._http.redactor.redact_value(reply["error"])})
                 return
         raise self._http.status_error(response, f"sending {what} failed", body)
 
