@@ -118,8 +118,8 @@ class _CallbackRequest(http.server.BaseHTTPRequestHandler):
     server: _CallbackServer
 
     def setup(self) -> None:
-        self.timeout = self.server.request_timeout
         super().setup()
+        self.connection.settimeout(self.server.request_timeout)
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server API
         if urlsplit(self.path).path != self.server.path:
