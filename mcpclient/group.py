@@ -82,15 +82,16 @@ class ClientGroup:
 
     @classmethod
     def from_config(
-        cls, path: Any = None, *, names: Sequence[str] | None = None, **kwargs: Any
+        cls, path: Any = None, *, names: Sequence[str] | None = None, trust_project: bool = False, **kwargs: Any
     ) -> ClientGroup:
         """A group of the servers in a config file (or the usual files, see ``config.load``).
 
         ``names`` picks some of them; a name not in the file raises ``config.ConfigError``.
+        ``trust_project`` lets a project config file's variables be expanded (``config.load``).
         """
         from .config import ConfigError, load
 
-        entries = load(path)
+        entries = load(path, trust_project=trust_project)
         if names is not None:
             unknown = [n for n in names if n not in entries]
             if unknown:

@@ -97,33 +97,36 @@ def test_an_entry_without_command_or_url_cannot_be_opened(tmp_path):
         entry.target()
 
 
-def test_default_paths_cover_the_project_and_the_user_files_per_os(tmp_path):
+def test_default_paths_cover_the_user_files_per_os_then_the_project(tmp_path):
     home = tmp_path / "home"
+    project = [tmp_path / "mcp.json", tmp_path / ".mcp.json", tmp_path / ".cursor" / "mcp.json",
+               tmp_path / ".vscode" / "mcp.json"]
     linux = config.default_paths(tmp_path, home=home, platform="linux", environ={})
-    assert linux[:4] == [tmp_path / "mcp.json", tmp_path / ".mcp.json", tmp_path / ".cursor" / "mcp.json",
-                         tmp_path / ".vscode" / "mcp.json"]
-    assert home / ".cursor" / "mcp.json" in linux
-    assert linux[-1] == home / ".config" / "Claude" / "claude_desktop_config.json"
+    assert linux[-4:] == project
+    assert linux[0] == home / ".cursor" / "mcp.json"
+    assert linux[-5] == home / ".config" / "Claude" / "claude_desktop_config.json"
     mac = config.default_paths(tmp_path, home=home, platform="darwin", environ={})
-    assert mac[-1] == home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
+    assert mac[-5] == home / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json"
     win = config.default_paths(tmp_path, home=home, platform="win32", environ={"APPDATA": "C:/Users/a/AppData/Roaming"})
-    assert win[-1] == Path("C:/Users/a/AppData/Roaming") / "Claude" / "claude_desktop_config.json"
+    assert win[-5] == Path("C:/Users/a/AppData/Roaming") / "Claude" / "claude_desktop_config.json"
     first = config.default_paths(tmp_path, home=home, environ={"MCPCLIENT_CONFIG": "/etc/mcp.json"})[0]
     assert first == Path("/etc/mcp.json")
 
 
-def test_load_merges_the_usual_files_project_first_and_skips_disabled(tmp_path, monkeypatch):
+def test_load_merges_the_usual_files_user_first_and_skips_disabled(tmp_path, monkeypatch, caplog):
     monkeypatch.chdir(tmp_path)
     home = tmp_path / "home"
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.delenv("MCPCLIENT_CONFIG", raising=False)
     monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)
-    write(tmp_path / "mcp.json", {"mcpServers": {"shared": {"command": "project"}, "off": {"command": "x", "disabled": True}}})
+    write(tmp_path / "mcp.json", {"mcpServers": {"shared": {"command": "project"}, "off": {"command": "x", "disabled": True},
+                                                 "extra": {"command": "e"}}})
     write(home / ".cursor" / "mcp.json", {"mcpServers": {"shared": {"command": "user"}, "mine": {"command": "m"}}})
     write(home / ".config" / "Claude" / "claude_desktop_config.json", "{broken")
     servers = config.load()
-    assert servers["shared"].command == "project"
-    assert set(servers) == {"shared", "mine"}
+    assert servers["shared"].command == "user" and not servers["shared"].project
+    assert servers["extra"].project
+    assert set(servers) == {"shared", "mine", "extra"}
     assert "off" in config.load(tmp_path / "mcp.json", include_disabled=True)
 
 

@@ -5,6 +5,8 @@ the authorization server redirected to. Three are provided:
 
 * ``LoopbackRedirectHandler``: opens the system browser (``webbrowser``, never a shell) and
   receives the redirect on ``http://127.0.0.1:<port>/callback`` (a random free port by default).
+  The listener binds a loopback address only, exists only while one ``authorize`` call runs,
+  and takes only the request that carries that flow's ``state``.
 * ``PasteRedirectHandler``: for notebooks, SSH sessions and containers without a browser: shows
   the URL and reads back the address the browser ended on, pasted by the user.
 * ``default_redirect_handler()`` picks one of the two for the current session.
@@ -15,16 +17,18 @@ Replace them with your own to drive a GUI, a device, or a test double.
 from __future__ import annotations
 
 import abc
+import hmac
 import http.server
 import logging
 import os
-
+import socket
+import socketserver
 import sys
 import threading
 import time
 import webbrowser
 from typing import Callable, TextIO
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from ._errors import AuthorizationError
 
@@ -68,21 +72,67 @@ class RedirectHandler(abc.ABC):
         """Release what the handler holds (a listening socket); idempotent."""
 
 
+#: The hosts the listener may bind: loopback only (RFC 8252 section 7.3). "localhost" is bound
+#: as 127.0.0.1, so no name lookup decides where the listener is.
+_LOOPBACK = {"127.0.0.1": ("127.0.0.1", socket.AF_INET), "localhost": ("127.0.0.1", socket.AF_INET),
+             "::1": ("::1", socket.AF_INET6)}
+
+#: How long one connection may take to send its request line and headers: a local process that
+#: connects and says nothing must not hold the (one-at-a-time) listener past the flow's timeout.
+_REQUEST_TIMEOUT = 5.0
+
+
+def _state_of(url: str) -> str | None:
+    """The single ``state`` value of a URL's query, or None (absent, repeated, unreadable)."""
+    try:
+        values = parse_qs(urlsplit(url).query, keep_blank_values=True).get("state")
+    except (ValueError, TypeError):
+        return None
+    return values[0] if values is not None and len(values) == 1 else None
+
+
 class _CallbackServer(http.server.HTTPServer):
-    callback: str | None = None
-    path: str = "/callback"
+    """One flow's listener: it knows the flow's ``state`` and keeps the matching request."""
+
+    def __init__(self, address: tuple[str, int], family: socket.AddressFamily, *, base: str, path: str,
+                 state: str) -> None:
+        self.address_family = family
+        self.base = base  # "http://host:port", as in the redirect URI
+        self.path = path
+        self.state = state
+        self.callback: str | None = None
+        self.request_timeout = _REQUEST_TIMEOUT
+        super().__init__(address, _CallbackRequest)
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind looks the host up (getfqdn), which can stall; the name is unused.
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.base, self.server_address[1]
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        # A client that hangs up or sends garbage is not the user's concern: no traceback on stderr.
+        log.debug("callback listener: a request from %s failed", client_address, exc_info=True)
 
 
 class _CallbackRequest(http.server.BaseHTTPRequestHandler):
     server: _CallbackServer
 
+    def setup(self) -> None:
+        super().setup()
+        self.connection.settimeout(self.server.request_timeout)
+
     def do_GET(self) -> None:  # noqa: N802 - the http.server API
         if urlsplit(self.path).path != self.server.path:
             self.send_error(404)
             return
-        host, port = self.server.server_address[:2]
-        host = host.decode() if isinstance(host, bytes) else host
-        self.server.callback = f"http://{host}:{port}{self.path}"
+        state = _state_of(self.path)
+        if state is None or not hmac.compare_digest(state.encode("utf-8"), self.server.state.encode("utf-8")):
+            # Another local process, or a stale browser tab of an earlier flow: not this flow's
+            # answer. Say so and keep waiting for the right one.
+            log.warning("the authorization callback listener ignored a request without this flow's state")
+            self.send_error(400, "not the redirect of the authorization in progress")
+            return
+        self.server.callback = self.server.base + self.path
         self.send_response(200)
         self.send_header("Content-Type", "text/html; charset=utf-8")
         self.send_header("Cache-Control", "no-store")
@@ -96,9 +146,18 @@ class _CallbackRequest(http.server.BaseHTTPRequestHandler):
 class LoopbackRedirectHandler(RedirectHandler):
     """Opens the system browser and receives the redirect on a loopback listener.
 
-    ``port=0`` (the default) picks a free port the first time ``redirect_uri`` is read and keeps
-    it while this handler lives, so a registration stays valid. ``open_browser`` defaults to
-    ``webbrowser.open``; when it fails, the URL is logged at WARNING level for the user to open.
+    ``host`` must be a loopback name: ``127.0.0.1`` (the default), ``::1`` or ``localhost``
+    (bound as 127.0.0.1); anything else raises ``ValueError``, since a listener on another
+    interface would let the network deliver a forged redirect. ``port=0`` (the default) picks
+    a free port the first time ``redirect_uri`` is read and keeps it while this handler lives,
+    so a registration stays valid. ``open_browser`` defaults to ``webbrowser.open``; when it
+    fails, the URL is logged at WARNING level for the user to open.
+
+    The listener is opened by ``authorize`` (before the browser is sent anywhere) and closed
+    when that call returns or raises, so between flows nothing listens and no request can
+    wait in a queue for the next flow. It answers only the request whose ``state`` is the
+    one in the authorization URL; other requests get 400 and the wait goes on, until
+    ``timeout``.
     """
 
     def __init__(
@@ -109,54 +168,76 @@ class LoopbackRedirectHandler(RedirectHandler):
         path: str = "/callback",
         open_browser: Callable[[str], bool] | None = None,
     ) -> None:
-        self._host = host
+        if host.lower() not in _LOOPBACK:
+            raise ValueError(
+                f"the callback listener binds loopback addresses only (127.0.0.1, ::1 or localhost), not {host!r}"
+            )
+        self._host = host.lower()
+        self._bind_host, self._family = _LOOPBACK[self._host]
         self._port = port
         self._path = path
         self._open = open_browser or webbrowser.open
-        self._server: _CallbackServer | None = None
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
         return f"<LoopbackRedirectHandler {self._host}:{self._port or 'auto'}>"
 
-    def _bind(self) -> _CallbackServer:
+    def _chosen_port(self) -> int:
+        """The port, chosen once: the kernel's pick, released at once (no listener yet)."""
         with self._lock:
-            if self._server is None:
-                server = _CallbackServer((self._host, self._port), _CallbackRequest)
-                server.path = self._path
-                self._port = server.server_address[1]
-                self._server = server
-            return self._server
+            if self._port == 0:
+                with socket.socket(self._family, socket.SOCK_STREAM) as probe:
+                    probe.bind((self._bind_host, 0))
+                    self._port = probe.getsockname()[1]
+            return self._port
+
+    def _base(self, port: int) -> str:
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        return f"http://{host}:{port}"
 
     @property
     def redirect_uri(self) -> str:
-        server = self._bind()
-        return f"http://{self._host}:{server.server_address[1]}{self._path}"
+        return self._base(self._chosen_port()) + self._path
+
+    def _listen(self, state: str) -> _CallbackServer:
+        port = self._chosen_port()
+        try:
+            return _CallbackServer((self._bind_host, port), self._family, base=self._base(port),
+                                   path=self._path, state=state)
+        except OSError as exc:
+            raise AuthorizationError(
+                f"cannot listen for the authorization redirect on {self._base(port)}: {exc.strerror or exc}"
+            ) from exc
 
     def authorize(self, authorization_url: str, *, timeout: float | None = 300.0) -> str:
         check_authorization_url(authorization_url)
-        server = self._bind()
-        server.callback = None
+        state = _state_of(authorization_url)
+        if not state:
+            raise AuthorizationError(
+                "the authorization URL carries no state parameter; the listener could not tell its redirect from another"
+            )
+        server = self._listen(state)
         try:
-            opened = self._open(authorization_url)
-        except Exception:  # a broken browser setup must not hide the URL from the user
-            opened = False
-        if not opened:
-            log.warning("open this URL in a browser to authorize: %s", authorization_url)
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while server.callback is None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                raise AuthorizationError("no authorization redirect arrived in time; try again")
-            server.timeout = 0.5 if left is None else min(0.5, left)
-            server.handle_request()
-        return server.callback
+            try:
+                opened = self._open(authorization_url)
+            except Exception:  # a broken browser setup must not hide the URL from the user
+                opened = False
+            if not opened:
+                log.warning("open this URL in a browser to authorize: %s", authorization_url)
+            deadline = None if timeout is None else time.monotonic() + timeout
+            while server.callback is None:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise AuthorizationError("no authorization redirect arrived in time; try again")
+                server.timeout = 0.5 if left is None else min(0.5, left)
+                server.request_timeout = _REQUEST_TIMEOUT if left is None else max(0.1, min(_REQUEST_TIMEOUT, left))
+                server.handle_request()
+            return server.callback
+        finally:
+            server.server_close()
 
     def close(self) -> None:
-        with self._lock:
-            if self._server is not None:
-                self._server.server_close()
-                self._server = None
+        """Nothing to release: the listener lives only while ``authorize`` runs."""
 
 
 class PasteRedirectHandler(RedirectHandler):

@@ -23,6 +23,8 @@ from typing import Any
 
 from attrs import define, field
 
+from ._errors import AuthorizationError
+
 __all__ = ["ClientInfo", "FileTokenStore", "MemoryTokenStore", "TokenStore", "Tokens"]
 
 log = logging.getLogger(__name__)
@@ -181,12 +183,48 @@ def default_directory() -> Path:
     return Path(base) / "mcpclient" / "oauth"
 
 
+def check_directory(directory: Path) -> bool:
+    """Whether ``directory`` exists and is safe to keep tokens in; raise ``AuthorizationError`` if not.
+
+    Another user who can write to the directory can swap a record for theirs (their own
+    authorization server, their client) or plant a symlink; a symlinked directory may be
+    somewhere else entirely. So on POSIX a symlink, or a directory owned by someone else, is
+    refused, and a group- or world-writable directory of the user's own is repaired to 0700
+    with a warning. Elsewhere (no ``os.getuid``) only existence is checked.
+    """
+    try:
+        info = os.lstat(directory)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise AuthorizationError(f"cannot use the token directory {directory}: {exc.strerror or exc}") from exc
+    if stat.S_ISLNK(info.st_mode):
+        raise AuthorizationError(f"the token directory {directory} is a symbolic link; refusing to keep tokens there")
+    if not stat.S_ISDIR(info.st_mode):
+        raise AuthorizationError(f"the token directory {directory} is not a directory")
+    if not hasattr(os, "getuid"):
+        return True
+    if info.st_uid != os.getuid():
+        raise AuthorizationError(
+            f"the token directory {directory} belongs to another user (uid {info.st_uid}); refusing to keep tokens there"
+        )
+    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        log.warning("the token directory %s was writable by other users; its mode is now 0700", directory)
+        try:
+            os.chmod(directory, 0o700)
+        except OSError as exc:
+            raise AuthorizationError(f"cannot make the token directory {directory} private: {exc.strerror or exc}") from exc
+    return True
+
+
 class FileTokenStore(TokenStore):
     """One JSON file per server in ``directory`` (created mode 0700), each mode 0600.
 
     Writes go to a temporary file in the same directory, are flushed to disk, then renamed
     over the old file, so a crash never leaves half a record. A file that other users can
-    read is refused (with a warning) rather than trusted.
+    read is refused (with a warning) rather than trusted. The directory is checked before
+    every use (``check_directory``): a symlink or another user's directory raises
+    ``AuthorizationError``; one of the user's own that others can write to is made 0700.
     """
 
     def __init__(self, directory: str | os.PathLike[str] | None = None) -> None:
@@ -203,6 +241,8 @@ class FileTokenStore(TokenStore):
     def load(self, key: str) -> dict[str, Any] | None:
         path = self.path_for(key)
         with self._lock:
+            if not check_directory(self.directory):
+                return None
             try:
                 with open(path, "rb") as fh:
                     mode = os.fstat(fh.fileno()).st_mode
@@ -224,7 +264,9 @@ class FileTokenStore(TokenStore):
         path = self.path_for(key)
         payload = json.dumps({"key": key, "record": record}, indent=1).encode("utf-8")
         with self._lock:
-            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not check_directory(self.directory):
+                self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+                check_directory(self.directory)  # created meanwhile by someone else: checked all the same
             # mkstemp creates the file with mode 0600 and O_EXCL.
             fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.directory)
             try:
@@ -242,6 +284,8 @@ class FileTokenStore(TokenStore):
 
     def delete(self, key: str) -> None:
         with self._lock:
+            if not check_directory(self.directory):
+                return
             try:
                 os.unlink(self.path_for(key))
             except FileNotFoundError:

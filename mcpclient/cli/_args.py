@@ -28,14 +28,18 @@ def split_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
     return argv, None
 
 
-def resolve_target(word: str | None, *, config_path: str | None, command: list[str] | None) -> Any:
-    """What to connect to: the ``--`` command, a URL, a ``.py`` script, or a config name."""
+def resolve_target(word: str | None, *, config_path: str | None, command: list[str] | None,
+                   trust_project: bool = False) -> Any:
+    """What to connect to: the ``--`` command, a URL, a ``.py`` script, or a config name.
+
+    ``trust_project`` (``--trust-project``) lets a project config file's variables be expanded.
+    """
     if command is not None:
         return command
     if word is None:
         word = os.environ.get("MCPCLIENT_SERVER")
     if word is None:
-        servers = cfg.load(config_path)
+        servers = cfg.load(config_path, trust_project=trust_project)
         if len(servers) == 1:
             return next(iter(servers.values()))
         known = ", ".join(sorted(servers)) or "none found"
@@ -47,7 +51,7 @@ def resolve_target(word: str | None, *, config_path: str | None, command: list[s
         return word
     if word.endswith(".py") and os.path.isfile(word):
         return [sys.executable, word]
-    servers = cfg.load(config_path)
+    servers = cfg.load(config_path, trust_project=trust_project)
     if word in servers:
         return servers[word]
     known = ", ".join(sorted(servers)) or "no config file found"

@@ -50,6 +50,8 @@ targets:
   SERVER is a name from your config files (Claude Desktop, Cursor, VS Code, ./mcp.json;
   see 'mcpclient servers'), an http(s) URL, or a .py file. Or put the server's command
   after '--' and leave SERVER out. With one configured server, SERVER may be left out.
+  Your own config files win over the current directory's, and ${VAR} in the current
+  directory's files is not expanded from your environment without --trust-project.
 
 examples:
   mcpclient tools -- npx -y @modelcontextprotocol/server-everything
@@ -79,6 +81,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", choices=("text", "json"), default=s, help="output format")
     parser.add_argument("-v", "--verbose", action="store_true", default=s,
                         help="show the server's stderr and debug logs")
+    parser.add_argument("--trust-project", action="store_true", default=s,
+                        help="expand ${VAR} in the current directory's config files from your environment")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -131,6 +135,7 @@ class _Run:
         self.config_path: str | None = getattr(args, "config", None)
         self.timeout: float = getattr(args, "timeout", 60.0)
         self.verbose: bool = getattr(args, "verbose", False)
+        self.trust_project: bool = getattr(args, "trust_project", False)
         json_flag = args.json_flag
         self.json_args: str | None = json_flag if isinstance(json_flag, str) else None
         self.as_json = getattr(args, "output", "text") == "json" or json_flag is True
@@ -142,7 +147,7 @@ class _Run:
         if self.server_command is not None:
             return resolve_target(None, config_path=self.config_path, command=self.server_command)
         word = self.words.pop(0) if first_word_is_target and self.words else None
-        return resolve_target(word, config_path=self.config_path, command=None)
+        return resolve_target(word, config_path=self.config_path, command=None, trust_project=self.trust_project)
 
     def open(self, target: Any) -> Any:
         env = dict(_pairs(getattr(self.args, "env", []) or [], "=", "--env"))
@@ -174,11 +179,13 @@ def _pairs(items: Sequence[str], sep: str, option: str) -> list[tuple[str, str]]
 def _run_command(run: _Run) -> int:
     name = run.args.command
     if name == "servers":
-        servers = cfg.load(run.config_path)
+        servers = cfg.load(run.config_path, trust_project=run.trust_project)
         if run.as_json:
-            run.print(json.dumps({n: {"target": _safe_target(s), "source": s.source} for n, s in servers.items()}, indent=2))
+            run.print(json.dumps({n: {"target": _safe_target(s), "source": s.source, "project": s.project,
+                                      "unexpanded": list(s.untrusted)} for n, s in servers.items()}, indent=2))
         else:
-            run.print("\n".join(f"{n}  {_describe(s)}  ({s.source})" for n, s in servers.items()) or "(no servers configured)")
+            run.print("\n".join(f"{n}  {_describe(s)}  ({_origin(s)})" for n, s in servers.items())
+                      or "(no servers configured)")
         return EXIT_OK
     target = run.take_target(_has_target_word(run, name))
     if name == "complete" and len(run.words) not in (2, 3):
@@ -206,12 +213,20 @@ def _has_target_word(run: _Run, command: str) -> bool:
             return len(words) >= 4
         first = words[0]
         return first.lower().startswith(("http://", "https://")) or first.endswith(".py") or \
-            first in cfg.load(run.config_path)
+            first in cfg.load(run.config_path, trust_project=run.trust_project)
     return len(words) >= 1
 
 
 def _safe_target(entry: cfg.ServerConfig) -> Any:
     return entry.url if entry.url is not None else [entry.command or "", *entry.args]
+
+
+def _origin(entry: cfg.ServerConfig) -> str:
+    """Where an entry came from: its file, marked when it is a project's."""
+    if not entry.project:
+        return f"from {entry.source}"
+    note = ", variables not expanded: --trust-project" if entry.untrusted else ""
+    return f"from {entry.source}, a project file{note}"
 
 
 def _describe(entry: cfg.ServerConfig) -> str:

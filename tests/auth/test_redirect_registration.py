@@ -26,9 +26,9 @@ def test_loopback_handler_opens_the_browser_and_receives_the_redirect():
     handler = LoopbackRedirectHandler(open_browser=browser)
     try:
         assert handler.redirect_uri.startswith("http://127.0.0.1:")
-        callback = handler.authorize("https://auth.example.com/authorize?x=1", timeout=10)
+        callback = handler.authorize("https://auth.example.com/authorize?x=1&state=s", timeout=10)
         assert callback == handler.redirect_uri + "?code=c&state=s"
-        assert opened == ["https://auth.example.com/authorize?x=1"]
+        assert opened == ["https://auth.example.com/authorize?x=1&state=s"]
     finally:
         handler.close()
 
