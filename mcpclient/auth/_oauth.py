@@ -74,7 +74,8 @@ class OAuth(requests.auth.AuthBase):
     default, ``FileTokenStore`` to survive restarts); ``dpop=True`` (or a ``DPoPKey``) asks
     for DPoP-bound tokens when the authorization server supports them (needs the ``jwt``
     extra); ``offline_access`` adds that scope when the server lists it, for refresh tokens;
-    ``session`` and ``timeout`` (seconds) are for the requests to the authorization server.
+    ``session`` and ``timeout`` (seconds) are for the requests to the authorization server
+    (the session lends its settings; the connections are the guarded ones of ``_netguard``).
 
     Raises ``AuthorizationError`` (or a subclass) from the request that needed authorization.
     Thread-safe.
