@@ -23,6 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 from attrs import frozen
 
 from ._errors import DiscoveryError
+from .. import _origin
 from ._fetch import Fetcher, check_url, safe_url
 
 __all__ = [
@@ -133,7 +134,7 @@ def resource_matches(resource: str, server_url: str) -> bool:
         want, have = urlsplit(canonical_resource(resource)), urlsplit(canonical_resource(server_url))
     except ValueError:
         return False
-    if (want.scheme, want.netloc) != (have.scheme, have.netloc):
+    if not _origin.same_origin(resource, _origin.origin_or_none(server_url)):
         return False
     return have.path == want.path or have.path.startswith(want.path + "/")
 

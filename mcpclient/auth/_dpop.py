@@ -9,15 +9,16 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
+from .. import _origin
 from . import _jwt
 from ._pkce import b64url
 
 __all__ = ["DPoPKey"]
 
 
-def _origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}"
+def _nonce_key(url: str) -> _origin.Origin | None:
+    # Nonces belong to the origin the request really went to (None: an ambiguous URL, no nonce).
+    return _origin.origin_or_none(url)
 
 
 def _htu(url: str) -> str:
@@ -38,7 +39,7 @@ class DPoPKey:
         self.alg = alg or _jwt.default_algorithm(self._key)
         self.jwk = _jwt.public_jwk(self._key)
         self.thumbprint = _jwt.thumbprint(self.jwk)
-        self._nonces: dict[str, str] = {}
+        self._nonces: dict[_origin.Origin, str] = {}
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -53,7 +54,8 @@ class DPoPKey:
             "iat": int(time.time()),
         }
         with self._lock:
-            nonce = self._nonces.get(_origin(url))
+            key = _nonce_key(url)
+            nonce = self._nonces.get(key) if key is not None else None
         if nonce:
             claims["nonce"] = nonce
         if access_token is not None:
@@ -64,7 +66,9 @@ class DPoPKey:
         """Record a ``DPoP-Nonce`` from ``url``'s server; True if it is new."""
         if not nonce:
             return False
-        origin = _origin(url)
+        origin = _nonce_key(url)
+        if origin is None:
+            return False
         with self._lock:
             changed = self._nonces.get(origin) != nonce
             self._nonces[origin] = nonce

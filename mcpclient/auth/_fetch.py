@@ -4,6 +4,9 @@ Metadata documents name the next URLs to fetch, so a hostile or compromised serv
 point the client anywhere. Every URL the OAuth layer requests (each redirect hop included)
 must therefore be HTTPS, or plain HTTP to a loopback host; it must carry no user info or
 fragment; and its host must not be (or resolve to) a link-local or cloud-metadata address.
+``check_url`` refuses such URLs early, with a clear message; the connection itself
+(``_netguard``) resolves once, checks again and connects only to the checked addresses, so a
+name that answers differently the second time (DNS rebinding) gains nothing.
 This module is also the one place where ``requests`` exceptions of the OAuth layer become
 ``AuthorizationError`` subclasses.
 """
@@ -13,13 +16,14 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
-import socket
 from typing import Any, Mapping
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
 
 from .._redact import Redactor
+from .. import _origin
+from . import _netguard
 from ._errors import AuthorizationError, DiscoveryError
 
 __all__ = ["Fetcher", "check_url", "is_loopback_host", "safe_url"]
@@ -31,18 +35,12 @@ MAX_DOCUMENT_BYTES = 1024 * 1024
 MAX_REDIRECTS = 5
 
 _METADATA_HOSTS = frozenset({"metadata", "metadata.google.internal", "metadata.goog", "instance-data"})
-_METADATA_ADDRESSES = frozenset(
-    ipaddress.ip_address(a) for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "fd00:ec2::254")
-)
-
 #: Form fields of OAuth requests whose values are secrets (RFC 6749, 7521, 7523, 7636, 8693).
 SECRET_FIELDS = frozenset({
     "client_secret", "client_assertion", "assertion", "refresh_token", "code", "code_verifier",
     "subject_token", "actor_token", "password", "access_token",
 })
 
-# Replaced in tests; the signature of socket.getaddrinfo.
-_resolve = socket.getaddrinfo
 
 
 def safe_url(url: str | None) -> str:
@@ -61,7 +59,10 @@ def safe_url(url: str | None) -> str:
 
 
 def is_loopback_host(host: str | None) -> bool:
-    """True for ``localhost``, ``*.localhost`` and loopback IP literals."""
+    """True for ``localhost``, ``*.localhost`` and loopback IP literals.
+
+    A name only: the connection checks that such a name really resolves to loopback.
+    """
     if not host:
         return False
     host = host.lower().rstrip(".")
@@ -71,12 +72,6 @@ def is_loopback_host(host: str | None) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
-
-
-def _forbidden_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address in _METADATA_ADDRESSES or address.is_link_local or address.is_unspecified or address.is_multicast
 
 
 def check_url(url: Any, what: str, error: type[AuthorizationError] = DiscoveryError) -> str:
@@ -94,6 +89,8 @@ def check_url(url: Any, what: str, error: type[AuthorizationError] = DiscoveryEr
         raise error(f"{what} is not a valid URL") from exc
     if parts.scheme not in ("https", "http") or not host:
         raise error(f"{what} must be an https URL, got {safe_url(url)!r}", url=safe_url(url))
+    if _origin.origin_or_none(url) is None:
+        raise error(f"{what} is ambiguous (URL parsers disagree on its host or port); refused", url=safe_url(url))
     if parts.scheme == "http" and not is_loopback_host(host):
         raise error(
             f"{what} must use https (plain http is allowed only for localhost), got {safe_url(url)!r}",
@@ -109,25 +106,16 @@ def check_url(url: Any, what: str, error: type[AuthorizationError] = DiscoveryEr
         literal = ipaddress.ip_address(host)
     except ValueError:
         literal = None
-    if literal is not None:
-        if _forbidden_address(literal):
-            raise error(f"{what} points at a link-local or metadata address ({host}); refused", url=safe_url(url))
-        return url
-    if is_loopback_host(host):
-        return url
-    try:
-        infos = _resolve(host, None, 0, socket.SOCK_STREAM)
-    except (OSError, UnicodeError):
-        return url  # unresolvable: the request itself will fail with a clear error
-    for info in infos:
+    if literal is not None and _netguard.forbidden_address(literal):
+        raise error(f"{what} points at a link-local or metadata address ({host}); refused", url=safe_url(url))
+    if literal is None:
+        # Resolved here for an early, clear refusal; the connection checks again what it uses.
         try:
-            address = ipaddress.ip_address(str(info[4][0]).split("%")[0])
-        except (ValueError, IndexError, TypeError):
-            continue
-        if _forbidden_address(address):
-            raise error(
-                f"{what} ({host}) resolves to a link-local or metadata address; refused", url=safe_url(url)
-            )
+            _netguard.checked_addresses(host, parts.port, loopback_only=parts.scheme == "http")
+        except _netguard.RefusedAddress as exc:
+            raise error(f"{what}: {exc}", url=safe_url(url)) from None
+        except (OSError, UnicodeError):
+            pass  # unresolvable: the request itself will fail with a clear error
     return url
 
 
@@ -140,7 +128,8 @@ class Fetcher:
     """
 
     def __init__(self, session: requests.Session | None = None, timeout: float = 30.0) -> None:
-        self.session = session if session is not None else requests.Session()
+        # Never ``session`` itself: the connection checks live in the guarded session's adapter.
+        self.session = _netguard.guarded_session(session)
         self.timeout = timeout
         self.redactor = Redactor()
 
@@ -228,6 +217,8 @@ class Fetcher:
                 allow_redirects=False,
                 stream=True,
             )
+        except _netguard.RefusedAddress as exc:
+            raise error(f"{what}: {exc}", url=safe_url(url)) from None
         except requests.RequestException as exc:
             raise error(f"{what}: could not reach {safe_url(url)}: {type(exc).__name__}", url=safe_url(url)) from exc
 

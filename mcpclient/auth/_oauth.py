@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import requests
 from requests.cookies import extract_cookies_to_jar
 
+from .. import _origin
 from ._discovery import (
     Challenge,
     ResourceMetadata,
@@ -52,12 +53,6 @@ log = logging.getLogger(__name__)
 _RESENDS_PER_REQUEST = 4
 
 
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    port = parts.port or {"https": 443, "http": 80}.get(parts.scheme.lower())
-    return parts.scheme.lower(), (parts.hostname or "").lower(), port
-
-
 class OAuth(requests.auth.AuthBase):
     """OAuth 2.1 authorization for one MCP server, per the MCP authorization specification.
 
@@ -79,7 +74,8 @@ class OAuth(requests.auth.AuthBase):
     default, ``FileTokenStore`` to survive restarts); ``dpop=True`` (or a ``DPoPKey``) asks
     for DPoP-bound tokens when the authorization server supports them (needs the ``jwt``
     extra); ``offline_access`` adds that scope when the server lists it, for refresh tokens;
-    ``session`` and ``timeout`` (seconds) are for the requests to the authorization server.
+    ``session`` and ``timeout`` (seconds) are for the requests to the authorization server
+    (the session lends its settings; the connections are the guarded ones of ``_netguard``).
 
     Raises ``AuthorizationError`` (or a subclass) from the request that needed authorization.
     Thread-safe.
@@ -131,7 +127,7 @@ class OAuth(requests.auth.AuthBase):
         self._lock = threading.RLock()
         self._server_url: str | None = None
         self._key: str | None = None
-        self._origin: tuple[str, str, int | None] | None = None
+        self._origin: _origin.Origin | None = None
         self._record: dict[str, Any] | None = None
         self._metadata: dict[str, ServerMetadata] = {}
         self._requested: list[str] = []
@@ -227,14 +223,19 @@ class OAuth(requests.auth.AuthBase):
     def _bind(self, url: str) -> None:
         if self._key is not None:
             return
+        try:
+            bound = _origin.origin(url)
+        except ValueError as exc:
+            raise AuthorizationError(f"cannot authorize for {safe_url(url)!r}: {exc}") from None
         with self._lock:
             if self._key is None:
                 self._server_url = url
                 self._key = canonical_resource(url)
-                self._origin = _origin(url)
+                self._origin = bound
 
     def _same_origin(self, url: str | None) -> bool:
-        return bool(url) and self._origin is not None and _origin(url) == self._origin  # type: ignore[arg-type]
+        # Decided on the URL as urllib3 connects to it: a token never goes anywhere else.
+        return _origin.same_origin(url, self._origin, allow_userinfo=True)
 
     def _load_record(self) -> dict[str, Any]:
         if self._record is None:
@@ -332,7 +333,7 @@ class OAuth(requests.auth.AuthBase):
         if prm is not None:
             issuer, resource, legacy = self._pick_issuer(prm, current), prm.resource, False
         else:
-            scheme, host, _ = _origin(self._server_url)
+            scheme = urlsplit(self._server_url).scheme.lower()
             issuer = f"{scheme}://{urlsplit(self._server_url).netloc}"
             resource, legacy = canonical_resource(self._server_url), True
             log.info("%s has no protected resource metadata; using %s as its authorization server (2025-03-26)",

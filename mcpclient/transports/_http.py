@@ -29,6 +29,7 @@ import requests
 import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
+from .. import _origin
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
 from .base import decode_message
@@ -84,7 +85,10 @@ class Requester:
         self._token_prefix = "" if auth_header else "Bearer "
         self.max_retries = max_retries
         self.connect_timeout = connect_timeout
-        self.origin = origin(url)
+        try:
+            self.origin = _origin.origin(url)
+        except ValueError as exc:
+            raise ValueError(f"{safe_url(url)!r} cannot be used: {exc}; write its host and port plainly") from None
         session_ = self.session
         merged = CaseInsensitiveDict(session_.headers)
         for key, value in (headers or {}).items():
@@ -223,9 +227,10 @@ class Requester:
                 return response
             target = urljoin(prepared.url or "", response.headers["location"])
             response.close()
-            if origin(target) != self.origin:
+            if not _origin.same_origin(target, self.origin):
                 raise HTTPStatusError(
-                    f"{self._safe(prepared.url)} redirected to another origin ({self._safe(target)}); "
+                    f"{self._safe(prepared.url)} redirected to another origin, or to a URL the URL "
+                    f"parsers read differently ({self.redact(shown_url(target))}); "
                     "mcpclient follows redirects only within the same origin so your credentials "
                     "never leave it: use the new address directly if you trust it",
                     status_code=response.status_code,
@@ -233,6 +238,7 @@ class Requester:
                 )
             log.debug("following a redirect to %s", self._safe(target))
             prepared.prepare_url(target, None)
+            self._check_destination(prepared)
         raise HTTPStatusError(
             f"too many redirects from {self._safe(url)}", status_code=310, url=self._safe(url)
         )
@@ -242,7 +248,12 @@ class Requester:
     ) -> requests.PreparedRequest:
         prepared = self._templates[method].copy()
         if url is not None:
+            if not _origin.same_origin(url, self.origin):
+                raise TransportError(
+                    f"refusing to send to {safe_url(url)}: not the origin this transport was opened for"
+                )
             prepared.prepare_url(url, None)
+            self._check_destination(prepared)
         extra = prepared.headers
         if headers:
             extra.update(headers)
@@ -268,6 +279,17 @@ class Requester:
             value = headers.get(name)
             if value:
                 self.redactor.add_header(value)
+
+    def _check_destination(self, prepared: requests.PreparedRequest) -> None:
+        """Refuse to send ``prepared`` (credentials and all) anywhere but the configured origin.
+
+        Checked on the prepared URL, the one requests and urllib3 connect to, after
+        redirects and per-request URLs: the last word before anything leaves.
+        """
+        if _origin.origin_or_none(prepared.url) != self.origin:
+            raise TransportError(
+                f"refusing to send to {self._safe(prepared.url)}: not the origin this transport was opened for"
+            )
 
     def _token(self) -> str:
         provider = self._token_provider
@@ -335,13 +357,6 @@ def _remaining(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
-def origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    scheme = parts.scheme.lower()
-    port = parts.port or {"http": 80, "https": 443}.get(scheme)
-    return scheme, (parts.hostname or "").lower(), port
-
-
 def safe_url(url: str) -> str:
     """``url`` without user info, query or fragment: safe to print."""
     parts = urlsplit(url)
@@ -350,6 +365,14 @@ def safe_url(url: str) -> str:
         host = f"[{host}]"
     port = f":{parts.port}" if parts.port else ""
     return f"{parts.scheme}://{host}{port}{parts.path}"
+
+
+def shown_url(url: str) -> str:
+    """``safe_url`` of ``url`` as it would be sent: shows where a tricky URL really points."""
+    try:
+        return safe_url(_origin.connect_url(url))
+    except ValueError:
+        return "<invalid URL>"
 
 
 def backoff(attempt: int) -> float:

@@ -11,6 +11,7 @@ from urllib.parse import urljoin
 
 import requests
 
+from .. import _origin
 from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
 from . import _http
 from ._http import Requester, TokenProvider
@@ -123,9 +124,10 @@ class SSETransport(Transport):
 
     def _set_endpoint(self, data: str) -> None:
         endpoint = urljoin(self.url, data)
-        if _http.origin(endpoint) != self._http.origin:
+        if not _origin.same_origin(endpoint, self._http.origin):
             self._failure = TransportError(self._http.redact(
-                f"the server named a message endpoint on another origin ({_http.safe_url(endpoint)}); refused"
+                "the server named a message endpoint on another origin, or one the URL parsers read "
+                f"differently ({_http.shown_url(endpoint)}); refused"
             ))
             abort_response(self._stream)
             return

@@ -9,7 +9,7 @@ import requests
 import responses
 
 from mcpclient.auth import DiscoveryError
-from mcpclient.auth import _fetch
+from mcpclient.auth import _netguard
 from mcpclient.auth._fetch import Fetcher, check_url
 
 
@@ -49,7 +49,7 @@ def test_refused_urls(url, reason):
 
 def test_a_name_resolving_to_a_metadata_address_is_refused(monkeypatch):
     monkeypatch.setattr(
-        _fetch, "_resolve", lambda *a, **k: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("169.254.169.254", 0))]
+        _netguard, "_resolve", lambda *a, **k: [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("169.254.169.254", 0))]
     )
     with pytest.raises(DiscoveryError, match="resolves to"):
         check_url("https://innocent.example.com/x", "u")

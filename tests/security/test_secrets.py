@@ -25,7 +25,7 @@ import requests
 import responses
 
 from mcpclient import Client, MCPError, StreamableHTTPTransport
-from mcpclient.auth import ClientCredentials, MemoryTokenStore, OAuth, TokenRequestError, _fetch
+from mcpclient.auth import ClientCredentials, MemoryTokenStore, OAuth, TokenRequestError, _netguard
 from mcpclient.auth._discovery import canonical_resource
 from mcpclient.auth._tokens import ClientInfo, Tokens
 from tests.security.echo_server import MODES, EchoServer, encodings
@@ -141,7 +141,7 @@ def public_dns(monkeypatch):
     def resolve(host, port, family=0, type=0, *args):
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("203.0.113.10", 0))]
 
-    monkeypatch.setattr(_fetch, "_resolve", resolve)
+    monkeypatch.setattr(_netguard, "_resolve", resolve)
 
 
 def _echo_token_request(request: Any) -> tuple[int, dict[str, str], str]:
