@@ -132,7 +132,11 @@ class Engine:
         self._lane: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
         self._lane_lock = threading.Lock()
         self._lane_busy = False
-        self._reader = threading.Thread(target=self._read_loop, name="mcpclient-reader", daemon=True)
+        # The thread gets a weak reference, never the engine itself: a Client dropped without
+        # close() must stay collectable (its finalizer then closes the transport).
+        self._reader = threading.Thread(
+            target=_read_loop, args=(weakref.ref(self), transport), name="mcpclient-reader", daemon=True
+        )
         self._started = False
         self._forked = False
         _live_engines.add(self)
@@ -399,31 +403,6 @@ class Engine:
 
     # -- incoming ---------------------------------------------------------------------------
 
-    def _read_loop(self) -> None:
-        error: MCPError
-        try:
-            while True:
-                try:
-                    message = self._transport.receive()
-                except ProtocolError as exc:
-                    log.warning("skipping a malformed message from the server: %s", exc)
-                    continue
-                try:
-                    self._route(message)
-                except Exception:  # the reader thread must survive anything a server sends
-                    log.exception("error while handling a message from the server; skipped")
-        except ConnectionClosed as exc:
-            error = exc
-        except MCPError as exc:
-            error = ConnectionClosed(str(exc))
-        except BaseException as exc:
-            error = ConnectionClosed(f"the transport failed: {exc!r}")
-            if not self._closed:
-                log.exception("the transport failed")
-        if not self._closed:
-            log.debug("connection ended: %s", error)
-        self._mark_dead(error)
-
     def _route(self, message: Any) -> None:
         if isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
             for item in message:
@@ -615,6 +594,46 @@ class Engine:
             self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
         except MCPError as exc:
             log.warning("could not send an error reply: %s", exc)
+
+
+def _read_loop(ref: weakref.ref[Engine], transport: Transport) -> None:
+    """The reader thread: receive, route, repeat, until the connection ends.
+
+    It holds the engine only while routing one message; while it waits in ``receive()`` the
+    engine (and the Client above it) may be collected, whose finalizer closes the transport
+    and so ends this loop.
+    """
+    error: MCPError
+    try:
+        while True:
+            try:
+                message = transport.receive()
+            except ProtocolError as exc:
+                log.warning("skipping a malformed message from the server: %s", exc)
+                continue
+            engine = ref()
+            if engine is None:
+                return
+            try:
+                engine._route(message)
+            except Exception:  # the reader thread must survive anything a server sends
+                log.exception("error while handling a message from the server; skipped")
+            del engine
+    except ConnectionClosed as exc:
+        error = exc
+    except MCPError as exc:
+        error = ConnectionClosed(str(exc))
+    except BaseException as exc:
+        error = ConnectionClosed(f"the transport failed: {exc!r}")
+        engine = ref()
+        if engine is not None and not engine._closed:
+            log.exception("the transport failed")
+    engine = ref()
+    if engine is None:
+        return
+    if not engine._closed:
+        log.debug("connection ended: %s", error)
+    engine._mark_dead(error)
 
 
 def _wait_for_progress(slot: _Slot) -> None:
