@@ -328,6 +328,10 @@ class Engine:
                     deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
                     continue
                 raise self._timed_out(request_id, method, timeout, cancel_on_timeout)
+        except BaseException as exc:
+            if not isinstance(exc, MCPError):  # KeyboardInterrupt and the like: tell the server
+                self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
+            raise
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
@@ -365,6 +369,18 @@ class Engine:
             slot.error = RequestCancelled(f"{slot.method!r} cancelled: {reason}", method=slot.method)
             slot.event.set()
             self._send_cancelled(request_id, reason)
+
+    def _cancel_in_background(self, request_id: Any, reason: str) -> None:
+        """Send ``notifications/cancelled`` from a daemon thread, best effort.
+
+        For a call interrupted by Ctrl-C: the interrupt must propagate at once, and a write
+        to a server that stopped reading could block, so this thread never waits for it.
+        """
+        if self._closed or self._dead is not None:
+            return
+        threading.Thread(
+            target=self._send_cancelled, args=(request_id, reason), name="mcpclient-cancel", daemon=True
+        ).start()
 
     def _send_cancelled(self, request_id: Any, reason: str) -> None:
         try:

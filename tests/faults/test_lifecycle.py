@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import gc
 import os
+import signal
+import threading
+import time
 import warnings
 
 import pytest
@@ -20,8 +23,8 @@ pytestmark = [
 ]
 
 
-def stdio_client() -> Client:
-    client = Client(StdioTransport(list(HOSTILE), stderr=Lines()), timeout=10)
+def stdio_client(lines: Lines | None = None) -> Client:
+    client = Client(StdioTransport(list(HOSTILE), stderr=lines or Lines()), timeout=10)
     client.initialize()
     return client
 
@@ -85,3 +88,31 @@ def test_a_client_collected_in_a_forked_child_leaves_the_parents_server_alone():
         assert holder[0].call_tool("echo", {"text": "parent"}).text == "parent"
     finally:
         holder[0].close()
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="needs pthread_kill()")
+def test_ctrl_c_during_a_call_tells_the_server_to_cancel_it_and_propagates_at_once():
+    lines = Lines()
+    client = stdio_client(lines)
+    main = threading.main_thread().ident
+    assert main == threading.get_ident()
+    sent: list[float] = []
+
+    def interrupt_when_the_call_arrived() -> None:
+        wait_for(lambda: lines.starting("GOT tools/call"))
+        sent.append(time.monotonic())
+        signal.pthread_kill(main, signal.SIGINT)
+
+    threading.Thread(target=interrupt_when_the_call_arrived, daemon=True).start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            client.call_tool("hang", timeout=5)
+        assert time.monotonic() - sent[0] < 0.5
+        assert client._engine._pending == {}
+        (call,) = lines.starting("GOT tools/call")
+        call_id = call.split()[2]
+        cancel = wait_for(lambda: lines.starting("GOT notifications/cancelled"), timeout=2)[0]
+        assert f'"requestId": {call_id}' in cancel
+        assert client.call_tool("echo", {"text": "still usable"}).text == "still usable"
+    finally:
+        client.close()
