@@ -67,6 +67,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+class _LaneFlag(threading.local):
+    """Whether the current thread is running the notification lane (``Engine._drain_lane``)."""
+
+    on_lane = False
+
+
 class _Slot:
     """One pending request: the caller waits on ``event``; the reader fills ``reply``."""
 
@@ -132,6 +138,7 @@ class Engine:
         self._lane: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
         self._lane_lock = threading.Lock()
         self._lane_busy = False
+        self._lane_flag = _LaneFlag()
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
         self._reader = threading.Thread(
@@ -339,7 +346,9 @@ class Engine:
                 cancel.remove_callback(wake)
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
-        if on_progress is not None:
+        if on_progress is not None and not self._lane_flag.on_lane:
+            # On the lane thread (a call made from a progress callback or notification
+            # handler) our own callbacks queue behind the one running: they run once it returns.
             _wait_for_progress(slot)
         return _read_reply(slot.reply, method, request_id)
 
@@ -545,13 +554,17 @@ class Engine:
         self._submit(self._drain_lane)
 
     def _drain_lane(self) -> None:
-        while True:
-            with self._lane_lock:
-                if not self._lane:
-                    self._lane_busy = False
-                    return
-                fn, args = self._lane.popleft()
-            fn(*args)
+        self._lane_flag.on_lane = True
+        try:
+            while True:
+                with self._lane_lock:
+                    if not self._lane:
+                        self._lane_busy = False
+                        return
+                    fn, args = self._lane.popleft()
+                fn(*args)
+        finally:
+            self._lane_flag.on_lane = False
 
     def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         try:
