@@ -370,15 +370,6 @@ class Engine:
         deadline = None if timeout is None else time.monotonic() + timeout
         self._send(message, deadline)
 
-    def cancel(self, request_id: Any, reason: str) -> None:
-        """Abandon a pending call: its caller gets ``RequestCancelled``; the server is told."""
-        with self._lock:
-            slot = self._pending.pop(request_id, None)
-        if slot is not None:
-            slot.error = RequestCancelled(f"{slot.method!r} cancelled: {reason}", method=slot.method)
-            slot.event.set()
-            self._send_cancelled(request_id, reason)
-
     def _cancel_in_background(self, request_id: Any, reason: str) -> None:
         """Send ``notifications/cancelled`` from a daemon thread, best effort.
 
