@@ -10,15 +10,7 @@ import pytest
 
 from mcpclient import CancelToken, CapabilityError, Client, RequestCancelled, RequestTimeout
 from tests.doubles import LEGACY_INIT_RESULT, Reply, ScriptedServer
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+from tests.helpers import wait_for
 
 
 def slow_with_progress(transport, steps, interval, final=True):
