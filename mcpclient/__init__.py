@@ -20,6 +20,7 @@ from ._exceptions import (
     ConnectionClosed,
     HTTPStatusError,
     MCPError,
+    OutputValidationError,
     ProtocolError,
     RequestCancelled,
     RequestTimeout,
@@ -33,7 +34,6 @@ from ._exceptions import (
 )
 from ._rpc.cancel import CancelToken
 from ._skills import Skill, SkillFile
-from ._structured import OutputValidationError
 from ._task import Task
 from .ai import tools
 from .transports import StdioTransport, Transport

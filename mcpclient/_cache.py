@@ -3,8 +3,8 @@
 Modern results say how long they stay fresh (``ttlMs``) and whether they may be shared across
 credentials (``cacheScope``). Legacy results carry neither: they are kept only when the server
 promised to announce changes (``listChanged`` / ``subscribe``), until it does. Every
-``list_changed`` or ``resources/updated`` notification drops what it concerns. Private entries
-are keyed by the credentials in use, so they are never served to another identity.
+``list_changed`` or ``resources/updated`` notification drops what it concerns. Private results
+(``cacheScope: "private"``) are not cached at all, so they are never served to another identity.
 """
 
 from __future__ import annotations

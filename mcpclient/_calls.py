@@ -73,9 +73,7 @@ class CallsMixin(ClientBase):
         announces = isinstance(caps, dict) and bool(caps.get("listChanged") or caps.get("subscribe"))
         ttl, private = freshness(pages, LEGACY_CACHE_TTL if announces else None)
         if private:
-            key = key + (getattr(self.transport, "credential_key", None),)
-            if key[-1] is None:
-                return  # no way to tell identities apart: do not keep private data
+            return  # per-credential results are never kept: no transport names its identity
         self._cache.put(key, value, ttl)
 
     def ping(self, *, timeout: float | None = DEFAULT) -> None:

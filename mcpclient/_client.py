@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import os
 import threading
+import warnings
+import weakref
 from typing import Any, Callable, Hashable, Sequence
 
 from . import types as t
@@ -75,12 +78,18 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         self._engine = Engine(
             transport,
             on_request=self._handlers.handle,
-            on_notification=self._on_notification,
+            on_notification=_weak_notification_handler(self),
             max_dispatch=max_dispatch,
         )
         server_key: Hashable | None = getattr(transport, "server_key", None)
         self._session = Session(self._engine, self._handlers, self.client_info, protocol, server_key)
         self._listener = Listener(self._session)
+        # Like an unclosed file: a Client dropped without close() is closed when collected,
+        # with a ResourceWarning. Nothing the threads hold refers back to the Client.
+        self._finalizer = weakref.finalize(
+            self, _close_unclosed, self._engine, self._listener, os.getpid(), repr(transport)
+        )
+        self._finalizer.atexit = False  # at exit the transports end their servers themselves
         self._engine.start()
 
     # -- life cycle -------------------------------------------------------------------------
@@ -114,6 +123,7 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         to exit, then terminated).
         """
         self._state = CLOSED
+        self._finalizer.detach()
         self._listener.stop()
         self._engine.close()
 
@@ -237,6 +247,31 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
     def _require(self, capability: str, method: str) -> None:
         if self._state == OPEN and capability not in self.server_capabilities:
             raise CapabilityError(capability, method)
+
+def _weak_notification_handler(client: Client) -> Callable[[str, dict[str, Any]], None]:
+    """``client._on_notification`` without a strong reference to ``client``.
+
+    The engine (held by the reader and dispatch threads) keeps this; a bound method would
+    keep the Client alive as long as its threads run, that is forever.
+    """
+    method = weakref.WeakMethod(client._on_notification)
+
+    def on_notification(name: str, params: dict[str, Any]) -> None:
+        handler = method()
+        if handler is not None:
+            handler(name, params)
+
+    return on_notification
+
+
+def _close_unclosed(engine: Engine, listener: Listener, pid: int, transport: str) -> None:
+    """The finalizer of a Client collected without close(): warn, then close it."""
+    if os.getpid() != pid:
+        return  # a forked child: the connection, its server and threads are the parent's
+    warnings.warn(f"unclosed Client on {transport}; call close() or use a with block", ResourceWarning, stacklevel=2)
+    listener.stop()
+    engine.close()
+
 
 def _version() -> str:
     from . import __version__

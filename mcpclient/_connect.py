@@ -10,6 +10,7 @@ import requests
 
 from . import types as t
 from ._client import DEFAULT_TIMEOUT, Client
+from ._factory import make_client
 from ._exceptions import HTTPStatusError, MCPError, RPCError
 from .transports.base import Transport
 from .transports.http import StreamableHTTPTransport
@@ -67,8 +68,8 @@ def connect(
     Streamable HTTP attempt is raised, with a note saying what the fallback hit.
     """
 
-    def make_client(transport: Transport) -> Client:
-        client = Client(
+    def start(transport: Transport) -> Client:
+        client = make_client(
             transport,
             timeout=timeout,
             client_info=client_info,
@@ -76,19 +77,11 @@ def connect(
             protocol=protocol,
             cache=cache,
             output_validation=output_validation,
+            sampling_handler=sampling_handler,
+            elicitation_handler=elicitation_handler,
+            notification_handler=notification_handler,
+            roots=roots,
         )
-        if sampling_handler is not None:
-            client.set_sampling_handler(sampling_handler)
-        if elicitation_handler is not None:
-            client.set_elicitation_handler(elicitation_handler)
-        if notification_handler is not None:
-            client.set_notification_handler(notification_handler)
-        if roots is not None:
-            client.set_roots(roots)
-        return client
-
-    def start(transport: Transport) -> Client:
-        client = make_client(transport)
         try:
             client.initialize()
         except BaseException:

@@ -7,16 +7,26 @@ The hierarchy::
     │   ├── ResourceNotFound      resources/read named a resource the server does not have
     │   └── URLElicitationRequired  the server needs URL elicitations completed first (-32042)
     ├── CapabilityError           the server did not declare what the method needs
+    ├── AuthorizationError        OAuth with the server's authorization server failed (auth)
+    │   ├── DiscoveryError        metadata missing, invalid, insecure or for another server
+    │   ├── RegistrationError     no client ID could be obtained
+    │   └── TokenRequestError     the token endpoint refused (``error``, ``error_description``)
     ├── ClientClosedError         the client was closed (by you) before or during the call
     ├── ProtocolError             the server sent something that breaks the protocol
+    │   ├── OutputValidationError   structured tool output does not match its outputSchema
     │   └── SkillVerificationError  a skill file does not match its listing; never used
     ├── ToolError                 a tool result with is_error=True, raised on request
     ├── RequestTimeout            also a TimeoutError
     ├── RequestCancelled          the call was cancelled by the caller
-    └── TransportError            also a ConnectionError
-        ├── ConnectionClosed      the connection to the server is gone
-        ├── StreamInterrupted     a reply stream broke before the reply (the request may have run)
-        └── HTTPStatusError       the HTTP server answered with an error status
+    ├── TransportError            also a ConnectionError
+    │   ├── ConnectionClosed      the connection to the server is gone
+    │   ├── StreamInterrupted     a reply stream broke before the reply (the request may have run)
+    │   └── HTTPStatusError       the HTTP server answered with an error status
+    ├── ConfigError               also a ValueError: a config file or entry cannot be used
+    └── UnknownToolError          also a LookupError: no server of a ClientGroup has that tool
+
+Some are importable from where they are used too: ``mcpclient.auth`` (the authorization
+errors), ``mcpclient.config.ConfigError`` and ``mcpclient.group.UnknownToolError``.
 
 Foreign exceptions (OSError, json, cattrs, requests) never escape mcpclient unwrapped: they are
 translated at the boundary where they happen and chained with ``raise ... from``.
@@ -24,15 +34,25 @@ translated at the boundary where they happen and chained with ``raise ... from``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .types import ToolResult
 
 __all__ = [
+    "AuthorizationError",
     "CapabilityError",
     "ClientClosedError",
+    "ConfigError",
     "ConnectionClosed",
+    "DiscoveryError",
     "HTTPStatusError",
     "MCPError",
+    "OutputValidationError",
     "ProtocolError",
+    "RegistrationError",
+    "TokenRequestError",
+    "UnknownToolError",
     "RPCError",
     "RequestCancelled",
     "RequestTimeout",
@@ -186,6 +206,19 @@ def _rebuild_skill_error(reason: str, uri: str, skill: str) -> SkillVerification
     return SkillVerificationError(reason, uri=uri, skill=skill)
 
 
+class OutputValidationError(ProtocolError):
+    """A tool's structured output does not match the tool's ``outputSchema``.
+
+    ``result`` is the ToolResult as received; ``errors`` lists what did not match.
+    """
+
+    def __init__(self, message: str, *, tool: str, result: ToolResult, errors: list[str]) -> None:
+        self.tool = tool
+        self.result = result
+        self.errors = errors
+        super().__init__(message)
+
+
 class ToolError(MCPError):
     """A tool ran and reported failure (``ToolResult.is_error``); raised only when asked for."""
 
@@ -269,3 +302,78 @@ class HTTPStatusError(TransportError):
 
 def _rebuild_http_status_error(message: str, status_code: int, body: str, url: Any) -> HTTPStatusError:
     return HTTPStatusError(message, status_code=status_code, body=body, url=url)
+
+
+class ConfigError(MCPError, ValueError):
+    """A config file cannot be read, or a server entry cannot be used as written."""
+
+
+class UnknownToolError(MCPError, LookupError):
+    """No server of the group offers a tool under this name; nothing was sent."""
+
+    def __init__(self, message: str, *, tool: str) -> None:
+        self.tool = tool
+        super().__init__(message)
+
+
+# -- authorization (mcpclient.auth): messages never contain tokens, client secrets,
+# authorization codes or PKCE verifiers.
+
+
+class AuthorizationError(MCPError):
+    """Authorization failed; no token was sent to the MCP server.
+
+    ``error`` is the OAuth error code when the authorization server sent one (e.g.
+    ``access_denied``), ``url`` the address involved, without query string.
+    """
+
+    def __init__(self, message: str, *, error: str | None = None, url: str | None = None) -> None:
+        self.error = error
+        self.url = url
+        super().__init__(message)
+
+    def __reduce__(self) -> Any:
+        return (_rebuild, (type(self), str(self), self.error, self.url))
+
+
+def _rebuild(cls: type[AuthorizationError], message: str, error: Any, url: Any) -> AuthorizationError:
+    return cls(message, error=error, url=url)
+
+
+class DiscoveryError(AuthorizationError):
+    """Protected resource or authorization server metadata is missing, invalid or unsafe."""
+
+
+class RegistrationError(AuthorizationError):
+    """No client ID: pre-registered, metadata document and dynamic registration all failed."""
+
+
+class TokenRequestError(AuthorizationError):
+    """The token endpoint refused the request.
+
+    ``error`` and ``error_description`` are the server's (RFC 6749 section 5.2);
+    ``status_code`` is the HTTP status.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        error: str | None = None,
+        error_description: str | None = None,
+        status_code: int | None = None,
+        url: str | None = None,
+    ) -> None:
+        self.error_description = error_description
+        self.status_code = status_code
+        super().__init__(message, error=error, url=url)
+
+    def __reduce__(self) -> Any:
+        return (
+            _rebuild_token_error,
+            (str(self), self.error, self.error_description, self.status_code, self.url),
+        )
+
+
+def _rebuild_token_error(message: str, error: Any, description: Any, status: Any, url: Any) -> TokenRequestError:
+    return TokenRequestError(message, error=error, error_description=description, status_code=status, url=url)

@@ -6,6 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from ._client import DEFAULT_TIMEOUT, Client
+from ._factory import make_client, pick_options
 from .transports.base import Transport
 from .transports.stdio import StdioTransport
 
@@ -51,11 +52,11 @@ def open_target(
         )
     client: Client
     if isinstance(target, Transport):
-        client = _make_client(target, kwargs)
+        client = make_client(target, **pick_options(kwargs))
         _initialize(client, timeout)
     elif stderr is not _NOT_GIVEN and not isinstance(target, str):
         # connect() has no stderr option: build the stdio transport here.
-        client = _make_client(StdioTransport(list(target), env, cwd=cwd, stderr=stderr), kwargs)
+        client = make_client(StdioTransport(list(target), env, cwd=cwd, stderr=stderr), **pick_options(kwargs))
         _initialize(client, timeout)
     else:
         options: dict[str, Any] = dict(kwargs)
@@ -71,21 +72,6 @@ def open_target(
                 options["cwd"] = cwd
         client = connect(target, **options)
     client.timeout = call_timeout  # connect() used the handshake timeout for both
-    return client
-
-
-def _make_client(transport: Transport, kwargs: dict[str, Any]) -> Client:
-    """A Client on ``transport`` with the options and handlers ``connect`` would install."""
-    known = ("client_info", "max_dispatch", "protocol", "cache")
-    client = Client(transport, **{k: kwargs[k] for k in known if k in kwargs})
-    if kwargs.get("sampling_handler") is not None:
-        client.set_sampling_handler(kwargs["sampling_handler"])
-    if kwargs.get("elicitation_handler") is not None:
-        client.set_elicitation_handler(kwargs["elicitation_handler"])
-    if kwargs.get("notification_handler") is not None:
-        client.set_notification_handler(kwargs["notification_handler"])
-    if kwargs.get("roots") is not None:
-        client.set_roots(kwargs["roots"])
     return client
 
 

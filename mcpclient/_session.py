@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Callable, Hashable
+from typing import Any, Hashable
 
 from . import types as t
 from ._eras import legacy, modern
@@ -251,5 +251,3 @@ def _is_fatal(exc: MCPError) -> bool:
     """Whether a transport error during the probe means the server is gone (not just legacy)."""
     return isinstance(exc, ConnectionClosed) and getattr(exc, "status_code", None) is None
 
-
-LogHandler = Callable[[str, Any, "str | None"], None]

@@ -13,7 +13,7 @@ import threading
 from typing import Any
 
 from . import types as t
-from ._exceptions import ProtocolError
+from ._exceptions import OutputValidationError
 
 __all__ = ["OUTPUT_VALIDATION", "OutputValidationError", "OutputValidator"]
 
@@ -21,19 +21,6 @@ log = logging.getLogger("mcpclient")
 
 #: What ``Client(output_validation=...)`` accepts.
 OUTPUT_VALIDATION = ("strict", "lenient", "off")
-
-
-class OutputValidationError(ProtocolError):
-    """A tool's structured output does not match the tool's ``outputSchema``.
-
-    ``result`` is the ToolResult as received; ``errors`` lists what did not match.
-    """
-
-    def __init__(self, message: str, *, tool: str, result: t.ToolResult, errors: list[str]) -> None:
-        self.tool = tool
-        self.result = result
-        self.errors = errors
-        super().__init__(message)
 
 
 def _refuse_retrieval(uri: str) -> Any:

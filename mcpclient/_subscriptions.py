@@ -36,7 +36,6 @@ class Listener:
         self._token: CancelToken | None = None
         self._stopped = threading.Event()
         self._thread: threading.Thread | None = None
-        self.acknowledged: dict[str, Any] | None = None
 
     def update(self, **changes: Any) -> None:
         """Change the filter (``toolsListChanged=True``, ``resourceSubscriptions=[...]``)."""

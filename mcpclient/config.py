@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 from attrs import field, frozen
 
-from ._exceptions import MCPError
+from ._exceptions import ConfigError
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -50,10 +50,6 @@ __all__ = ["ConfigError", "ServerConfig", "default_paths", "load", "load_file"]
 log = logging.getLogger(__name__)
 
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-class ConfigError(MCPError, ValueError):
-    """A config file cannot be read, or a server entry cannot be used as written."""
 
 
 def _names_only(values: Mapping[str, str]) -> str:

@@ -22,7 +22,7 @@ import attrs
 from . import ai
 from . import types as t
 from ._client import DEFAULT, Client
-from ._exceptions import MCPError, RequestTimeout
+from ._exceptions import MCPError, RequestTimeout, UnknownToolError
 from ._names import MAX_NAME_LENGTH, sanitize, unique_names
 from ._open import Target, open_target
 
@@ -32,14 +32,6 @@ log = logging.getLogger(__name__)
 
 #: How long ``open()`` waits for all servers together, in seconds.
 DEFAULT_OPEN_TIMEOUT = 30.0
-
-
-class UnknownToolError(MCPError, LookupError):
-    """No server of the group offers a tool under this name; nothing was sent."""
-
-    def __init__(self, message: str, *, tool: str) -> None:
-        self.tool = tool
-        super().__init__(message)
 
 
 class ClientGroup:

@@ -8,8 +8,6 @@ is kept as plain ``dict``/``list`` values, passed through verbatim.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any, Literal
 
 from attrs import field, frozen
@@ -38,15 +36,6 @@ __all__ = [
 
 JSON = Any
 Meta = dict[str, Any]
-
-
-def _decode_base64(data: str) -> bytes:
-    try:
-        return base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        # Servers in the wild send unpadded or url-safe base64; be lenient on the way in.
-        padded = data + "=" * (-len(data) % 4)
-        return base64.b64decode(padded.replace("-", "+").replace("_", "/"))
 
 
 class _Display:
@@ -126,7 +115,11 @@ class ToolContent:
 
     def decoded(self) -> bytes:
         """Return the binary payload of an image or audio part (empty for other types)."""
-        return _decode_base64(self.data) if self.data else b""
+        if not self.data:
+            return b""
+        from ._wire.converter import decode_base64  # at call time: types is below the wire
+
+        return decode_base64(self.data)
 
 
 @frozen(kw_only=True)

@@ -21,19 +21,11 @@ from mcpclient import (
     Root,
 )
 from tests.doubles import LEGACY_INIT_RESULT, QueueTransport, Reply, ScriptedServer, error
+from tests.helpers import wait_for
 
 
 def sent(server, method):
     return next(m for m in server.received if m.get("method") == method)
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 # -- initialize ------------------------------------------------------------------------------

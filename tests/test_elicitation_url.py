@@ -13,17 +13,9 @@ import pytest
 from mcpclient import Client, ElicitationRequest, ElicitationResult, RPCError, URLElicitationRequired
 from mcpclient._elicitation import form_answer_problems
 from tests.doubles import ScriptedServer, error
+from tests.helpers import wait_for
 
 URL = "https://auth.example.com/connect?state=Zm9v&flow=bank"
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def ask(transport, request_id, params):

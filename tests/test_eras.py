@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 
@@ -18,6 +17,7 @@ from mcpclient import (
 )
 from mcpclient._session import _era_cache
 from tests.doubles import LEGACY_INIT_RESULT, QueueTransport, Reply, ScriptedServer, error
+from tests.helpers import wait_for
 
 V = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -25,15 +25,6 @@ CAPS = {"tools": {"listChanged": True}, "resources": {"subscribe": True}, "promp
 DISCOVER = {"resultType": "complete", "supportedVersions": [V], "capabilities": CAPS,
             "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern", "version": "2"}},
             "instructions": "be modern", "ttlMs": 1000, "cacheScope": "public"}
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 def modern_server(transport, handlers=None):

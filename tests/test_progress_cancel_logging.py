@@ -10,15 +10,7 @@ import pytest
 
 from mcpclient import CancelToken, CapabilityError, Client, RequestCancelled, RequestTimeout
 from tests.doubles import LEGACY_INIT_RESULT, Reply, ScriptedServer
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+from tests.helpers import wait_for
 
 
 def slow_with_progress(transport, steps, interval, final=True):
@@ -165,4 +157,31 @@ def test_every_progress_callback_has_run_when_the_call_returns(transport):
     with Client(transport, timeout=5) as client:
         client.call_tool("slow", on_progress=slow_callback)
         assert seen == [1.0, 2.0, 3.0, 4.0, 5.0]
+    server.stop()
+
+
+def test_a_call_with_progress_made_from_a_progress_callback_does_not_wait_for_the_drain(transport):
+    # The inner call's own progress callback queues behind the callback that makes it (one
+    # lane): waiting for it before returning could only time out.
+    def tool(params, message):
+        token = params["_meta"]["progressToken"]
+        progress = {"jsonrpc": "2.0", "method": "notifications/progress",
+                    "params": {"progressToken": token, "progress": 1}}
+        raise Reply(progress, {"jsonrpc": "2.0", "id": message["id"], "result": {"content": []}})
+
+    server = ScriptedServer(transport, {"tools/call": tool})
+    inner_took: list[float] = []
+    inner_progress = threading.Event()
+
+    def outer_progress(*_):
+        if inner_took:
+            return
+        t0 = time.monotonic()
+        client.call_tool("inner", on_progress=lambda *a: inner_progress.set())
+        inner_took.append(time.monotonic() - t0)
+
+    with Client(transport, timeout=5) as client:
+        client.call_tool("outer", on_progress=outer_progress)
+        assert inner_progress.wait(5)
+    assert inner_took and inner_took[0] < 1.0
     server.stop()

@@ -67,6 +67,12 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
+class _LaneFlag(threading.local):
+    """Whether the current thread is running the notification lane (``Engine._drain_lane``)."""
+
+    on_lane = False
+
+
 class _Slot:
     """One pending request: the caller waits on ``event``; the reader fills ``reply``."""
 
@@ -132,7 +138,12 @@ class Engine:
         self._lane: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
         self._lane_lock = threading.Lock()
         self._lane_busy = False
-        self._reader = threading.Thread(target=self._read_loop, name="mcpclient-reader", daemon=True)
+        self._lane_flag = _LaneFlag()
+        # The thread gets a weak reference, never the engine itself: a Client dropped without
+        # close() must stay collectable (its finalizer then closes the transport).
+        self._reader = threading.Thread(
+            target=_read_loop, args=(weakref.ref(self), transport), name="mcpclient-reader", daemon=True
+        )
         self._started = False
         self._forked = False
         _live_engines.add(self)
@@ -324,6 +335,10 @@ class Engine:
                     deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
                     continue
                 raise self._timed_out(request_id, method, timeout, cancel_on_timeout)
+        except BaseException as exc:
+            if not isinstance(exc, MCPError):  # KeyboardInterrupt and the like: tell the server
+                self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
+            raise
         finally:
             with self._lock:
                 self._pending.pop(request_id, None)
@@ -331,7 +346,9 @@ class Engine:
                 cancel.remove_callback(wake)
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
-        if on_progress is not None:
+        if on_progress is not None and not self._lane_flag.on_lane:
+            # On the lane thread (a call made from a progress callback or notification
+            # handler) our own callbacks queue behind the one running: they run once it returns.
             _wait_for_progress(slot)
         return _read_reply(slot.reply, method, request_id)
 
@@ -353,14 +370,17 @@ class Engine:
         deadline = None if timeout is None else time.monotonic() + timeout
         self._send(message, deadline)
 
-    def cancel(self, request_id: Any, reason: str) -> None:
-        """Abandon a pending call: its caller gets ``RequestCancelled``; the server is told."""
-        with self._lock:
-            slot = self._pending.pop(request_id, None)
-        if slot is not None:
-            slot.error = RequestCancelled(f"{slot.method!r} cancelled: {reason}", method=slot.method)
-            slot.event.set()
-            self._send_cancelled(request_id, reason)
+    def _cancel_in_background(self, request_id: Any, reason: str) -> None:
+        """Send ``notifications/cancelled`` from a daemon thread, best effort.
+
+        For a call interrupted by Ctrl-C: the interrupt must propagate at once, and a write
+        to a server that stopped reading could block, so this thread never waits for it.
+        """
+        if self._closed or self._dead is not None:
+            return
+        threading.Thread(
+            target=self._send_cancelled, args=(request_id, reason), name="mcpclient-cancel", daemon=True
+        ).start()
 
     def _send_cancelled(self, request_id: Any, reason: str) -> None:
         try:
@@ -398,31 +418,6 @@ class Engine:
             raise TransportError(f"could not send to the server: {exc}") from exc
 
     # -- incoming ---------------------------------------------------------------------------
-
-    def _read_loop(self) -> None:
-        error: MCPError
-        try:
-            while True:
-                try:
-                    message = self._transport.receive()
-                except ProtocolError as exc:
-                    log.warning("skipping a malformed message from the server: %s", exc)
-                    continue
-                try:
-                    self._route(message)
-                except Exception:  # the reader thread must survive anything a server sends
-                    log.exception("error while handling a message from the server; skipped")
-        except ConnectionClosed as exc:
-            error = exc
-        except MCPError as exc:
-            error = ConnectionClosed(str(exc))
-        except BaseException as exc:
-            error = ConnectionClosed(f"the transport failed: {exc!r}")
-            if not self._closed:
-                log.exception("the transport failed")
-        if not self._closed:
-            log.debug("connection ended: %s", error)
-        self._mark_dead(error)
 
     def _route(self, message: Any) -> None:
         if isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
@@ -550,13 +545,17 @@ class Engine:
         self._submit(self._drain_lane)
 
     def _drain_lane(self) -> None:
-        while True:
-            with self._lane_lock:
-                if not self._lane:
-                    self._lane_busy = False
-                    return
-                fn, args = self._lane.popleft()
-            fn(*args)
+        self._lane_flag.on_lane = True
+        try:
+            while True:
+                with self._lane_lock:
+                    if not self._lane:
+                        self._lane_busy = False
+                        return
+                    fn, args = self._lane.popleft()
+                fn(*args)
+        finally:
+            self._lane_flag.on_lane = False
 
     def _submit(self, fn: Callable[..., None], *args: Any) -> None:
         try:
@@ -615,6 +614,46 @@ class Engine:
             self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
         except MCPError as exc:
             log.warning("could not send an error reply: %s", exc)
+
+
+def _read_loop(ref: weakref.ref[Engine], transport: Transport) -> None:
+    """The reader thread: receive, route, repeat, until the connection ends.
+
+    It holds the engine only while routing one message; while it waits in ``receive()`` the
+    engine (and the Client above it) may be collected, whose finalizer closes the transport
+    and so ends this loop.
+    """
+    error: MCPError
+    try:
+        while True:
+            try:
+                message = transport.receive()
+            except ProtocolError as exc:
+                log.warning("skipping a malformed message from the server: %s", exc)
+                continue
+            engine = ref()
+            if engine is None:
+                return
+            try:
+                engine._route(message)
+            except Exception:  # the reader thread must survive anything a server sends
+                log.exception("error while handling a message from the server; skipped")
+            del engine
+    except ConnectionClosed as exc:
+        error = exc
+    except MCPError as exc:
+        error = ConnectionClosed(str(exc))
+    except BaseException as exc:
+        error = ConnectionClosed(f"the transport failed: {exc!r}")
+        engine = ref()
+        if engine is not None and not engine._closed:
+            log.exception("the transport failed")
+    engine = ref()
+    if engine is None:
+        return
+    if not engine._closed:
+        log.debug("connection ended: %s", error)
+    engine._mark_dead(error)
 
 
 def _wait_for_progress(slot: _Slot) -> None:

@@ -8,6 +8,7 @@ nowhere else. Lenient in (unknown keys ignored, unknown content types kept raw),
 from __future__ import annotations
 
 import base64
+import binascii
 from typing import Any, Callable, TypeVar
 
 import attrs
@@ -71,7 +72,7 @@ def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.
         uri=value["uri"],
         mime_type=value.get("mimeType"),
         text=value.get("text"),
-        blob=t._decode_base64(blob) if isinstance(blob, str) else None,
+        blob=decode_base64(blob) if isinstance(blob, str) else None,
         meta=value.get("_meta"),
     )
 
@@ -109,7 +110,7 @@ def _structure_prompt_part(part: dict[str, Any], _type: Any = None) -> t.PromptP
         type=kind,
         text=part.get("text", "") if kind == "text" else "",
         resource=_structure_resource_contents(resource) if isinstance(resource, dict) else None,
-        data=t._decode_base64(data) if isinstance(data, str) else b"",
+        data=decode_base64(data) if isinstance(data, str) else b"",
         mime_type=part.get("mimeType"),
         uri=part.get("uri"),
         name=part.get("name"),
@@ -209,13 +210,19 @@ def unstructure(value: Any) -> Any:
     return _converter.unstructure(value)
 
 
-def encode_blob(data: bytes) -> str:
-    return base64.b64encode(data).decode("ascii")
+def decode_base64(data: str) -> bytes:
+    """The bytes of a base64 payload (``blob``, ``data``).
+
+    Servers in the wild send unpadded or url-safe base64: strict first, lenient after.
+    """
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        padded = data + "=" * (-len(data) % 4)
+        return base64.b64decode(padded.replace("-", "+").replace("_", "/"))
 
 
 def _excerpt(value: Any, limit: int = 200) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + "..."
 
-
-Hook = Callable[[Any, Any], Any]

@@ -7,26 +7,12 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
-
 import pytest
 
 from tests.conftest import child_pids
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = [sys.executable, str(HERE / "hostile_stdio.py")]
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
-    """Poll ``predicate`` until it is truthy; fail the test after ``timeout`` seconds."""
-    end = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= end:
-            raise AssertionError(f"condition not met within {timeout}s")
-        time.sleep(interval)
 
 
 class Lines:

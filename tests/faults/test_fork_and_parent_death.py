@@ -13,7 +13,8 @@ import pytest
 
 from mcpclient import Client, StdioTransport, TransportError
 from tests.conftest import FAST_SERVER
-from tests.faults.conftest import HOSTILE, pid_alive, wait_for
+from tests.faults.conftest import HOSTILE, pid_alive
+from tests.helpers import wait_for
 from tests.faults.forking import in_child
 
 pytestmark = [

@@ -23,7 +23,8 @@ from mcpclient import (
     StdioTransport,
 )
 from mcpclient._rpc import engine as engine_module
-from tests.faults.conftest import HOSTILE, Lines, mcp_threads, pid_alive, wait_for
+from tests.faults.conftest import HOSTILE, Lines, mcp_threads, pid_alive
+from tests.helpers import wait_for
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -9,13 +9,14 @@ import queue
 import subprocess
 import sys
 import threading
-import time
 from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 import responses
+
+from tests.helpers import wait_for  # noqa: F401 - the HTTP tests import it from here
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_SERVER = ROOT / "tests" / "servers" / "sdk_server.py"
@@ -166,16 +167,6 @@ def rsps():
 @pytest.fixture
 def fake(rsps) -> FakeMCP:
     return FakeMCP(rsps)
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 5.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.01)
-    raise AssertionError("condition not met in time")
 
 
 # -- real servers ---------------------------------------------------------------------------

@@ -10,12 +10,15 @@ import responses
 import mcpclient
 from mcpclient import ConnectionClosed, HTTPStatusError, SSETransport, StdioTransport, TransportError
 
+from tests.helpers import require_mcp_sdk
+
 from .conftest import ROOT, BLOCK, StreamBody
 
 SSE_URL = "http://legacy.test/sse"
 
 
 def test_connect_with_a_command_list_uses_stdio():
+    require_mcp_sdk()
     with mcpclient.connect([sys.executable, str(ROOT / "tests" / "servers" / "sdk_server.py")], timeout=20) as client:
         assert isinstance(client.transport, StdioTransport)
         assert client.call_tool("echo", {"text": "x"}).text == "x"

@@ -16,6 +16,9 @@ from mcpclient import (
     SSETransport,
     StreamableHTTPTransport,
 )
+from tests.helpers import require_mcp_sdk
+
+require_mcp_sdk()
 
 pytestmark = pytest.mark.timeout(120)
 

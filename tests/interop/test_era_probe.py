@@ -20,6 +20,9 @@ from tests.conftest import SDK_SERVER
 from tests.http.conftest import start_sdk_server
 
 from .suite import spy_methods
+from tests.helpers import require_mcp_sdk
+
+require_mcp_sdk()
 
 pytestmark = pytest.mark.timeout(60)
 

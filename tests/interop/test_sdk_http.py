@@ -27,6 +27,9 @@ from tests.http.conftest import start_sdk_server
 
 from . import suite
 from .peer import Connections, Peer
+from tests.helpers import require_mcp_sdk
+
+require_mcp_sdk()
 
 pytestmark = pytest.mark.timeout(120)
 

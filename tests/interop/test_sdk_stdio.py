@@ -26,6 +26,9 @@ from tests.conftest import FAST_SERVER, SDK_SERVER, child_pids
 
 from . import suite
 from .peer import Connections, Peer
+from tests.helpers import require_mcp_sdk
+
+require_mcp_sdk()
 
 #: The server's two modes: both protocol eras (mcpclient picks the newest), or the handshake
 #: era only. Each mode runs every test, with the protocol version mcpclient must settle on.

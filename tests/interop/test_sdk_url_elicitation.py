@@ -15,6 +15,9 @@ import pytest
 
 from mcpclient import Client, ElicitationResult, StdioTransport, URLElicitationRequired
 from tests.conftest import SERVERS
+from tests.helpers import require_mcp_sdk
+
+require_mcp_sdk()
 
 SERVER = [sys.executable, str(SERVERS / "sdk_url_elicitation_server.py")]
 

@@ -18,15 +18,7 @@ from mcpclient import (
     TransportError,
 )
 from tests.doubles import QueueTransport, Reply, ScriptedServer
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+from tests.helpers import wait_for
 
 
 def silent(params, message):
