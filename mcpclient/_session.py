@@ -76,7 +76,7 @@ class Session:
         if self.protocol == "legacy":
             self._initialize(timeout)
         elif self.protocol != "auto":
-            self._discover(self.protocol, timeout)
+            self._discover_forced(timeout)
         elif _cached_era(self.server_key) == LEGACY:
             self._initialize(timeout, may_be_modern=True)
         else:
@@ -114,6 +114,19 @@ class Session:
                 raise
             log.debug("server/discover was refused (%s): falling back to initialize", exc)
         self._initialize(timeout, may_be_modern=True)
+
+    def _discover_forced(self, timeout: float | None) -> None:
+        """``server/discover`` for an explicit modern ``protocol``: a server that does not know
+        the method speaks only the legacy era, which the caller must be told in words."""
+        try:
+            self._discover(self.protocol, timeout)
+        except RPCError as exc:
+            if exc.code != RPCError.METHOD_NOT_FOUND:
+                raise
+            raise ProtocolError(
+                f"the server does not speak protocol {self.protocol} (it does not know server/discover: "
+                f"{exc.message}); use protocol='auto' to find its era, or protocol='legacy'"
+            ) from exc
 
     def _discover(self, version: str, timeout: float | None, *, probing: bool = False) -> None:
         params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
