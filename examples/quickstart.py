@@ -9,14 +9,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from mcpclient import Client, StdioTransport
+import mcpclient
 
 DEMO_SERVER = Path(__file__).resolve().parent / "servers" / "demo_server.py"
 
 
 def main() -> None:
-    transport = StdioTransport([sys.executable, str(DEMO_SERVER)], stderr=None)
-    with Client(transport, timeout=10) as client:
+    with mcpclient.connect([sys.executable, str(DEMO_SERVER)], stderr=None, timeout=10) as client:
         info = client.server_info
         print(f"Connected to {info.name} {info.version} (protocol {client.protocol_version})")
 

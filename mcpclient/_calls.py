@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from typing import Any, Mapping, TypeVar
@@ -215,9 +216,18 @@ class CallsMixin(ClientBase):
 
 
 
+#: How servers word "no such resource" in a -32602 error when they put the URI in the message
+#: only (the TypeScript SDK's servers: "Resource demo://x not found").
+_NOT_FOUND_WORDS = re.compile(r"not found|unknown resource|no such resource|does(?: not|n't) exist", re.IGNORECASE)
+
+
 def _not_found(exc: RPCError, uri: str) -> RPCError:
+    """``ResourceNotFound`` for each way real servers say it to a ``resources/read``: the spec's
+    -32002; -32602 with ``data.uri`` (the Python SDK); -32602 naming the URI in a not-found
+    message (the TypeScript SDK, server-everything)."""
     data = exc.data if isinstance(exc.data, dict) else {}
-    if exc.code == RPCError.RESOURCE_NOT_FOUND or (exc.code == RPCError.INVALID_PARAMS and data.get("uri") == uri):
+    named = data.get("uri") == uri or (uri in exc.message and _NOT_FOUND_WORDS.search(exc.message) is not None)
+    if exc.code == RPCError.RESOURCE_NOT_FOUND or (exc.code == RPCError.INVALID_PARAMS and named):
         return ResourceNotFound(exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id)
     return exc
 

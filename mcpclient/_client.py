@@ -13,13 +13,13 @@ from . import types as t
 from ._cache import ResultCache
 from ._calls import CallsMixin
 from ._elicitation import ElicitationMixin
-from ._exceptions import CapabilityError, ClientClosedError, MCPError
+from ._exceptions import CapabilityError, ClientClosedError, ConnectionClosed, MCPError
 from ._handlers import Handlers
 from ._logging import LogRouter
 from ._notifications import NotificationsMixin
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
-from ._session import CLOSED, LEGACY, MODERN, OPEN, UNOPENED, Session
+from ._session import CLOSED, LEGACY, MODERN, OPEN, UNOPENED, Session, remember_era
 from ._skills import SkillsMixin
 from ._structured import OutputValidator
 from ._subscriptions import Listener
@@ -63,7 +63,6 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         cache: bool = False,
         output_validation: str = "strict",
     ) -> None:
-        self.transport = transport
         self.timeout = timeout
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._handlers = Handlers()
@@ -75,14 +74,21 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         self._subscribed: set[str] = set()
         self._cache = ResultCache() if cache else None
         self._outputs = OutputValidator(output_validation)
+        self._max_dispatch = max_dispatch
+        self._protocol = protocol
+        self._wire(transport)
+
+    def _wire(self, transport: Transport) -> None:
+        """The engine, session and listener on ``transport`` (again after a restart)."""
+        self.transport = transport
         self._engine = Engine(
             transport,
             on_request=self._handlers.handle,
             on_notification=_weak_notification_handler(self),
-            max_dispatch=max_dispatch,
+            max_dispatch=self._max_dispatch,
         )
         server_key: Hashable | None = getattr(transport, "server_key", None)
-        self._session = Session(self._engine, self._handlers, self.client_info, protocol, server_key)
+        self._session = Session(self._engine, self._handlers, self.client_info, self._protocol, server_key)
         self._listener = Listener(self._session)
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.
@@ -110,10 +116,36 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
                 return
             if self._state == CLOSED:
                 raise ClientClosedError()
-            self._session.open(self._timeout(timeout))
+            try:
+                self._session.open(self._timeout(timeout))
+            except ConnectionClosed as exc:
+                if not (self._session.probe_killed and self._restart_after_probe(exc)):
+                    raise
+                self._session.open(self._timeout(timeout))
             self._state = OPEN
         if self._session.era == MODERN:
             self._update_listener()
+
+    def _restart_after_probe(self, error: ConnectionClosed) -> bool:
+        """Start the server again after the era probe ended it, to go straight to initialize.
+
+        Servers on older SDKs (the Python SDK 1.6 line, for one) exit on a request method they
+        do not know, so ``server/discover`` kills them. The transport's ``reopen()`` gives a new
+        connection to the same server (a new process for stdio); the legacy era is remembered
+        for it, so this happens once per server configuration per process.
+        """
+        fresh = self.transport.reopen()
+        if fresh is None:
+            return False
+        log.warning(
+            "the server closed the connection when probed with server/discover (%s); started it again "
+            "and using initialize (the legacy era, remembered for this server)", error,
+        )
+        self._finalizer.detach()  # the new wiring registers its own
+        self._engine.close()
+        remember_era(getattr(fresh, "server_key", None), LEGACY)
+        self._wire(fresh)
+        return True
 
     def close(self) -> None:
         """Close the client: idempotent, always returns within a few seconds.

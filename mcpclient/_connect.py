@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import os
+import urllib.parse
 from typing import Any, Callable, Mapping, Sequence
 
 import requests
@@ -51,7 +53,8 @@ def connect(
 ) -> Client:
     """Connect to an MCP server and return an initialized ``Client`` (close it when done).
 
-    ``target`` is an ``http://`` or ``https://`` URL, or a command as a list of strings
+    ``target`` is an ``https://`` URL (``http://`` is fine to a loopback address such as
+    127.0.0.1 or localhost; to any other host it logs a warning), or a command as a list of strings
     (started with ``StdioTransport``, never through a shell). A URL is tried with Streamable
     HTTP first; if the initialize POST is answered 400, 404 or 405, the deprecated HTTP+SSE
     transport is tried at the same URL (a GET stream whose first event names the POST
@@ -95,6 +98,7 @@ def connect(
                 f"connect() takes an http(s) URL or a command as a list of strings, got {target!r}; "
                 "to run a command, pass it as a list (no shell is used)"
             )
+        _warn_if_plain_http(target)
         http_options: dict[str, Any] = {
             "headers": headers,
             "token_provider": token_provider,
@@ -121,3 +125,23 @@ def connect(
     if isinstance(target, (list, tuple)) and target and all(isinstance(a, (str, os.PathLike)) for a in target):
         return start(StdioTransport(list(target), env, cwd=cwd, stderr=stderr))
     raise TypeError(f"connect() takes an http(s) URL or a command as a list of strings, got {target!r}")
+
+
+def _warn_if_plain_http(url: str) -> None:
+    """Plain http is fine on this machine (nothing crosses a network); to any other host it
+    carries requests and credentials in clear text: say so, once per connect()."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme.lower() != "http":
+        return
+    host = (parts.hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return
+    except ValueError:
+        pass
+    log.warning(
+        "connecting to %s over plain http: requests and any credentials travel unencrypted; "
+        "use https for a server that is not on this machine", parts.hostname,
+    )

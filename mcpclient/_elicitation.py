@@ -76,17 +76,22 @@ def url_elicitation_error(exc: RPCError, pending: PendingElicitations | None = N
 # -- form answers ---------------------------------------------------------------------------
 
 
-def check_form_answer(schema: Any, result: dict[str, Any]) -> dict[str, Any]:
-    """The answer to send for a form elicitation: ``result``, or ``cancel`` if it breaks ``schema``."""
+def check_form_answer(schema: Any, result: dict[str, Any], message: str = "") -> dict[str, Any]:
+    """The answer to send for a form elicitation: ``result``, or ``cancel`` if it breaks ``schema``.
+
+    Sending content the server did not ask for would fail there in ways the user cannot see;
+    ``cancel`` is the honest answer, and the warning names each field and what is wrong with it
+    (the server only learns that the user cancelled).
+    """
     if result.get("action") != "accept":
         return result
     problems = form_answer_problems(schema, result.get("content"))
     if not problems:
         return result
     log.warning(
-        "the elicitation handler accepted with content that does not match the requested schema "
-        "(%s); answering 'cancel' instead of sending it",
-        "; ".join(problems),
+        "the elicitation handler's answer to %r does not match the requested schema: %s; "
+        "sending 'cancel' instead (the server will report that the user cancelled)",
+        message[:80], "; ".join(problems),
     )
     return {"action": "cancel"}
 
@@ -106,11 +111,12 @@ def form_answer_problems(schema: Any, content: Any) -> list[str]:
         return [f"content must be an object, got {type(content).__name__}"]
     properties: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
     required: list[Any] = schema["required"] if isinstance(schema.get("required"), list) else []
-    problems = [f"{name!r} is required" for name in required if isinstance(name, str) and name not in content]
+    problems = [f"field {name!r} is required and missing" for name in required
+                if isinstance(name, str) and name not in content]
     for name, value in content.items():
         prop = properties.get(name)
         if isinstance(prop, dict):
-            problems.extend(f"{name!r} {problem}" for problem in _value_problems(prop, value))
+            problems.extend(f"field {name!r} {problem}" for problem in _value_problems(prop, value))
     return problems
 
 

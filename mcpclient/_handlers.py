@@ -125,7 +125,7 @@ class Handlers:
             result.pop("content", None)  # a URL-mode answer carries no content
         elif result.get("action") == "accept" and request.requested_schema:
             result["content"] = _with_defaults(request.requested_schema, result.get("content") or {})
-            result = check_form_answer(request.requested_schema, result)
+            result = check_form_answer(request.requested_schema, result, request.message or "")
         return result
 
 

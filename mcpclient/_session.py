@@ -26,10 +26,11 @@ from ._exceptions import (
 )
 from ._elicitation import url_elicitation_error
 from ._handlers import Handlers
+from ._race import Finished, Race
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
 
-__all__ = ["PROTOCOLS", "Session"]
+__all__ = ["PROTOCOLS", "Session", "remember_era"]
 
 log = logging.getLogger("mcpclient")
 
@@ -37,6 +38,9 @@ log = logging.getLogger("mcpclient")
 PROTOCOLS = ("auto", "legacy") + modern.MODERN_VERSIONS
 #: How long the ``server/discover`` probe may take before a server is taken for legacy.
 PROBE_TIMEOUT = 10.0
+#: How long the probe waits for ``server/discover`` alone before sending ``initialize`` too, so
+#: a server that never answers unknown methods costs about this much, not PROBE_TIMEOUT.
+PROBE_GRACE = 1.0
 #: How many input-required rounds one call may take before it is given up.
 MAX_INPUT_ROUNDS = 16
 #: Requests that change nothing on the server: re-sent once if their reply stream breaks.
@@ -68,6 +72,9 @@ class Session:
         self.log_level: str | None = None
         #: The client capabilities the legacy handshake declared (fixed for the session).
         self.declared: dict[str, Any] = {}
+        #: Whether the server's connection ended during the era probe (old SDKs exit on an
+        #: unknown method): the client may then start it again and go straight to initialize.
+        self.probe_killed = False
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -76,22 +83,80 @@ class Session:
         if self.protocol == "legacy":
             self._initialize(timeout)
         elif self.protocol != "auto":
-            self._discover(self.protocol, timeout)
-        elif _cached_era(self.server_key) == LEGACY:
+            self._discover_forced(timeout)
+        elif (cached := _cached_era(self.server_key)) == LEGACY:
             self._initialize(timeout, may_be_modern=True)
-        else:
-            self._probe(timeout)
+        else:  # a server known to be modern is given the whole PROBE_TIMEOUT to answer
+            self._probe(timeout, grace=PROBE_TIMEOUT if cached == MODERN else PROBE_GRACE)
         # Only what the probe found says what the server speaks: a dual-era server asked for
         # legacy by an explicit protocol="legacy" must not be taken for legacy-only later.
         if self.protocol == "auto" and self.server_key is not None and self.era is not None:
             with _era_cache_lock:
                 _era_cache[self.server_key] = self.era
 
-    def _probe(self, timeout: float | None) -> None:
+    def _probe(self, timeout: float | None, *, grace: float) -> None:
+        """``server/discover`` first; ``initialize`` too when discover is still unanswered after
+        ``PROBE_GRACE``; the first era to answer properly wins (see docs/transports.md)."""
         probe = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
         version = modern.MODERN_VERSIONS[0]
+        discover_params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
+        race = Race()
+        race.start("server/discover", lambda token: self.engine.request(
+            "server/discover", discover_params, timeout=probe, cancel_on_timeout=False, cancel=token,
+        ), cancellable=True)
+        first = race.next(min(grace, probe))
+        if first is not None:
+            self._after_discover(first, version, probe, timeout)
+            return
+        log.debug("no answer to server/discover within %ss: sending initialize as well", grace)
+        self.declared = self.handlers.capabilities()
+        init_params = legacy.initialize_params(self.client_info, self.declared)
+        race.start("initialize", lambda _: self.engine.request(
+            "initialize", init_params, timeout=timeout, cancel_on_timeout=False,
+        ), cancellable=False)
+        init_error: BaseException | None = None
+        discover: Finished | None = None
+        while race.running:
+            done = race.next(None)  # each attempt ends by its own timeout
+            assert done is not None
+            if done.name == "initialize":
+                if done.error is None and done.result is not None:
+                    race.abandon("the server answered initialize")
+                    if discover is None:
+                        log.debug("initialize answered first (%.2fs): the server is legacy", done.elapsed)
+                    self._finish_initialize(done.result, timeout)
+                    return
+                init_error = done.error
+            else:
+                discover = done
+                if done.error is None and done.result is not None:
+                    try:
+                        self._take_discover(done.result, version, probing=True)
+                    except ProtocolError as exc:
+                        log.debug("server/discover gave no usable answer (%s)", exc)
+                    else:
+                        log.debug("server/discover answered after %.2fs: the server is modern", done.elapsed)
+                        return  # a late initialize answer is ignored (its thread ends on its own)
+                elif isinstance(done.error, ConnectionClosed) and _is_fatal(done.error):
+                    self.probe_killed = True
+                    raise done.error
+        if isinstance(init_error, ConnectionClosed) and _is_fatal(init_error):
+            self.probe_killed = True
+        supported = modern.supported_from_error(init_error) if isinstance(init_error, RPCError) else None
+        other = modern.pick_version(supported) if supported else None
+        if other:  # a modern-only server whose discover answer was unusable
+            self._discover(other, timeout)
+            return
+        assert init_error is not None
+        raise init_error
+
+    def _after_discover(self, done: Finished, version: str, probe: float, timeout: float | None) -> None:
+        """The probe's answer came within the grace: modern, another version, or legacy."""
         try:
-            self._discover(version, probe, probing=True)
+            if done.error is not None:
+                raise done.error
+            assert done.result is not None
+            self._take_discover(done.result, version, probing=True)
             return
         except RPCError as exc:
             supported = modern.supported_from_error(exc)
@@ -111,13 +176,30 @@ class Session:
             log.debug("no answer to server/discover within %ss: falling back to initialize", probe)
         except (ConnectionClosed, TransportError) as exc:
             if _is_fatal(exc):
+                self.probe_killed = True
                 raise
             log.debug("server/discover was refused (%s): falling back to initialize", exc)
         self._initialize(timeout, may_be_modern=True)
 
+    def _discover_forced(self, timeout: float | None) -> None:
+        """``server/discover`` for an explicit modern ``protocol``: a server that does not know
+        the method speaks only the legacy era, which the caller must be told in words."""
+        try:
+            self._discover(self.protocol, timeout)
+        except RPCError as exc:
+            if exc.code != RPCError.METHOD_NOT_FOUND:
+                raise
+            raise ProtocolError(
+                f"the server does not speak protocol {self.protocol} (it does not know server/discover: "
+                f"{exc.message}); use protocol='auto' to find its era, or protocol='legacy'"
+            ) from exc
+
     def _discover(self, version: str, timeout: float | None, *, probing: bool = False) -> None:
         params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
         result = self.engine.request("server/discover", params, timeout=timeout, cancel_on_timeout=not probing)
+        self._take_discover(result, version, probing=probing)
+
+    def _take_discover(self, result: dict[str, Any], version: str, *, probing: bool) -> None:
         supported = result.get("supportedVersions")
         if probing and not isinstance(supported, list):
             raise ProtocolError("the server's server/discover result lists no supportedVersions")
@@ -141,6 +223,9 @@ class Session:
                 self._discover(version, timeout)
                 return
             raise
+        self._finish_initialize(result, timeout)
+
+    def _finish_initialize(self, result: dict[str, Any], timeout: float | None) -> None:
         self.state = legacy.read_initialize_result(result)
         self.era = LEGACY
         self.engine.notify("notifications/initialized", timeout=timeout)
@@ -238,6 +323,13 @@ class Session:
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
         self.engine.notify(method, params, timeout=timeout)
+
+
+def remember_era(key: Hashable | None, era: str) -> None:
+    """Record what a server speaks, so later clients for it skip the probe."""
+    if key is not None:
+        with _era_cache_lock:
+            _era_cache[key] = era
 
 
 def _cached_era(key: Hashable | None) -> str | None:

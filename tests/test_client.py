@@ -17,6 +17,7 @@ from mcpclient import (
     ElicitationResult,
     MCPError,
     ProtocolError,
+    ResourceNotFound,
     RPCError,
     Root,
 )
@@ -499,3 +500,18 @@ def test_an_accepted_elicitation_gets_the_schema_defaults_filled_in(scripted):
     }}
     reply = ask(client.transport, 1, "elicitation/create", {"message": "who?", "requestedSchema": schema})
     assert reply["result"] == {"action": "accept", "content": {"name": "Ada", "age": 30}}
+
+
+@pytest.mark.parametrize("code, message, data, found", [
+    (-32002, "Resource not found", None, True),
+    (-32602, "Unknown resource: demo://x", {"uri": "demo://x"}, True),
+    (-32602, "MCP error -32602: Resource demo://x not found", None, True),
+    (-32602, "Invalid URI demo://x: bad scheme", None, False),
+    (-32602, "Resource demo://other not found", None, False),
+    (-32603, "Resource demo://x not found", None, False),
+])
+def test_which_read_errors_mean_resource_not_found(code, message, data, found):
+    from mcpclient._calls import _not_found
+
+    error = _not_found(RPCError(code, message, data, method="resources/read"), "demo://x")
+    assert isinstance(error, ResourceNotFound) is found

@@ -182,7 +182,8 @@ def test_a_mismatched_accept_is_sent_as_cancel_and_logged(transport, caplog):
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
         reply = ask(transport, 1, {"message": "who?", "requestedSchema": SCHEMA})
     assert reply["result"] == {"action": "cancel"}
-    assert "'name' is required" in caplog.text and "'age' must be an integer" in caplog.text
+    assert "field 'name' is required" in caplog.text and "field 'age' must be an integer" in caplog.text
+    assert "'who?'" in caplog.text and "the user cancelled" in caplog.text  # which request, and what the server sees
     client.close()
     server.stop()
 

@@ -116,8 +116,9 @@ def test_protocol_legacy_skips_the_probe(transport):
 def test_protocol_modern_never_falls_back(transport):
     server = ScriptedServer(transport)  # legacy only: discover is "method not found"
     client = Client(transport, timeout=5, protocol=V)
-    with pytest.raises(RPCError):
+    with pytest.raises(ProtocolError, match="does not speak protocol") as caught:
         client.initialize()
+    assert isinstance(caught.value.__cause__, RPCError)
     assert "initialize" not in methods(server)
     client.close()
     server.stop()

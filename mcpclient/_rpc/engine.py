@@ -47,6 +47,8 @@ DEFAULT_QUEUE_FACTOR = 64
 
 #: How long a call waits for its own queued progress callbacks once the reply is in.
 PROGRESS_DRAIN_TIMEOUT = 2.0
+#: A notification queued behind one whose handler has run this long gets a warning logged.
+LANE_BLOCKED_WARNING = 5.0
 #: How often a call given a plain threading.Event as ``cancel`` looks at it.
 CANCEL_POLL_INTERVAL = 0.05
 
@@ -139,6 +141,8 @@ class Engine:
         self._lane_lock = threading.Lock()
         self._lane_busy = False
         self._lane_flag = _LaneFlag()
+        self._lane_since = 0.0  # when the running lane item started
+        self._lane_warned = False  # about the running item
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
         self._reader = threading.Thread(
@@ -540,6 +544,14 @@ class Engine:
         with self._lane_lock:
             self._lane.append((fn, args))
             if self._lane_busy:
+                blocked = time.monotonic() - self._lane_since
+                if blocked > LANE_BLOCKED_WARNING and not self._lane_warned:
+                    self._lane_warned = True
+                    log.warning(
+                        "a notification or progress handler has been running for %.1fs; %d notification(s) "
+                        "wait behind it (they run in order, one at a time: hand long work to a thread)",
+                        blocked, len(self._lane),
+                    )
                 return
             self._lane_busy = True
         self._submit(self._drain_lane)
@@ -553,6 +565,7 @@ class Engine:
                         self._lane_busy = False
                         return
                     fn, args = self._lane.popleft()
+                    self._lane_since, self._lane_warned = time.monotonic(), False
                 fn(*args)
         finally:
             self._lane_flag.on_lane = False

@@ -54,6 +54,12 @@ def resolve_target(word: str | None, *, config_path: str | None, command: list[s
     servers = cfg.load(config_path, trust_project=trust_project)
     if word in servers:
         return servers[word]
+    disabled = cfg.load(config_path, include_disabled=True).get(word)
+    if disabled is not None:
+        raise UsageError(
+            f"the server {word!r} is disabled in {disabled.source or 'its config file'} "
+            '("disabled": true); remove that line to use it'
+        )
     known = ", ".join(sorted(servers)) or "no config file found"
     raise UsageError(f"no server named {word!r} in the config files ({known}); give a URL, a .py file, or -- COMMAND")
 
@@ -83,7 +89,8 @@ def parse_arguments(words: Sequence[str], schema: Mapping[str, Any] | None = Non
     for word in words:
         key, sep, value = word.partition("=")
         if not sep or not key:
-            raise UsageError(f"expected key=value, got {word!r}")
+            hint = " (give a JSON object with --args-json '{...}')" if word.lstrip().startswith("{") else ""
+            raise UsageError(f"expected key=value, got {word!r}{hint}")
         if key.endswith(":"):
             key = key[:-1]
             try:
@@ -97,13 +104,13 @@ def parse_arguments(words: Sequence[str], schema: Mapping[str, Any] | None = Non
 
 
 def parse_json_object(text: str) -> dict[str, Any]:
-    """The ``--json '{...}'`` argument (``-`` reads it from standard input)."""
+    """The ``--args-json '{...}'`` argument (``-`` reads it from standard input)."""
     if text == "-":
         text = sys.stdin.read()
     try:
         value = json.loads(text)
     except ValueError as exc:
-        raise UsageError(f"--json takes a JSON object: {exc}") from None
+        raise UsageError(f"--args-json takes a JSON object: {exc}") from None
     if not isinstance(value, dict):
-        raise UsageError("--json takes a JSON object, like '{\"a\": 1}'")
+        raise UsageError("--args-json takes a JSON object, like '{\"a\": 1}'")
     return value

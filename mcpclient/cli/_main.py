@@ -16,9 +16,11 @@ from .._exceptions import (
     ConnectionClosed,
     MCPError,
     RequestTimeout,
+    ResourceNotFound,
     TransportError,
 )
 from .._open import open_target
+from .._session import PROTOCOLS
 from ..types import CompletionRef
 from . import _format as fmt
 from ._args import UsageError, parse_arguments, parse_json_object, resolve_target, split_command
@@ -52,18 +54,20 @@ targets:
   after '--' and leave SERVER out. With one configured server, SERVER may be left out.
   Your own config files win over the current directory's, and ${VAR} in the current
   directory's files is not expanded from your environment without --trust-project.
+  Options may go anywhere after COMMAND, before '--'.
 
-examples:
-  mcpclient tools -- npx -y @modelcontextprotocol/server-everything
-  mcpclient call add a=1 b=2 -- python server.py          # the command always goes last
-  mcpclient call github search_repositories query=mcp
-  mcpclient call myserver create_issue --json '{"title": "Bug", "labels": ["x"]}'
-  mcpclient call myserver tag tags:='["a","b"]'           # key:=JSON for raw JSON
-  mcpclient read demo demo://readme > readme.md
-  mcpclient prompt demo review code='print(1)'
-  mcpclient complete demo review code pri                 # prompt 'review', argument 'code'
-  mcpclient info https://example.org/mcp -H "Authorization: Bearer $TOKEN"
-  mcpclient tools demo --json | jq '.[].name'
+examples (run from a checkout of mcpclient; examples/mcp.json names 'math' and 'text'):
+  mcpclient tools -c examples/mcp.json math
+  mcpclient call add a=1 b=2 -- python examples/servers/demo_server.py   # the command goes last
+  mcpclient call -c examples/mcp.json math add a=1 b=2 -t 5
+  mcpclient call -c examples/mcp.json math add --args-json '{"a": 1, "b": 2}'
+  mcpclient call -c examples/mcp.json text shout text=hi --json       # the result as JSON
+  mcpclient call shout text:='"raw JSON"' -- python examples/servers/demo_server.py
+  mcpclient read -c examples/mcp.json math demo://readme > /dev/null
+  mcpclient prompt -c examples/mcp.json math review code='print(1)'
+  mcpclient complete -c examples/mcp.json math review code pri   # prompt 'review', argument 'code'
+  mcpclient info --protocol legacy -c examples/mcp.json math
+  mcpclient tools -c examples/mcp.json math -o json | jq '.[].name'
 
 exit codes:
 """ + "\n".join(f"  {code:<4}{meaning}" for code, meaning in EXIT_CODES.items())
@@ -79,6 +83,11 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-H", "--header", metavar="'NAME: VALUE'", action="append", default=s,
                         help="HTTP header for a URL server (repeatable)")
     parser.add_argument("-o", "--output", choices=("text", "json"), default=s, help="output format")
+    parser.add_argument("--json", dest="output", action="store_const", const="json", default=s,
+                        help="print JSON (the same as -o json)")
+    parser.add_argument("--protocol", choices=PROTOCOLS, default=s,
+                        help="protocol era: auto (default: probe, then fall back), legacy (initialize "
+                        "handshake) or 2026-07-28")
     parser.add_argument("-v", "--verbose", action="store_true", default=s,
                         help="show the server's stderr and debug logs")
     parser.add_argument("--trust-project", action="store_true", default=s,
@@ -87,6 +96,16 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (exposed for tests and documentation)."""
+    return _build()[0]
+
+
+def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The top-level parser, and each command's own parser by name.
+
+    Each command's words are parsed by its own parser with ``parse_intermixed_args``, so
+    options may stand anywhere between the command name and ``--`` (argparse cannot intermix
+    through subparsers, so ``main`` picks the command's parser itself).
+    """
     parser = argparse.ArgumentParser(
         prog="mcpclient",
         description="Talk to a Model Context Protocol server: list and call its tools, read its "
@@ -97,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mcpclient {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    commands: dict[str, argparse.ArgumentParser] = {}
 
     def add(name: str, help: str, usage_args: str) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help, description=help, epilog=EPILOG,
@@ -104,15 +124,17 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         _common(p)
         p.add_argument("words", nargs="*", help=argparse.SUPPRESS)
-        p.add_argument("--json", dest="json_flag", nargs="?", const=True, default=None, metavar="OBJECT",
-                       help="print JSON" + (" (or, with a value, the tool arguments as a JSON object; '-' reads stdin)"
-                                             if name == "call" else ""))
+        p.set_defaults(command=name)
+        commands[name] = p
         return p
 
     add("tools", "list the server's tools", "[SERVER]").add_argument(
         "-l", "--long", action="store_true", help="full descriptions")
     call = add("call", "call a tool with key=value arguments", "[SERVER] TOOL [key=value ...] [key:=JSON ...]")
     call.add_argument("--no-progress", action="store_true", help="no progress bar")
+    call.add_argument("--args-json", metavar="OBJECT", default=None,
+                      help="the tool arguments as one JSON object ('-' reads stdin); key=value words "
+                      "are merged over it")
     add("resources", "list resources and resource templates", "[SERVER]")
     add("read", "read a resource (binary goes to stdout when redirected)", "[SERVER] URI")
     add("prompts", "list prompts", "[SERVER]")
@@ -121,7 +143,15 @@ def build_parser() -> argparse.ArgumentParser:
     add("ping", "check that the server answers", "[SERVER]")
     add("info", "server name, version, protocol version and capabilities", "[SERVER]")
     add("servers", "list the servers in your config files", "")
-    return parser
+    return parser, commands
+
+
+def parse_words(words: Sequence[str]) -> argparse.Namespace:
+    """Our words (before ``--``) as a Namespace; raises SystemExit like argparse."""
+    parser, commands = _build()
+    if words and words[0] in commands:
+        return commands[words[0]].parse_intermixed_args(words[1:])
+    return parser.parse_args(words)  # --help, --version, or a usage error
 
 
 class _Run:
@@ -136,9 +166,9 @@ class _Run:
         self.timeout: float = getattr(args, "timeout", 60.0)
         self.verbose: bool = getattr(args, "verbose", False)
         self.trust_project: bool = getattr(args, "trust_project", False)
-        json_flag = args.json_flag
-        self.json_args: str | None = json_flag if isinstance(json_flag, str) else None
-        self.as_json = getattr(args, "output", "text") == "json" or json_flag is True
+        self.json_args: str | None = getattr(args, "args_json", None)
+        self.as_json = getattr(args, "output", "text") == "json"
+        self.protocol: str | None = getattr(args, "protocol", None)
         self.words: list[str] = list(args.words)
 
     def take_target(self, first_word_is_target: bool) -> Any:
@@ -155,6 +185,8 @@ class _Run:
         stderr: Any = self.err if self.verbose else None
         options: dict[str, Any] = {"env": env or None, "headers": headers or None, "timeout": self.timeout,
                                    "call_timeout": self.timeout}
+        if self.protocol is not None:
+            options["protocol"] = self.protocol
         if not isinstance(target, str):
             options["stderr"] = stderr
         return open_target(target, **options)
@@ -362,9 +394,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except UsageError as exc:
         err.write(f"mcpclient: error: {exc}\n")
         return EXIT_USAGE
-    parser = build_parser()
     try:
-        args = parser.parse_args(words)
+        args = parse_words(words)
     except SystemExit as exc:  # --help, --version, or argparse's own usage error
         return int(exc.code or 0)
     if getattr(args, "verbose", False):
@@ -387,6 +418,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         if tail and not run.verbose:
             err.write(f"mcpclient: the server's last stderr line: {tail.strip().splitlines()[-1]}\n")
         return EXIT_CONNECTION
+    except ResourceNotFound as exc:
+        err.write(f"mcpclient: not found: {_one_line(exc)}\n")
+        return EXIT_SERVER_ERROR
     except CapabilityError as exc:
         err.write(f"mcpclient: error: {_one_line(exc)}\n")
         return EXIT_SERVER_ERROR

@@ -44,6 +44,15 @@ class Transport(abc.ABC):
     def close(self) -> None:
         """Release the connection; unblock ``receive``; idempotent."""
 
+    def reopen(self) -> Transport | None:
+        """A new, unused transport to the same server, or None if this kind cannot make one.
+
+        The client calls it when the era probe's ``server/discover`` ended the connection (old
+        servers exit on an unknown method), to go straight to ``initialize`` on a fresh one.
+        The default is None: the error is raised as it is.
+        """
+        return None
+
     def __enter__(self) -> Transport:
         return self
 

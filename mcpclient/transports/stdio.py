@@ -72,6 +72,9 @@ class StdioTransport(Transport):
         if isinstance(cmd, (str, bytes)) or not cmd:
             raise ValueError("cmd must be a non-empty list of arguments (no shell is used)")
         self.cmd = [os.fspath(part) for part in cmd]
+        if env is not None and not isinstance(env, Mapping):
+            env = list(env)  # read twice: now, and again by reopen()
+        self._env_arg, self._cwd_arg, self._stderr_arg = env, cwd, stderr
         self._stderr_sink = sys.stderr if stderr is _DEFAULT_STDERR else stderr
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._closed = False
@@ -112,6 +115,11 @@ class StdioTransport(Transport):
         """Identifies the server configuration (command, added environment, working directory)
         for the client's per-server protocol-era cache, so later clients skip the probe."""
         return ("stdio", self._config)
+
+    def reopen(self) -> StdioTransport:
+        """The same command started again, with the same environment, directory and stderr."""
+        return StdioTransport(self.cmd, self._env_arg, cwd=self._cwd_arg, stderr=self._stderr_arg,
+                              max_message_bytes=self.max_message_bytes)
 
     @property
     def pid(self) -> int:

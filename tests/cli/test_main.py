@@ -74,13 +74,42 @@ def test_call_types_key_value_arguments_from_the_tool_schema():
 
 
 def test_call_takes_a_json_object_and_raw_json_values():
-    assert demo("call", "add", "--json", '{"a": 2, "b": 2}')[1] == "4\n"
+    assert demo("call", "add", "--args-json", '{"a": 2, "b": 2}')[1] == "4\n"
     assert demo("call", "add", "a:=5", "b:=5")[1] == "10\n"
 
 
 def test_call_json_output_is_the_result():
     code, out, _ = demo("call", "shout", "text=hi", "-o", "json")
     assert json.loads(out) == {"content": [{"type": "text", "text": "HI"}]}
+
+
+@pytest.mark.parametrize("options", [("-t", "5"), ("-o", "json"), ("-e", "K=V"), ("--json",), ("--protocol", "legacy")])
+def test_options_may_stand_between_the_tool_name_and_its_arguments(options):
+    code, out, err = demo("call", "add", *options, "a=1", "b=2")
+    assert (code, err) == (0, "")
+    assert out == "3\n" or json.loads(out)["content"][0]["text"] == "3"
+
+
+def test_json_means_json_output_and_args_json_the_arguments():
+    code, out, _ = demo("call", "add", "--json", "--args-json", '{"a": 2, "b": 3}')
+    assert code == 0 and json.loads(out)["content"][0]["text"] == "5"
+    code, _, err = demo("call", "add", '{"a": 2}')  # the old `--json OBJECT` habit
+    assert code == 2 and "--args-json" in err
+
+
+def test_protocol_picks_the_era():
+    code, out, _ = demo("info", "--protocol", "legacy")
+    assert code == 0 and "protocol:     2025-11-25" in out
+    code, _, err = demo("ping", "--protocol", "2026-07-28")  # the demo server is legacy-only
+    assert code == 4 and "legacy" in err
+    assert run("ping", "--protocol", "1999")[0] == 2
+
+
+def test_a_disabled_server_is_reported_as_disabled(tmp_path):
+    path = tmp_path / "mcp.json"
+    path.write_text(json.dumps({"mcpServers": {"old": {"command": "nope", "disabled": True}}}))
+    code, _, err = run("ping", "old", "-c", str(path))
+    assert code == 2 and "'old' is disabled" in err and "no server named" not in err
 
 
 def test_a_wrong_argument_type_is_a_usage_error_in_one_line():
@@ -195,7 +224,7 @@ def test_the_progress_line_without_tqdm(monkeypatch):
 def test_help_teaches_with_examples_and_exit_codes(capsys):
     assert main(["--help"]) == 0
     text = capsys.readouterr().out
-    assert "mcpclient call add a=1 b=2 -- python server.py" in text
+    assert "mcpclient call add a=1 b=2 -- python examples/servers/demo_server.py" in text
     assert "exit codes:" in text and "5   no answer in time" in text
     assert main(["call", "--help"]) == 0
     assert "mcpclient call [SERVER] TOOL" in capsys.readouterr().out

@@ -86,3 +86,18 @@ def test_the_sse_transport_reports_an_http_error_on_open(rsps):
     with pytest.raises(HTTPStatusError, match="login first") as info:
         SSETransport(SSE_URL)
     assert info.value.status_code == 401
+
+
+@pytest.mark.parametrize("url, warned", [
+    ("http://remote.test/mcp", True),
+    ("http://10.0.0.5:8000/mcp", True),
+    ("https://remote.test/mcp", False),
+    ("http://127.0.0.1:9/mcp", False),
+    ("http://localhost:9/mcp", False),
+    ("http://[::1]:9/mcp", False),
+])
+def test_connect_warns_about_plain_http_to_another_host(rsps, caplog, url, warned):
+    rsps.add(responses.POST, url, status=500, body="oops")  # no request leaves this machine
+    with caplog.at_level("WARNING", logger="mcpclient"), pytest.raises(HTTPStatusError):
+        mcpclient.connect(url, timeout=5, protocol="legacy")
+    assert any("plain http" in r.getMessage() for r in caplog.records) is warned

@@ -258,3 +258,33 @@ def test_a_forked_child_gets_a_clear_error_not_a_hang(client_and_server):
     os.close(read)
     assert outcome == b"ok"
     client.ping()  # the parent is unaffected
+
+
+@pytest.mark.parametrize("threshold, warned", [(0.0, True), (60.0, False)])
+def test_a_blocked_notification_lane_is_warned_about(transport, caplog, monkeypatch, threshold, warned):
+    from mcpclient._rpc import engine
+
+    monkeypatch.setattr(engine, "LANE_BLOCKED_WARNING", threshold)
+    server = ScriptedServer(transport)
+    client = Client(transport, timeout=5)
+    started, release = threading.Event(), threading.Event()
+    seen = []
+
+    def blocking(method, params):
+        seen.append(method)
+        started.set()
+        release.wait(10)
+
+    client.set_notification_handler(blocking)
+    client.initialize()
+    with caplog.at_level(logging.WARNING, logger="mcpclient"):
+        transport.push({"jsonrpc": "2.0", "method": "notifications/first"})
+        assert started.wait(5)
+        transport.push({"jsonrpc": "2.0", "method": "notifications/second"})
+        client.ping()  # the reader has routed the second notification by now
+    assert any("wait behind it" in r.getMessage() for r in caplog.records) is warned
+    assert seen == ["notifications/first"]  # the second waits its turn
+    release.set()
+    assert wait_for(lambda: len(seen) == 2)
+    client.close()
+    server.stop()

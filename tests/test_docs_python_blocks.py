@@ -1,0 +1,70 @@
+"""Every ```python block in README.md and docs/*.md runs, so none can rot.
+
+Convention (for whoever adds docs): each fenced block opened with ```python is extracted and
+run on its own, in a fresh ``python`` subprocess started from the repository root (so
+``examples/servers/demo_server.py`` and ``examples/mcp.json`` are at hand), with this checkout
+on PYTHONPATH and a timeout of 60 s; it must exit 0. Write blocks against what the project
+ships or can start locally (the demo server, ``mcpclient.testing.FakeServer``, a loopback
+server the block starts itself). A block that truly cannot run here (a remote OAuth server,
+an LLM API key) gets an HTML comment on the line just before its fence::
+
+    <!-- not run: needs a remote OAuth server -->
+
+with the reason; the test skips it and prints how many were skipped. Keep those few. Blocks in
+other languages (```bash, plain ```) are not run; the CLI examples have their own test
+(tests/test_cli_examples.py).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+NOT_RUN = re.compile(r"<!--\s*not run:\s*(.+?)\s*-->")
+
+
+def blocks(path: Path) -> list[tuple[int, str, str | None]]:
+    """(line number, code, reason it is not run or None) of each ```python block."""
+    found = []
+    lines = path.read_text().splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() == "```python":
+            start = i + 1
+            end = next(j for j in range(start, len(lines)) if lines[j].strip() == "```")
+            previous = next((lines[j] for j in range(i - 1, -1, -1) if lines[j].strip()), "")
+            marked = NOT_RUN.search(previous)
+            found.append((start, "\n".join(lines[start:end]) + "\n", marked.group(1) if marked else None))
+            i = end
+        i += 1
+    return found
+
+
+ALL = [(path, line, code, reason) for path in FILES for line, code, reason in blocks(path)]
+
+
+def test_marked_blocks_are_counted():
+    marked = [(p.relative_to(ROOT), line, reason) for p, line, _, reason in ALL if reason]
+    print(f"\n{len(ALL)} python blocks in the docs; {len(marked)} marked not run:")
+    for path, line, reason in marked:
+        print(f"  {path}:{line}: {reason}")
+    assert len(ALL) > 10
+
+
+@pytest.mark.timeout(90)
+@pytest.mark.parametrize("path, line, code, reason", ALL,
+                         ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _, _ in ALL])
+def test_a_python_block_runs(path, line, code, reason):
+    if reason:
+        pytest.skip(f"not run: {reason}")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+                            timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 0, f"{path.name}:{line}\n{code}\nstderr:\n{result.stderr[-3000:]}"
