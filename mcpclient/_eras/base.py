@@ -22,13 +22,11 @@ tasks                   ``task`` field, tasks/result  extension, tasks/get + tas
 from __future__ import annotations
 
 import abc
-import threading
-from typing import Any, ClassVar, Protocol, Union
+from typing import Any, ClassVar, Protocol
 
 from attrs import frozen
 
 from .. import types as t
-from .._rpc.cancel import CancelToken
 
 __all__ = ["Era", "HandshakeResult", "Wire"]
 
@@ -55,14 +53,7 @@ class Wire(Protocol):
     @property
     def capabilities(self) -> dict[str, Any]: ...
 
-    def call(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        *,
-        timeout: float | None,
-        cancel: Union[CancelToken, threading.Event, None] = None,
-    ) -> dict[str, Any]: ...
+    def call(self, method: str, params: dict[str, Any] | None, *, timeout: float | None) -> dict[str, Any]: ...
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None: ...
 
