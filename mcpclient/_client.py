@@ -1,4 +1,11 @@
-"""The blocking MCP client."""
+"""The blocking MCP client: one class whose features are collaborators over one session.
+
+``Client`` holds the life cycle and the public methods. Each method checks that the client
+is open, resolves its timeout, and hands the call in one step to the collaborator that owns
+the feature: ``Calls`` (tools, resources, prompts, completions, tool tasks), ``Tasks``,
+``Notifications``, ``Skills`` and ``Elicitation``. They talk to the server through the
+``Session``, whose era strategy owns what differs between protocol eras.
+"""
 
 from __future__ import annotations
 
@@ -7,31 +14,32 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Hashable, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from . import types as t
 from ._cache import ResultCache
-from ._calls import CallsMixin
-from ._elicitation import ElicitationMixin
-from ._exceptions import CapabilityError, ClientClosedError, ConnectionClosed, MCPError
+from ._calls import Calls
+from ._elicitation import Elicitation
+from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._handlers import Handlers
-from ._logging import LogRouter
-from ._notifications import NotificationsMixin
+from ._notifications import Notifications
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
-from ._session import CLOSED, LEGACY, MODERN, OPEN, UNOPENED, Session, remember_era
-from ._skills import SkillsMixin
+from ._session import CLOSED, LEGACY, OPEN, UNOPENED, Session, remember_era
+from ._skills import Skill, Skills
 from ._structured import OutputValidator
 from ._subscriptions import Listener
-from ._tasks import TasksMixin
-from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
+from ._task import Task
+from ._tasks import Tasks
+from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Timeouts
 from .transports.base import Transport
 
 __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
 
 log = logging.getLogger("mcpclient")
 
-class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, ElicitationMixin):
+
+class Client:
     """A blocking MCP client over one ``Transport``; safe to share between threads.
 
     Create it with a transport, then call ``initialize()`` (or use it as a context manager,
@@ -63,15 +71,11 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         cache: bool = False,
         output_validation: str = "strict",
     ) -> None:
-        self.timeout = timeout
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
+        self._timeouts = Timeouts(timeout)
         self._handlers = Handlers()
         self._state = UNOPENED
         self._state_lock = threading.Lock()
-        self._logs = LogRouter()
-        self._resource_updated: Callable[[str], None] | None = None
-        self._list_changed: Callable[[str], None] | None = None
-        self._subscribed: set[str] = set()
         self._cache = ResultCache() if cache else None
         self._outputs = OutputValidator(output_validation)
         self._max_dispatch = max_dispatch
@@ -79,7 +83,7 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         self._wire(transport)
 
     def _wire(self, transport: Transport) -> None:
-        """The engine, session and listener on ``transport`` (again after a restart)."""
+        """The engine, session and features on ``transport`` (again after a restart)."""
         self.transport = transport
         self._engine = Engine(
             transport,
@@ -89,11 +93,16 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         )
         server_key: Hashable | None = getattr(transport, "server_key", None)
         self._session = Session(self._engine, self._handlers, self.client_info, self._protocol, server_key)
-        self._listener = Listener(self._session)
+        # The features, each given what it needs; none of them refers back to the Client.
+        self._tasks = Tasks(self._session, self._timeouts, self._outputs)
+        self._calls = Calls(self._session, transport, self._cache, self._outputs, self._tasks)
+        self._skills = Skills(self._session, self._calls)
+        self._elicitation = Elicitation(self._handlers.url_elicitations)
+        self._notices = Notifications(self._session, self._handlers, self._cache, self._tasks, self._elicitation)
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.
         self._finalizer = weakref.finalize(
-            self, _close_unclosed, self._engine, self._listener, os.getpid(), repr(transport)
+            self, _close_unclosed, self._engine, self._notices.listener, os.getpid(), repr(transport)
         )
         self._finalizer.atexit = False  # at exit the transports end their servers themselves
         self._engine.start()
@@ -117,14 +126,13 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
             if self._state == CLOSED:
                 raise ClientClosedError()
             try:
-                self._session.open(self._timeout(timeout))
+                self._session.open(self._timeouts.resolve(timeout))
             except ConnectionClosed as exc:
                 if not (self._session.probe_killed and self._restart_after_probe(exc)):
                     raise
-                self._session.open(self._timeout(timeout))
+                self._session.open(self._timeouts.resolve(timeout))
             self._state = OPEN
-        if self._session.era == MODERN:
-            self._update_listener()
+        self._notices.update_listener()  # a modern server sends changes only to a listen stream
 
     def _restart_after_probe(self, error: ConnectionClosed) -> bool:
         """Start the server again after the era probe ended it, to go straight to initialize.
@@ -156,7 +164,7 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         """
         self._state = CLOSED
         self._finalizer.detach()
-        self._listener.stop()
+        self._notices.listener.stop()
         self._engine.close()
 
     def __enter__(self) -> Client:
@@ -175,6 +183,15 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         return f"<Client {self.transport!r} {self._state}{version}>"
 
     @property
+    def timeout(self) -> float | None:
+        """The timeout of every call that gives none, in seconds (None: no limit); settable."""
+        return self._timeouts.default
+
+    @timeout.setter
+    def timeout(self, value: float | None) -> None:
+        self._timeouts.default = value
+
+    @property
     def protocol_version(self) -> str:
         """The protocol version in use; "" until ``initialize()`` succeeded."""
         return self._session.version
@@ -185,11 +202,19 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
-        return self._session.state.capabilities if self._session.state else {}
+        return self._session.capabilities
 
     @property
     def instructions(self) -> str | None:
         return self._session.state.instructions if self._session.state else None
+
+    def _ready(self, timeout: float | None) -> float | None:
+        """Check that the client is open, and resolve ``timeout`` (``DEFAULT``: the client's)."""
+        if self._state != OPEN:
+            if self._state == CLOSED:
+                raise ClientClosedError()
+            raise MCPError("call initialize() first (or use the client in a with block)")
+        return self._timeouts.resolve(timeout)
 
     # -- what the server may ask of us ------------------------------------------------------
 
@@ -217,6 +242,16 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         self._warn_if_late("elicitation handler")
         self._handlers.set_elicitation(handler, modes=modes)
 
+    def set_elicitation_complete_handler(self, handler: Callable[[str], None] | None) -> None:
+        """Call ``handler(elicitation_id)`` when the server says a URL elicitation is done.
+
+        Only ids this client has seen (in a URL-mode ``elicitation/create`` or a
+        ``URLElicitationRequired`` error) are reported, each once, as the spec requires;
+        unknown or repeated ids are ignored. The notice is optional for servers: keep a way
+        for the user to retry or give up without it. Runs on a dispatch thread.
+        """
+        self._elicitation.set_complete_handler(handler)
+
     def set_notification_handler(self, handler: Callable[[str, dict[str, Any]], None] | None) -> None:
         """Call ``handler(method, params)`` for every notification from the server.
 
@@ -234,51 +269,219 @@ class Client(CallsMixin, NotificationsMixin, TasksMixin, SkillsMixin, Elicitatio
         tells a legacy server with ``notifications/roots/list_changed``.
         """
         self._handlers.set_roots(roots)
-        declared = "roots" in self._session.declared
-        if self._state == OPEN and self._session.era == LEGACY and declared and self._handlers.roots is not None:
+        if self._state == OPEN and self._handlers.roots is not None:
             try:
-                self._session.notify("notifications/roots/list_changed", None, self._timeout(DEFAULT))
+                self._session.strategy.roots_changed(self._session, self._timeouts.resolve(DEFAULT))
             except MCPError as exc:
                 log.warning("could not tell the server that the roots changed: %s", exc)
 
     def _warn_if_late(self, what: str) -> None:
-        if self._state == OPEN and self._session.era == LEGACY:
-            log.warning("%s set after initialize(): the server was not told this client supports it", what)
+        if self._state == OPEN:
+            self._session.strategy.handler_set_late(what)
 
-    # -- calls ------------------------------------------------------------------------------
+    # -- tools --------------------------------------------------------------------------------
 
-    def _timeout(self, timeout: float | None) -> float | None:
-        return self.timeout if timeout is DEFAULT else timeout
+    def ping(self, *, timeout: float | None = DEFAULT) -> None:
+        """Check that the server answers (``ping``; ``server/discover`` in the modern era)."""
+        self._calls.ping(self._ready(timeout))
 
-    def _require_open(self) -> None:
-        if self._state != OPEN:
-            if self._state == CLOSED:
-                raise ClientClosedError()
-            raise MCPError("call initialize() first (or use the client in a with block)")
+    def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
+        """Every tool the server offers, following pagination to the end."""
+        return self._calls.list_tools(self._ready(timeout))
 
-    def _call(
+    def call_tool(
         self,
-        method: str,
-        params: dict[str, Any] | None,
-        timeout: float | None,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
         *,
+        timeout: float | None = DEFAULT,
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: CancelToken | threading.Event | None = None,
-    ) -> dict[str, Any]:
-        self._require_open()
-        return self._session.call(
-            method,
-            params,
-            timeout=self._timeout(timeout),
-            on_progress=on_progress,
-            max_total=max_total,
-            cancel=cancel,
+    ) -> t.ToolResult:
+        """Run a tool and return its ``ToolResult``.
+
+        ``arguments`` is a JSON-able mapping (None sends ``{}``). A tool that fails reports
+        ``is_error=True`` in the result rather than raising; call ``result.raise_for_error()``
+        to raise ``ToolError`` instead.
+
+        ``on_progress(progress, total, message)`` receives the server's progress reports; each
+        one renews ``timeout`` (an idle timeout), while ``max_total`` caps the whole call.
+        ``cancel`` (a ``CancelToken`` or ``threading.Event``) cancels the call from another
+        thread: the server is told, and this call raises ``RequestCancelled``.
+        """
+        return self._calls.call_tool(
+            name, arguments, self._ready(timeout), on_progress=on_progress, max_total=max_total, cancel=cancel
         )
 
-    def _require(self, capability: str, method: str) -> None:
-        if self._state == OPEN and capability not in self.server_capabilities:
-            raise CapabilityError(capability, method)
+    def call_tool_as_task(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        ttl: float | None = None,
+        timeout: float | None = DEFAULT,
+    ) -> Task:
+        """Start a tool as a task and return its ``Task`` handle without waiting for the end.
+
+        Legacy servers must declare ``tasks.requests.tools.call`` and the tool must allow it
+        (``execution.taskSupport``); ``ttl`` asks for how many seconds the server keeps the task.
+        Modern servers must declare the ``io.modelcontextprotocol/tasks`` extension; they
+        decide on their own whether to make a task (``ttl`` is not sent: the extension has no
+        such field). A server that answers at once gives a Task that is already done.
+
+        Raises ``CapabilityError`` if the server supports no tasks, and what ``call_tool`` raises.
+        """
+        return self._calls.call_tool_as_task(name, arguments, ttl, self._ready(timeout))
+
+    def get_task(self, task_id: str, *, timeout: float | None = DEFAULT) -> Task:
+        """A handle on an existing task (e.g. one started before a restart), freshly polled."""
+        return self._tasks.get_task(task_id, self._ready(timeout))
+
+    def list_tasks(self, *, timeout: float | None = DEFAULT) -> list[Task]:
+        """Every task the server lists (legacy era only, with ``tasks.list`` declared).
+
+        The 2026 extension has no ``tasks/list``: there it raises ``CapabilityError``.
+        """
+        return self._tasks.list_tasks(self._ready(timeout))
+
+    # -- resources and prompts ----------------------------------------------------------------
+
+    def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
+        """Every resource the server lists, following pagination to the end."""
+        return self._calls.list_resources(self._ready(timeout))
+
+    def list_resource_templates(self, *, timeout: float | None = DEFAULT) -> list[t.ResourceTemplate]:
+        """Every resource template, following pagination to the end."""
+        return self._calls.list_resource_templates(self._ready(timeout))
+
+    def read_resource(
+        self,
+        uri: str,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+    ) -> list[t.ResourceContents]:
+        """Read a resource: each entry has ``text`` or decoded ``blob`` bytes.
+
+        Raises ``ResourceNotFound`` (an ``RPCError``) when the server has no such resource.
+        """
+        return self._calls.read_resource(uri, self._ready(timeout), on_progress=on_progress, cancel=cancel)
+
+    def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
+        """Every prompt the server offers, following pagination to the end."""
+        return self._calls.list_prompts(self._ready(timeout))
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+    ) -> tuple[str | None, list[t.PromptMessage]]:
+        """Render a prompt: return its description and messages."""
+        return self._calls.get_prompt(name, arguments, self._ready(timeout), on_progress=on_progress, cancel=cancel)
+
+    def complete(
+        self,
+        ref: t.CompletionRef,
+        arg_name: str,
+        arg_value: str,
+        *,
+        context: Mapping[str, str] | None = None,
+        timeout: float | None = DEFAULT,
+    ) -> t.Completion:
+        """Ask for completions of one argument of a prompt or resource template.
+
+        ``context`` gives the values of arguments already filled in.
+        """
+        return self._calls.complete(ref, arg_name, arg_value, context, self._ready(timeout))
+
+    # -- notifications and logs -----------------------------------------------------------------
+
+    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT) -> None:
+        """Ask the server for log messages at ``level`` and above ("debug" ... "emergency").
+
+        Legacy servers get ``logging/setLevel``; modern ones get the level in every request's
+        ``_meta``. Messages go to the ``mcpclient.server`` logger unless ``set_log_handler``
+        installed a callback.
+        """
+        self._notices.set_log_level(level, self._ready(timeout))
+
+    def set_log_handler(self, handler: Callable[[str, Any, str | None], None] | None) -> None:
+        """Send server log messages to ``handler(level, data, logger)`` instead of logging."""
+        self._notices.logs.handler = handler
+
+    def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
+        """Call ``handler(uri)`` when a subscribed resource changes."""
+        self._notices.set_resource_updated_handler(handler)
+
+    def set_list_changed_handler(self, handler: Callable[[str], None] | None) -> None:
+        """Call ``handler(kind)`` ("tools", "prompts" or "resources") when a list changes."""
+        self._notices.set_list_changed_handler(handler)
+
+    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+        """Get ``resources/updated`` notifications for ``uri`` (see set_resource_updated_handler)."""
+        self._notices.subscribe(uri, self._ready(timeout))
+
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+        """Stop notifications for ``uri``."""
+        self._notices.unsubscribe(uri, self._ready(timeout))
+
+    def _on_notification(self, method: str, params: dict[str, Any]) -> None:
+        self._notices.on_notification(method, params)
+
+    # -- skills -------------------------------------------------------------------------------
+
+    def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
+        """Every skill the server lists (``skills/list``, all pages); no file is read.
+
+        A listing may be partial: a skill missing from it can still be loaded by URI. Entries
+        that break the extension's rules (no manifest, a bad digest, files outside the skill)
+        are left out with a warning, since they could never be loaded.
+        Raises ``CapabilityError`` if the server does not declare the skills extension.
+        """
+        return self._skills.list_skills(self._ready(timeout))
+
+    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT) -> Skill:
+        """The entry of the skill whose SKILL.md is at ``uri`` (``skills/get``); no file is read.
+
+        Raises ``RPCError`` (-32602) if the server serves no such skill, ``ProtocolError`` if
+        its entry breaks the extension's rules.
+        """
+        return self._skills.get_skill(uri, self._ready(timeout))
+
+    def load_skill(
+        self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
+    ) -> str:
+        """Read a skill's SKILL.md, verify it against the skill's entry, and return its text.
+
+        ``skill`` is a ``Skill`` from ``list_skills``/``get_skill``, the URI of a SKILL.md
+        (its entry is fetched with ``skills/get``), or a name (looked up with ``skills/list``;
+        ``ValueError`` if no skill or several skills have it). Only SKILL.md is read.
+
+        Raises ``SkillVerificationError`` if the file's size or digest differs from the entry,
+        or its frontmatter differs from the entry's in any field; the text is then not
+        returned. A ``"dynamic"`` skill is refused the same way unless ``allow_dynamic=True``.
+        Frontmatter checking needs PyYAML (``pip install mcpclient[skills]``).
+        """
+        return self._skills.load_skill(skill, allow_dynamic, self._ready(timeout))
+
+    def read_skill_file(
+        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
+    ) -> bytes:
+        """Read one file of ``skill`` (``path`` relative to its root, or a URI) and verify it.
+
+        Returns the file's bytes once its size and digest match the entry. Raises
+        ``SkillVerificationError`` if they do not, or if the entry does not list the file
+        (an unlisted file is a change to the skill). Files of a ``"dynamic"`` skill are
+        refused unless ``allow_dynamic=True``, and then only within the skill's directory.
+        """
+        return self._skills.read_skill_file(skill, path, allow_dynamic, self._ready(timeout))
+
 
 def _weak_notification_handler(client: Client) -> Callable[[str, dict[str, Any]], None]:
     """``client._on_notification`` without a strong reference to ``client``.

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from ._exceptions import RPCError, URLElicitationRequired
 
 __all__ = [
-    "ElicitationMixin",
+    "Elicitation",
     "PendingElicitations",
     "check_form_answer",
     "form_answer_problems",
@@ -222,32 +222,24 @@ _FORMATS: dict[Any, Callable[[str], bool]] = {
 # -- the Client side ------------------------------------------------------------------------
 
 
-class ElicitationMixin:
-    """URL elicitation completion notices (part of ``Client``)."""
+class Elicitation:
+    """URL elicitation completion notices, reported once each for the ids this client saw."""
 
-    # Provided by Client.
-    _handlers: Any
+    def __init__(self, pending: PendingElicitations) -> None:
+        self._pending = pending
+        #: The user's callback for notifications/elicitation/complete.
+        self._complete: Callable[[str], None] | None = None
 
-    #: The user's callback for notifications/elicitation/complete (set per client).
-    _elicitation_complete: Callable[[str], None] | None = None
-
-    def set_elicitation_complete_handler(self, handler: Callable[[str], None] | None) -> None:
-        """Call ``handler(elicitation_id)`` when the server says a URL elicitation is done.
-
-        Only ids this client has seen (in a URL-mode ``elicitation/create`` or a
-        ``URLElicitationRequired`` error) are reported, each once, as the spec requires;
-        unknown or repeated ids are ignored. The notice is optional for servers: keep a way
-        for the user to retry or give up without it. Runs on a dispatch thread.
-        """
+    def set_complete_handler(self, handler: Callable[[str], None] | None) -> None:
         if handler is not None and not callable(handler):
             raise TypeError(f"a handler must be callable, got {handler!r}")
-        self._elicitation_complete = handler
+        self._complete = handler
 
-    def _on_elicitation_complete(self, params: dict[str, Any]) -> None:
+    def on_complete(self, params: dict[str, Any]) -> None:
         elicitation_id = params.get("elicitationId")
-        if not isinstance(elicitation_id, str) or not self._handlers.url_elicitations.complete(elicitation_id):
+        if not isinstance(elicitation_id, str) or not self._pending.complete(elicitation_id):
             log.debug("ignoring elicitation/complete for an unknown elicitation: %r", elicitation_id)
             return
-        handler = self._elicitation_complete
+        handler = self._complete
         if handler is not None:
             handler(elicitation_id)

@@ -8,8 +8,8 @@ from typing import Any, Callable, Sequence
 
 from . import types as t
 from ._elicitation import PendingElicitations, check_form_answer
-from ._exceptions import RPCError
-from ._rpc.cancel import CancelToken
+from ._exceptions import ProtocolError, RPCError
+from ._rpc.cancel import Cancel, CancelToken, linked_token
 from ._wire import structure, unstructure
 
 __all__ = ["Handlers"]
@@ -101,6 +101,32 @@ class Handlers:
                 raise RPCError(RPCError.METHOD_NOT_FOUND, "this client exposes no roots")
             return {"roots": [unstructure(r) for r in self.roots]}
         raise RPCError(RPCError.METHOD_NOT_FOUND, f"method not found: {method}")
+
+    def answer_inputs(self, requests: Any, cancel: Cancel | None, asker: str, advice: str = "") -> dict[str, Any]:
+        """Answer a server's ``inputRequests`` (a call's input round, or a task's) by key.
+
+        Each entry is a server request (elicitation, sampling, roots) and gets what ``handle``
+        gives it, with a token that the caller's ``cancel`` cancels. ``asker`` names what asked
+        ("'tools/call'", "task 't-1'") and ``advice`` ends the error of an unanswerable one.
+        Raises ``ProtocolError`` for a malformed request or one no handler can answer: the
+        server asked for what this client cannot give, so retrying cannot help.
+        """
+        if not isinstance(requests, dict):
+            raise ProtocolError(f"{asker}: the server's inputRequests is not an object: {requests!r:.100}")
+        token = linked_token(cancel)
+        responses: dict[str, Any] = {}
+        for key, request in requests.items():
+            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                raise ProtocolError(f"{asker}: input request {key!r} is malformed: {request!r:.100}")
+            params = request.get("params")
+            try:
+                responses[key] = self.handle(request["method"], params if isinstance(params, dict) else {}, token)
+            except RPCError as exc:
+                raise ProtocolError(
+                    f"{asker} needs {request['method']!r} from this client, which it cannot answer: "
+                    f"{exc.message}{advice}"
+                ) from exc
+        return responses
 
     def _sample(self, params: dict[str, Any], token: CancelToken) -> Any:
         handler = self.sampling

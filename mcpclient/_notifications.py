@@ -1,17 +1,27 @@
-"""Client methods for change notifications and server logs, in either protocol era."""
+"""Change notifications and server logs: what the server tells the client unasked.
+
+``Notifications`` routes every notification (to the log router, the cache, the user's
+callbacks, the tasks and the elicitations) and keeps what the client listens for. How a
+subscription or a log level reaches the server is the era's (``Era.subscribe``,
+``Era.set_log_level``, ``Era.listen_filter``).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from ._base import ClientBase
-from ._exceptions import CapabilityError
-from ._logging import LOG_LEVELS
-from ._session import LEGACY, MODERN, OPEN
+from ._cache import ResultCache
+from ._elicitation import Elicitation
+from ._handlers import Handlers
+from ._logging import LOG_LEVELS, LogRouter
+from ._subscriptions import Listener
 from ._task import STATUS_NOTIFICATIONS
-from ._timeouts import DEFAULT
+from ._tasks import Tasks
 
-__all__ = ["NotificationsMixin"]
+if TYPE_CHECKING:
+    from ._session import Session
+
+__all__ = ["Notifications"]
 
 _LIST_CHANGED = {
     "notifications/tools/list_changed": "tools",
@@ -20,75 +30,65 @@ _LIST_CHANGED = {
 }
 
 
-class NotificationsMixin(ClientBase):
-    """Log levels, resource subscriptions and list-change callbacks (part of ``Client``)."""
+class Notifications:
+    """Log levels, resource subscriptions, list-change callbacks, and notification routing."""
 
-    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT) -> None:
-        """Ask the server for log messages at ``level`` and above ("debug" ... "emergency").
+    def __init__(
+        self,
+        session: Session,
+        handlers: Handlers,
+        cache: ResultCache | None,
+        tasks: Tasks,
+        elicitation: Elicitation,
+    ) -> None:
+        self._session = session
+        self._handlers = handlers
+        self._cache = cache
+        self._tasks = tasks
+        self._elicitation = elicitation
+        self.logs = LogRouter()
+        self.listener = Listener(session)
+        self._resource_updated: Callable[[str], None] | None = None
+        self._list_changed: Callable[[str], None] | None = None
+        self._subscribed: set[str] = set()
 
-        Legacy servers get ``logging/setLevel``; modern ones get the level in every request's
-        ``_meta``. Messages go to the ``mcpclient.server`` logger unless ``set_log_handler``
-        installed a callback.
-        """
+    def set_log_level(self, level: str, timeout: float | None) -> None:
         if level not in LOG_LEVELS:
             raise ValueError(f"level must be one of {LOG_LEVELS}, got {level!r}")
-        if self._session.era == MODERN:
-            self._session.log_level = level
-            return
-        self._require("logging", "logging/setLevel")
-        self._call("logging/setLevel", {"level": level}, timeout)
-
-    def set_log_handler(self, handler: Callable[[str, Any, str | None], None] | None) -> None:
-        """Send server log messages to ``handler(level, data, logger)`` instead of logging."""
-        self._logs.handler = handler
+        self._session.strategy.set_log_level(self._session, level, timeout)
 
     def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
-        """Call ``handler(uri)`` when a subscribed resource changes."""
         self._resource_updated = handler
 
     def set_list_changed_handler(self, handler: Callable[[str], None] | None) -> None:
-        """Call ``handler(kind)`` ("tools", "prompts" or "resources") when a list changes."""
         self._list_changed = handler
-        self._update_listener()
+        self.update_listener()
 
-    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
-        """Get ``resources/updated`` notifications for ``uri`` (see set_resource_updated_handler)."""
-        self._require_open()
-        if self._session.era == LEGACY:
-            self._require_subscribe()
-            self._call("resources/subscribe", {"uri": uri}, timeout)
+    def subscribe(self, uri: str, timeout: float | None) -> None:
+        self._session.strategy.subscribe(self._session, uri, timeout)
         self._subscribed.add(uri)
-        self._update_listener()
+        self.update_listener()
 
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
-        """Stop notifications for ``uri``."""
-        self._require_open()
-        if self._session.era == LEGACY:
-            self._require_subscribe()
-            self._call("resources/unsubscribe", {"uri": uri}, timeout)
+    def unsubscribe(self, uri: str, timeout: float | None) -> None:
+        self._session.strategy.unsubscribe(self._session, uri, timeout)
         self._subscribed.discard(uri)
-        self._update_listener()
+        self.update_listener()
 
-    def _require_subscribe(self) -> None:
-        resources = self.server_capabilities.get("resources")
-        if not (isinstance(resources, dict) and resources.get("subscribe")):
-            raise CapabilityError("resources.subscribe", "resources/subscribe")
-
-    def _update_listener(self) -> None:
-        if self._state != OPEN or self._session.era != MODERN:
+    def update_listener(self) -> None:
+        """Hold the listen stream the era wants for what is asked now (nothing before opening)."""
+        era = self._session.era_strategy
+        if era is None:
             return
-        caps = self.server_capabilities
         wants_lists = self._list_changed is not None or self._cache is not None
-        self._listener.update(
-            toolsListChanged=wants_lists and "tools" in caps,
-            promptsListChanged=wants_lists and "prompts" in caps,
-            resourcesListChanged=wants_lists and "resources" in caps,
-            resourceSubscriptions=sorted(self._subscribed),
-        )
+        wanted = era.listen_filter(self._session.capabilities, wants_lists, self._subscribed)
+        if wanted is not None:
+            self.listener.update(**wanted)
 
-    def _on_notification(self, method: str, params: dict[str, Any]) -> None:
+    def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        """Route one notification from the server; runs on a dispatch thread."""
         if method == "notifications/message":
-            self._logs.route(params, self.server_info)
+            state = self._session.state
+            self.logs.route(params, state.server_info if state else None)
         elif method in _LIST_CHANGED:
             kind = _LIST_CHANGED[method]
             if self._cache is not None:
@@ -103,10 +103,9 @@ class NotificationsMixin(ClientBase):
                 if self._resource_updated is not None:
                     self._resource_updated(uri)
         elif method in STATUS_NOTIFICATIONS:
-            self._on_task_status(params)
+            self._tasks.on_status(params)
         elif method == "notifications/elicitation/complete":
-            self._on_elicitation_complete(params)
+            self._elicitation.on_complete(params)
         handler = self._handlers.notification
         if handler is not None:
             handler(method, params)
-

@@ -1,21 +1,24 @@
 """One connection's protocol state: which era and version, and the path every call takes.
 
-The ``Session`` hides the difference between the eras from the public Client. In the legacy
-era it performs the ``initialize`` handshake; in the modern era (2026-07-28) it discovers the
-server and decorates every request with ``_meta``. In both it runs the input-required loop
-(multi round-trip requests) through the same handlers the user installed for server requests.
+Opening (``open``) finds the server's era: the ``initialize`` handshake (legacy) or
+``server/discover`` (2026-07-28). It leaves a ``HandshakeResult`` in ``state`` and one ``Era``
+object in ``era_strategy``, which from then on owns whatever differs between the eras (see
+``_eras/base.py``). Every call then takes ``call``: the era decorates the request, and the
+input-required loop (multi round-trip requests) is answered through the same handlers the
+user installed for server requests.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import Any, Hashable
 
 from . import types as t
 from ._eras import legacy, modern
+from ._eras.base import Era, HandshakeResult
 from ._exceptions import (
+    CapabilityError,
     ConnectionClosed,
     MCPError,
     ProtocolError,
@@ -27,8 +30,9 @@ from ._exceptions import (
 from ._elicitation import url_elicitation_error
 from ._handlers import Handlers
 from ._race import Finished, Race
-from ._rpc.cancel import CancelToken
+from ._rpc.cancel import Cancel
 from ._rpc.engine import Engine, ProgressCallback
+from ._timeouts import Deadline
 
 __all__ = ["PROTOCOLS", "Session", "remember_era"]
 
@@ -67,9 +71,11 @@ class Session:
         self.client_info = client_info
         self.protocol = protocol
         self.server_key = server_key
+        #: "legacy" or "modern", as the opening found it.
         self.era: str | None = None
-        self.state: legacy.HandshakeResult | None = None
-        self.log_level: str | None = None
+        #: The era's rules, chosen once at the end of ``open`` (None until then).
+        self.era_strategy: Era | None = None
+        self.state: HandshakeResult | None = None
         #: The client capabilities the legacy handshake declared (fixed for the session).
         self.declared: dict[str, Any] = {}
         #: Whether the server's connection ended during the era probe (old SDKs exit on an
@@ -93,6 +99,7 @@ class Session:
         if self.protocol == "auto" and self.server_key is not None and self.era is not None:
             with _era_cache_lock:
                 _era_cache[self.server_key] = self.era
+        self.era_strategy = self._choose_era()
 
     def _probe(self, timeout: float | None, *, grace: float) -> None:
         """``server/discover`` first; ``initialize`` too when discover is still unanswered after
@@ -230,14 +237,34 @@ class Session:
         self.era = LEGACY
         self.engine.notify("notifications/initialized", timeout=timeout)
 
+    def _choose_era(self) -> Era:
+        """The strategy for the era the opening found; the one place that tests which it is."""
+        if self.era == MODERN:
+            return modern.ModernEra(self.version, self.client_info, self.handlers.capabilities)
+        return legacy.LegacyEra(self.version, self.declared)
+
     # -- calls ------------------------------------------------------------------------------
 
     @property
     def version(self) -> str:
         return self.state.protocol_version if self.state else ""
 
-    def request_meta(self) -> dict[str, Any]:
-        return modern.request_meta(self.version, self.client_info, self.handlers.capabilities(), self.log_level)
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The server's capabilities; empty until opened."""
+        return self.state.capabilities if self.state else {}
+
+    @property
+    def strategy(self) -> Era:
+        """The era's rules; ``MCPError`` until the session is open."""
+        if self.era_strategy is None:
+            raise MCPError("call initialize() first (or use the client in a with block)")
+        return self.era_strategy
+
+    def require(self, capability: str, method: str) -> None:
+        """Raise ``CapabilityError`` if the server did not declare ``capability``."""
+        if capability not in self.capabilities:
+            raise CapabilityError(capability, method)
 
     def call(
         self,
@@ -247,25 +274,25 @@ class Session:
         timeout: float | None,
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
-        cancel: CancelToken | threading.Event | None = None,
+        cancel: Cancel | None = None,
     ) -> dict[str, Any]:
-        """Send one logical request: ``_meta`` in the modern era, and every input round."""
+        """Send one logical request as the era wants it, answering every input round.
+
+        ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
+        """
         base = dict(params) if params else {}
-        if self.era == MODERN:
-            meta = dict(base.get("_meta") or {})
-            meta.update(self.request_meta())
-            base["_meta"] = meta
-        deadline = None if max_total is None else time.monotonic() + max_total
+        if self.era_strategy is not None:
+            base = self.era_strategy.decorate(base)
+        total = Deadline(max_total)
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
-            total = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
                 result = self._request(
                     method,
                     retry or None,
                     timeout=timeout,
                     on_progress=on_progress,
-                    max_total=total,
+                    max_total=total.remaining(),
                     cancel=cancel,
                 )
             except RPCError as exc:
@@ -280,7 +307,7 @@ class Session:
             retry = dict(base)
             requests = result.get("inputRequests")
             if requests is not None:
-                retry["inputResponses"] = self._answer_inputs(method, requests, cancel)
+                retry["inputResponses"] = self.handlers.answer_inputs(requests, cancel, repr(method))
             state = result.get("requestState")
             if state is not None:
                 if not isinstance(state, str):
@@ -297,29 +324,6 @@ class Session:
                 raise
             log.info("the reply stream of %r broke (%s); sending it again", method, exc)
             return self.engine.request(method, params, **options)
-
-    def _answer_inputs(
-        self, method: str, requests: Any, cancel: CancelToken | threading.Event | None
-    ) -> dict[str, Any]:
-        if not isinstance(requests, dict):
-            raise ProtocolError(f"the server's inputRequests is not an object: {requests!r:.100}")
-        token = CancelToken()
-        if isinstance(cancel, CancelToken):
-            cancel.add_callback(lambda: token.cancel(cancel.reason or "cancelled"))
-        responses: dict[str, Any] = {}
-        for key, request in requests.items():
-            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-                raise ProtocolError(f"input request {key!r} of {method!r} is malformed: {request!r:.100}")
-            params = request.get("params")
-            params = params if isinstance(params, dict) else {}
-            try:
-                responses[key] = self.handlers.handle(request["method"], params, token)
-            except RPCError as exc:
-                raise ProtocolError(
-                    f"{method!r} needs {request['method']!r} from this client, which it cannot answer: "
-                    f"{exc.message}"
-                ) from exc
-        return responses
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
         self.engine.notify(method, params, timeout=timeout)

@@ -21,16 +21,19 @@ import datetime
 import hashlib
 import logging
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from attrs import frozen
 
 from . import types as t
-from ._base import ClientBase
 from ._exceptions import CapabilityError, MCPError, ProtocolError, SkillVerificationError
-from ._timeouts import DEFAULT
+from ._pages import pages
 
-__all__ = ["SKILLS_EXTENSION", "Skill", "SkillFile", "SkillsMixin"]
+if TYPE_CHECKING:
+    from ._calls import Calls
+    from ._session import Session
+
+__all__ = ["SKILLS_EXTENSION", "Skill", "SkillFile", "Skills"]
 
 log = logging.getLogger("mcpclient")
 
@@ -38,8 +41,6 @@ SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 SKILL_MD = "SKILL.md"
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _FRONTMATTER = re.compile(r"---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
-#: A server paginating skills/list past this many pages is treated as broken.
-MAX_PAGES = 10_000
 
 
 @frozen(kw_only=True)
@@ -86,86 +87,46 @@ class Skill:
         return path if "://" in path else f"{self.root}/{path.lstrip('/')}"
 
 
-class SkillsMixin(ClientBase):
-    """Skills: list them, load one, read its files, each verified (part of ``Client``)."""
+class Skills:
+    """Skills: list them, load one, read its files, each verified; reads go through ``Calls``."""
 
-    def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
-        """Every skill the server lists (``skills/list``, all pages); no file is read.
+    def __init__(self, session: Session, calls: Calls) -> None:
+        self._session = session
+        self._calls = calls
 
-        A listing may be partial: a skill missing from it can still be loaded by URI. Entries
-        that break the extension's rules (no manifest, a bad digest, files outside the skill)
-        are left out with a warning, since they could never be loaded.
-        Raises ``CapabilityError`` if the server does not declare the skills extension.
-        """
+    def list_skills(self, timeout: float | None) -> list[Skill]:
         self._require_skills("skills/list")
         skills: list[Skill] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            result = self._call("skills/list", {"cursor": cursor} if cursor else None, timeout)
-            entries = result.get("skills")
+        for page in pages(self._session, "skills/list", timeout):
+            entries = page.get("skills")
             if not isinstance(entries, list):
-                raise ProtocolError(f"the server's skills/list result has no skills list: {result!r:.200}")
+                raise ProtocolError(f"the server's skills/list result has no skills list: {page!r:.200}")
             for entry in entries:
                 try:
                     skills.append(_read_entry(entry))
                 except ProtocolError as exc:
                     log.warning("skipping a skill the server listed: %s", exc)
-            cursor = result.get("nextCursor")
-            if not cursor:
-                return skills
-            if not isinstance(cursor, str) or cursor in seen:
-                raise ProtocolError(f"the server repeated the skills/list cursor {cursor!r}; stopping")
-            seen.add(cursor)
-        raise ProtocolError(f"the server paginated skills/list past {MAX_PAGES} pages; stopping")
+        return skills
 
-    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT) -> Skill:
-        """The entry of the skill whose SKILL.md is at ``uri`` (``skills/get``); no file is read.
-
-        Raises ``RPCError`` (-32602) if the server serves no such skill, ``ProtocolError`` if
-        its entry breaks the extension's rules.
-        """
+    def get_skill(self, uri: str, timeout: float | None) -> Skill:
         self._require_skills("skills/get")
-        result = self._call("skills/get", {"uri": uri}, timeout)
+        result = self._session.call("skills/get", {"uri": uri}, timeout=timeout)
         return _read_entry(result.get("skill"))
 
-    def load_skill(
-        self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
-    ) -> str:
-        """Read a skill's SKILL.md, verify it against the skill's entry, and return its text.
-
-        ``skill`` is a ``Skill`` from ``list_skills``/``get_skill``, the URI of a SKILL.md
-        (its entry is fetched with ``skills/get``), or a name (looked up with ``skills/list``;
-        ``ValueError`` if no skill or several skills have it). Only SKILL.md is read.
-
-        Raises ``SkillVerificationError`` if the file's size or digest differs from the entry,
-        or its frontmatter differs from the entry's in any field; the text is then not
-        returned. A ``"dynamic"`` skill is refused the same way unless ``allow_dynamic=True``.
-        Frontmatter checking needs PyYAML (``pip install mcpclient[skills]``).
-        """
+    def load_skill(self, skill: Skill | str, allow_dynamic: bool, timeout: float | None) -> str:
         entry = self._skill_entry(skill, timeout)
         data = self._verified_read(entry, entry.uri, allow_dynamic, timeout)
         text = _decode(data, entry)
         _check_frontmatter(entry, text)
         return text
 
-    def read_skill_file(
-        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
-    ) -> bytes:
-        """Read one file of ``skill`` (``path`` relative to its root, or a URI) and verify it.
-
-        Returns the file's bytes once its size and digest match the entry. Raises
-        ``SkillVerificationError`` if they do not, or if the entry does not list the file
-        (an unlisted file is a change to the skill). Files of a ``"dynamic"`` skill are
-        refused unless ``allow_dynamic=True``, and then only within the skill's directory.
-        """
+    def read_skill_file(self, skill: Skill, path: str, allow_dynamic: bool, timeout: float | None) -> bytes:
         return self._verified_read(skill, skill.resolve(path), allow_dynamic, timeout)
 
     # -- helpers ------------------------------------------------------------------------------
 
     def _require_skills(self, method: str) -> None:
-        self._require_open()
-        extensions = self.server_capabilities.get("extensions")
+        extensions = self._session.capabilities.get("extensions")
         if not (isinstance(extensions, dict) and SKILLS_EXTENSION in extensions):
             raise CapabilityError(f"extensions.{SKILLS_EXTENSION}", method)
 
@@ -175,8 +136,8 @@ class SkillsMixin(ClientBase):
         if not isinstance(skill, str):
             raise TypeError(f"skill must be a Skill, a SKILL.md URI or a name, got {type(skill).__name__}")
         if "://" in skill:
-            return self.get_skill(skill, timeout=timeout)
-        matches = [s for s in self.list_skills(timeout=timeout) if s.name == skill]
+            return self.get_skill(skill, timeout)
+        matches = [s for s in self.list_skills(timeout) if s.name == skill]
         if len(matches) != 1:
             found = ", ".join(s.uri for s in matches) or "none"
             raise ValueError(f"{len(matches)} listed skills are named {skill!r} ({found}); pass a Skill or its URI")
@@ -191,11 +152,11 @@ class SkillsMixin(ClientBase):
                 )
             if uri != skill.uri and not uri.startswith(skill.root + "/"):
                 raise SkillVerificationError("the file is outside the skill's directory", uri=uri, skill=skill.uri)
-            return _bytes_of(self.read_resource(uri, timeout=timeout), uri, skill)
+            return _bytes_of(self._calls.read_resource(uri, timeout), uri, skill)
         listed = next((f for f in skill.files if f.uri == uri), None)
         if listed is None:
             raise SkillVerificationError("the skill's entry does not list this file", uri=uri, skill=skill.uri)
-        data = _bytes_of(self.read_resource(uri, timeout=timeout), uri, skill)
+        data = _bytes_of(self._calls.read_resource(uri, timeout), uri, skill)
         if len(data) != listed.size:
             raise SkillVerificationError(
                 f"{len(data)} bytes read, the entry says {listed.size}", uri=uri, skill=skill.uri

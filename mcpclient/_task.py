@@ -26,13 +26,14 @@ from typing import TYPE_CHECKING, Any, Mapping
 from . import types as t
 from ._eras import modern
 from ._exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
-from ._rpc.cancel import CancelToken
-from ._session import LEGACY
-from ._timeouts import DEFAULT
+from ._rpc.cancel import Cancel, CancelToken, is_cancelled
+from ._timeouts import DEFAULT, Deadline, Timeouts
 from ._wire import structure
 
 if TYPE_CHECKING:
-    from ._tasks import TasksMixin
+    from ._eras.base import Era
+    from ._session import Session
+    from ._structured import OutputValidator
 
 __all__ = ["STATUS_NOTIFICATIONS", "TASKS_EXTENSION", "TERMINAL", "Task"]
 
@@ -63,12 +64,22 @@ class Task:
     on the client (elicitation, sampling, roots), as direct server requests are.
     """
 
-    def __init__(self, client: TasksMixin, task_id: str, era: str, *, tool: str | None = None) -> None:
+    def __init__(
+        self,
+        session: Session,
+        timeouts: Timeouts,
+        outputs: OutputValidator,
+        task_id: str,
+        *,
+        tool: str | None = None,
+    ) -> None:
         self.task_id = task_id
         #: The tool the task runs, when known.
         self.tool = tool
-        self._client = client
-        self._era = era
+        self._session = session
+        self._timeouts = timeouts
+        self._outputs = outputs
+        self._era: Era = session.strategy
         self._cond = threading.Condition()
         self._state: dict[str, Any] = {"status": "working"}
         self._seen_at = time.monotonic()
@@ -159,7 +170,7 @@ class Task:
         """Ask the server for the task's state (``tasks/get``) and return its status."""
         if not self.task_id:
             return self.status  # a call the server answered at once: nothing to ask
-        result = self._client._call("tasks/get", {"taskId": self.task_id}, timeout)
+        result = self._session.call("tasks/get", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
         self._update(result)
         return self.status
 
@@ -172,7 +183,7 @@ class Task:
         seconds (the task itself goes on: wait again, or ``cancel()`` it), ``RPCError`` if the
         server rejects a poll, ``ProtocolError`` if it needs input no handler can give.
         """
-        self._wait(self._client._timeout(timeout), None)
+        self._wait(self._timeouts.resolve(timeout), None)
         return self.status
 
     def result(self, timeout: float | None = DEFAULT) -> t.ToolResult:
@@ -182,9 +193,9 @@ class Task:
         does. Raises ``RPCError`` when the underlying request failed with a JSON-RPC error,
         ``RequestCancelled`` when the task was cancelled, and what ``wait()`` raises.
         """
-        outcome = self._wait(self._client._timeout(timeout), None)
+        outcome = self._wait(self._timeouts.resolve(timeout), None)
         tool_result = structure(outcome, t.ToolResult)
-        return self._client._outputs.check(self.tool, tool_result) if self.tool else tool_result
+        return self._outputs.check(self.tool, tool_result) if self.tool else tool_result
 
     def cancel(self, *, timeout: float | None = DEFAULT) -> None:
         """Ask the server to cancel the task (``tasks/cancel``).
@@ -195,29 +206,28 @@ class Task:
         """
         if not self.task_id or self.done:
             return
-        if self._era == LEGACY:
-            self._client._require_tasks("cancel", "tasks/cancel")
-        result = self._client._call("tasks/cancel", {"taskId": self.task_id}, timeout)
+        self._era.require_tasks(self._session.capabilities, "cancel")
+        result = self._session.call("tasks/cancel", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
         if isinstance(result.get("status"), str):
             self._update(result)  # 2025-11-25 answers with the task; the extension only acks
 
     # -- the waiting loop ---------------------------------------------------------------------
 
-    def _wait(self, timeout: float | None, cancel: CancelToken | threading.Event | None) -> dict[str, Any]:
+    def _wait(self, timeout: float | None, cancel: Cancel | None) -> dict[str, Any]:
         """Drive the task to its end within ``timeout`` seconds and return its raw result."""
-        deadline = None if timeout is None else time.monotonic() + timeout
+        deadline = Deadline(timeout)
         ring = self._ring_on(cancel)
         try:
             while True:
-                if cancel is not None and _is_set(cancel):
+                if is_cancelled(cancel):
                     raise RequestCancelled(f"waiting for task {self.task_id!r} was cancelled", method="tasks/get")
                 with self._cond:
                     status, seen = self._state.get("status"), self._seen_at
                 if status in TERMINAL:
-                    return self._outcome_or_fetch(status, _left(deadline), cancel)
-                if status == "input_required" and self._provide_input(_left(deadline), cancel):
+                    return self._outcome_or_fetch(status, deadline.remaining(), cancel)
+                if status == "input_required" and self._provide_input(deadline.remaining(), cancel):
                     continue
-                left = _left(deadline)
+                left = deadline.remaining()
                 if left is not None and left <= 0:
                     raise RequestTimeout(
                         f"task {self.task_id!r} is still {status} after {timeout}s; it goes on running: "
@@ -235,23 +245,23 @@ class Task:
                     pause = min(pause, CANCEL_POLL_INTERVAL)
                 self._pause(seen, cancel, pause)
         except RequestCancelled:
-            if cancel is not None and _is_set(cancel):
+            if is_cancelled(cancel):
                 self._cancel_quietly()
             raise
         finally:
             if ring is not None and isinstance(cancel, CancelToken):
                 cancel.remove_callback(ring)
 
-    def _pause(self, seen: float, cancel: CancelToken | threading.Event | None, pause: float) -> None:
+    def _pause(self, seen: float, cancel: Cancel | None, pause: float) -> None:
         """Sleep ``pause`` seconds, or less if the server says something or ``cancel`` is set."""
 
         def heard() -> bool:
-            return self._seen_at != seen or (cancel is not None and _is_set(cancel))
+            return self._seen_at != seen or is_cancelled(cancel)
 
         with self._cond:
             self._cond.wait_for(heard, pause)
 
-    def _ring_on(self, cancel: CancelToken | threading.Event | None) -> Any:
+    def _ring_on(self, cancel: Cancel | None) -> Any:
         """Wake the waiting loop at once when a CancelToken is cancelled."""
         if not isinstance(cancel, CancelToken):
             return None
@@ -277,7 +287,7 @@ class Task:
             )
         with self._cond:
             outcome = self._outcome
-        if outcome is None and self._era == LEGACY:
+        if outcome is None and self._era.blocking_task_result:
             self._fetch_result(timeout, cancel)
         elif outcome is None:
             self.refresh(timeout=DEFAULT if timeout is None else timeout)  # a notice without the result
@@ -292,7 +302,7 @@ class Task:
     def _fetch_result(self, timeout: float | None, cancel: Any = None) -> None:
         """``tasks/result`` (legacy): blocks until the end; the server asks for input meanwhile."""
         try:
-            result = self._client._call("tasks/result", {"taskId": self.task_id}, timeout, cancel=cancel)
+            result = self._session.call("tasks/result", {"taskId": self.task_id}, timeout=timeout, cancel=cancel)
         except RPCError as exc:
             self._finish(exc)
             return
@@ -300,7 +310,7 @@ class Task:
 
     def _provide_input(self, timeout: float | None, cancel: Any) -> bool:
         """Serve an ``input_required`` task; return whether anything was done."""
-        if self._era == LEGACY:
+        if self._era.blocking_task_result:
             # The server sends its requests while tasks/result is pending (spec: "SHOULD
             # preemptively call tasks/result"); our handlers answer them as any server request.
             self._fetch_result(timeout, cancel)
@@ -312,9 +322,12 @@ class Task:
             fresh = {key: value for key, value in requests.items() if key not in self._answered}
             if not fresh:
                 return False  # already answered; the server has not caught up yet
-            responses = self._client._answer_task_inputs(self.task_id, fresh, cancel)
+            responses = self._session.handlers.answer_inputs(
+                fresh, cancel, f"task {self.task_id!r}",
+                "; the task stays input_required (cancel() it, or install a handler)",
+            )
             update = {"taskId": self.task_id, "inputResponses": responses}
-            self._client._call("tasks/update", update, DEFAULT if timeout is None else timeout)
+            self._session.call("tasks/update", update, timeout=self._timeouts.resolve(DEFAULT if timeout is None else timeout))
             self._answered.update(fresh)
         return True
 
@@ -340,9 +353,3 @@ def _clamp(seconds: float) -> float:
     return min(max(seconds, MIN_POLL_INTERVAL), MAX_POLL_INTERVAL)
 
 
-def _left(deadline: float | None) -> float | None:
-    return None if deadline is None else max(0.0, deadline - time.monotonic())
-
-
-def _is_set(cancel: CancelToken | threading.Event) -> bool:
-    return cancel.cancelled if isinstance(cancel, CancelToken) else cancel.is_set()

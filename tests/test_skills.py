@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import time
 
 import pytest
 
-from mcpclient import CapabilityError, Client, ProtocolError, Skill, SkillVerificationError
+from mcpclient import CapabilityError, Client, ProtocolError, RequestTimeout, Skill, SkillVerificationError
 from tests.doubles import LEGACY_INIT_RESULT, ScriptedServer, error
 
 EXT = "io.modelcontextprotocol/skills"
@@ -91,6 +92,22 @@ def test_listing_follows_pages(transport):
         skills = client.list_skills()
     assert [s.uri for s in skills] == [SKILL_URI, "skill://acme/pdf-processing/SKILL.md"]
     assert skills[1].dynamic and skills[1].files is None
+    server.stop()
+
+
+def test_listing_shares_one_timeout_across_all_pages(transport):
+    # Each page comes quickly enough on its own; together they take far longer than the timeout.
+    def slow_page(params, message):
+        time.sleep(0.15)
+        page = int(params.get("cursor") or 0)
+        return {"skills": [], "nextCursor": str(page + 1)} if page < 20 else {"skills": []}
+
+    server = skills_server(transport, handlers={"skills/list": slow_page})
+    with Client(transport, timeout=5) as client:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.list_skills(timeout=0.5)
+        assert time.monotonic() - started < 2
     server.stop()
 
 

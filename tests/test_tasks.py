@@ -203,6 +203,17 @@ def test_list_tasks_follows_pages_and_needs_tasks_list(transport):
     server.stop()
 
 
+def test_list_tasks_stops_a_server_that_paginates_without_end(transport, monkeypatch):
+    monkeypatch.setattr("mcpclient._pages.MAX_PAGES", 5)
+    endless = {"tasks/list": lambda p, m: {"tasks": [], "nextCursor": str(int(p.get("cursor") or 0) + 1)}}
+    server = legacy_server(transport, endless)
+    with Client(transport, timeout=5) as client:
+        with pytest.raises(ProtocolError, match="past 5 pages"):
+            client.list_tasks()
+    assert len(sent(server, "tasks/list")) == 5
+    server.stop()
+
+
 def test_list_tasks_without_the_capability_sends_nothing(transport):
     server = legacy_server(transport, {}, tasks_caps={"requests": {"tools": {"call": {}}}})
     with Client(transport, timeout=5) as client:

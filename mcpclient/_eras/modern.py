@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from .. import types as t
-from .._exceptions import ProtocolError, RPCError
+from .._exceptions import CapabilityError, ProtocolError, RPCError
 from .._wire import structure, unstructure
-from .legacy import HandshakeResult
+from .base import Era, HandshakeResult, Wire
 
 __all__ = [
     "MODERN_VERSIONS",
     "INPUT_REQUIRED_METHODS",
     "MODERN_ERROR_CODES",
+    "ModernEra",
     "request_meta",
     "read_discover_result",
     "supported_from_error",
@@ -92,3 +93,75 @@ def pick_version(supported: list[str]) -> str | None:
         if version in supported:
             return version
     return None
+
+
+class ModernEra(Era):
+    """The 2026-07-28 era: no handshake state, so every request says who the client is.
+
+    The client's capabilities are read afresh for each request (a handler set late is
+    declared with the next one), and the log level chosen with ``set_log_level`` travels in
+    every request's ``_meta``.
+    """
+
+    name = "modern"
+    blocking_task_result = False
+
+    def __init__(
+        self, version: str, client_info: t.Implementation, capabilities: Callable[[], dict[str, Any]]
+    ) -> None:
+        self._version = version
+        self._client_info = client_info
+        self._capabilities = capabilities
+        self.log_level: str | None = None
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def decorate(self, params: dict[str, Any]) -> dict[str, Any]:
+        meta = dict(params.get("_meta") or {})
+        meta.update(request_meta(self._version, self._client_info, self._capabilities(), self.log_level))
+        return {**params, "_meta": meta}
+
+    def ping(self, wire: Wire, timeout: float | None) -> None:
+        wire.call("server/discover", None, timeout=timeout)  # the era has no ping
+
+    def set_log_level(self, wire: Wire, level: str, timeout: float | None) -> None:
+        self.log_level = level  # no request: the level goes with every later one
+
+    def subscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+        pass  # the subscription is a field of the listen filter
+
+    def unsubscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+        pass
+
+    def listen_filter(
+        self, capabilities: dict[str, Any], wants_lists: bool, subscribed: set[str]
+    ) -> dict[str, Any] | None:
+        return {
+            "toolsListChanged": wants_lists and "tools" in capabilities,
+            "promptsListChanged": wants_lists and "prompts" in capabilities,
+            "resourcesListChanged": wants_lists and "resources" in capabilities,
+            "resourceSubscriptions": sorted(subscribed),
+        }
+
+    def roots_changed(self, wire: Wire, timeout: float | None) -> None:
+        pass  # the server asks roots/list when it needs them; there is no notice to send
+
+    def handler_set_late(self, what: str) -> None:
+        pass  # declared with the next request
+
+    def require_tasks(self, capabilities: dict[str, Any], action: str) -> None:
+        if action == "list":
+            raise CapabilityError("tasks.list", "tasks/list")  # the extension has no tasks/list
+        if action == "cancel":
+            return  # any task the server made may be cancelled
+        extensions = capabilities.get("extensions")
+        if not (isinstance(extensions, dict) and TASKS_EXTENSION in extensions):
+            raise CapabilityError(f"extensions.{TASKS_EXTENSION}", "tools/call" if action == "start" else "tasks/get")
+
+    def task_params(self, params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
+        return params  # the server alone decides; the extension has no ttl field
+
+    def task_state(self, result: dict[str, Any]) -> dict[str, Any] | None:
+        return result if result.get("resultType") == "task" else None

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import threading
-from typing import Callable
+from typing import Callable, Union
 
 from .._exceptions import RequestCancelled
 
-__all__ = ["CancelToken"]
+__all__ = ["Cancel", "CancelToken", "is_cancelled", "linked_token"]
 
 
 class CancelToken:
@@ -73,3 +73,27 @@ class CancelToken:
     def __repr__(self) -> str:
         state = f"cancelled ({self.reason})" if self.cancelled else "active"
         return f"<CancelToken {state}>"
+
+
+#: What a caller may pass as ``cancel=``: a ``CancelToken`` or a plain ``threading.Event``.
+Cancel = Union[CancelToken, threading.Event]
+
+
+def is_cancelled(cancel: Cancel | None) -> bool:
+    """Whether ``cancel`` (a token, an event, or nothing) has been set."""
+    if cancel is None:
+        return False
+    return cancel.cancelled if isinstance(cancel, CancelToken) else cancel.is_set()
+
+
+def linked_token(cancel: Cancel | None) -> CancelToken:
+    """A fresh token for a handler, cancelled (with the same reason) when ``cancel`` is.
+
+    Handlers answering a server's input requests receive their own token, so that a handler
+    cancelling it never cancels the caller's call; a caller's ``CancelToken`` still reaches
+    them. (A plain ``Event`` has no callbacks: the handler is not told of it.)
+    """
+    token = CancelToken()
+    if isinstance(cancel, CancelToken):
+        cancel.add_callback(lambda: token.cancel(cancel.reason or "cancelled"))
+    return token

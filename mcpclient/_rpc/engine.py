@@ -29,7 +29,7 @@ from .._exceptions import (
     TransportError,
 )
 from ..transports.base import Transport
-from .cancel import CancelToken
+from .cancel import CancelToken, is_cancelled
 from .pool import DispatchPool
 
 __all__ = ["Engine"]
@@ -324,7 +324,7 @@ class Engine:
                 woke = slot.event.wait(wait)
                 if slot.reply is not None or slot.error is not None:
                     break
-                if cancel is not None and _is_cancelled(cancel):
+                if is_cancelled(cancel):
                     self._send_cancelled(request_id, "cancelled by the caller")
                     raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method)
                 if woke:  # a spurious wake-up: re-arm, then look once more
@@ -678,10 +678,6 @@ def _wait_for_progress(slot: _Slot) -> None:
     assert slot.progress_idle is not None
     with slot.progress_idle:
         slot.progress_idle.wait_for(lambda: slot.progress_queued == 0, PROGRESS_DRAIN_TIMEOUT)
-
-
-def _is_cancelled(cancel: CancelToken | threading.Event) -> bool:
-    return cancel.cancelled if isinstance(cancel, CancelToken) else cancel.is_set()
 
 
 def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:
