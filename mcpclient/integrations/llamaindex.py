@@ -32,12 +32,12 @@ if TYPE_CHECKING:
 __all__ = ["tools"]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _metadata_class() -> type[ToolMetadata]:
     from llama_index.core.tools import ToolMetadata
 
     @dataclass
-    class JSONSchemaToolMetadata(ToolMetadata):
+    class JSONSchemaToolMetadata(ToolMetadata):  # type: ignore[misc]
         """``ToolMetadata`` whose parameters are a JSON Schema rather than a pydantic model."""
 
         json_schema: dict[str, Any] = field(default_factory=dict)
@@ -71,7 +71,7 @@ def _tool(bound: Bound) -> FunctionTool:
         return await asyncio.to_thread(_run, bound, arguments)
 
     metadata = _metadata_class()(name=bound.name, description=bound.description, fn_schema=None,
-                                 json_schema=bound.schema)  # type: ignore[call-arg]
+                                 json_schema=bound.schema)
     return FunctionTool(fn=run, async_fn=arun, metadata=metadata)
 
 

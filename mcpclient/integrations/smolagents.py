@@ -56,7 +56,7 @@ def inputs(schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     return result
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _tool_class() -> type[Tool]:
     from smolagents import Tool
 
