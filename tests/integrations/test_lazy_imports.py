@@ -8,7 +8,7 @@ import sys
 
 from tests.conftest import ROOT
 
-MODULES = ["langchain", "llamaindex", "smolagents", "haystack", "pydantic_ai", "openai_agents"]
+MODULES = ["langchain", "llamaindex", "smolagents", "haystack", "pydantic_ai", "openai_agents", "sampling"]
 FRAMEWORKS = ["langchain_core", "langchain", "llama_index", "smolagents", "haystack", "pydantic_ai", "agents",
               "openai", "anthropic"]
 
