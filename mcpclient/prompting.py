@@ -63,7 +63,8 @@ class Prompter:
     """Asks a person through ``read(prompt) -> line`` and ``write(text)``.
 
     ``read`` raises ``EOFError`` at the end of input (taken as decline) and
-    ``KeyboardInterrupt`` when interrupted (taken as cancel). ``open_url`` opens a URL the person
+    ``KeyboardInterrupt`` when interrupted (taken as cancel); ``NotImplementedError`` (what
+    ``input()`` raises in a Jupyter kernel whose front end allows no input) declines too. ``open_url`` opens a URL the person
     asked to open (default ``webbrowser.open``). The defaults are ``input()`` and ``print()``.
     """
 
@@ -118,6 +119,9 @@ class Prompter:
         except KeyboardInterrupt:
             self._write("")
             raise _Stop("cancel") from None
+        except NotImplementedError:  # a kernel whose front end takes no input (nbconvert --execute)
+            self._write("(no one can answer here: declined)")
+            raise _Stop("decline") from None
         word = line.strip().lower()
         if word in ("!decline", "!d"):
             raise _Stop("decline")
