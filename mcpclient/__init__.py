@@ -60,7 +60,7 @@ from .types import (
 )
 
 if TYPE_CHECKING:
-    from . import config, llm
+    from . import config, llm, prompting
     from ._connect import connect
     from .auth import AuthorizationError, OAuth
     from .group import ClientGroup
@@ -77,6 +77,7 @@ _LAZY = {
     "ClientGroup": (".group", "ClientGroup"),
     "config": (".config", None),
     "llm": (".llm", None),
+    "prompting": (".prompting", None),
 }
 
 
@@ -150,5 +151,6 @@ __all__ = [
     "config",
     "connect",
     "llm",
+    "prompting",
     "tools",
 ]

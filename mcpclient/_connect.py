@@ -48,6 +48,7 @@ def connect(
     output_validation: str = "strict",
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
+    elicitation_modes: Sequence[str] = ("form",),
     notification_handler: Callable[[str, dict[str, Any]], None] | None = None,
     roots: Sequence[t.Root | str] | None = None,
 ) -> Client:
@@ -65,6 +66,7 @@ def connect(
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
     ``max_dispatch``, ``protocol``, ``cache`` and ``output_validation`` go to the ``Client``.
     Handlers
+    (``elicitation_modes``: what the elicitation handler takes, "form" and/or "url")
     and ``roots`` are installed before the handshake, so their capabilities are declared.
 
     Raises what ``Client.initialize`` raises; when the fallback fails too, the error of the
@@ -82,6 +84,7 @@ def connect(
             output_validation=output_validation,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
+            elicitation_modes=elicitation_modes,
             notification_handler=notification_handler,
             roots=roots,
         )

@@ -20,7 +20,10 @@ CLIENT_OPTIONS: tuple[str, ...] = tuple(
     name for name in inspect.signature(Client.__init__).parameters if name not in ("self", "transport")
 )
 #: What is installed on the client before the handshake, so its capabilities are declared.
-HANDLER_OPTIONS: tuple[str, ...] = ("sampling_handler", "elicitation_handler", "notification_handler", "roots")
+#: ``elicitation_modes`` are the modes the elicitation handler takes (default: form only).
+HANDLER_OPTIONS: tuple[str, ...] = (
+    "sampling_handler", "elicitation_handler", "elicitation_modes", "notification_handler", "roots",
+)
 #: Everything ``make_client`` takes.
 FACTORY_OPTIONS: frozenset[str] = frozenset(CLIENT_OPTIONS + HANDLER_OPTIONS)
 
@@ -42,7 +45,8 @@ def make_client(transport: Transport, **options: Any) -> Client:
     if options.get("sampling_handler") is not None:
         client.set_sampling_handler(options["sampling_handler"])
     if options.get("elicitation_handler") is not None:
-        client.set_elicitation_handler(options["elicitation_handler"])
+        client.set_elicitation_handler(options["elicitation_handler"],
+                                       modes=options.get("elicitation_modes") or ("form",))
     if options.get("notification_handler") is not None:
         client.set_notification_handler(options["notification_handler"])
     if options.get("roots") is not None:

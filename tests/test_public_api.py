@@ -23,6 +23,8 @@ EXPECTED = {
     "Task", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
     # OAuth for remote servers (issue #6).
     "AuthorizationError", "OAuth",
+    # A person answers elicitation and sampling at a prompt (issue #13).
+    "prompting",
 }
 
 

@@ -23,6 +23,7 @@ from .._open import open_target
 from .._session import PROTOCOLS
 from ..types import CompletionRef
 from . import _format as fmt
+from ._ask import CtrlC, TerminalIO, interactive, terminal_prompter
 from ._args import UsageError, parse_arguments, parse_json_object, resolve_target, split_command
 from ._progress import Progress, supports_progress
 
@@ -90,6 +91,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         "handshake) or 2026-07-28")
     parser.add_argument("-v", "--verbose", action="store_true", default=s,
                         help="show the server's stderr and debug logs")
+    parser.add_argument("--no-input", action="store_true", default=s,
+                        help="never ask: decline the server's elicitations and sampling requests "
+                        "(the default without a terminal)")
     parser.add_argument("--trust-project", action="store_true", default=s,
                         help="expand ${VAR} in the current directory's config files from your environment")
 
@@ -170,6 +174,13 @@ class _Run:
         self.as_json = getattr(args, "output", "text") == "json"
         self.protocol: str | None = getattr(args, "protocol", None)
         self.words: list[str] = list(args.words)
+        #: The person at the terminal, when there is one to ask (see _ask.py).
+        self.terminal: TerminalIO | None = None
+        self._handlers: dict[str, Any] = {}
+        if interactive(getattr(args, "no_input", False), sys.stdin, err):
+            prompter, self.terminal = terminal_prompter(sys.stdin, err)
+            self._handlers = {"elicitation_handler": prompter.elicit, "elicitation_modes": ("form", "url"),
+                              "sampling_handler": prompter.sample}
 
     def take_target(self, first_word_is_target: bool) -> Any:
         """The target: the ``--`` command, else the first word if it names one, else the
@@ -184,7 +195,7 @@ class _Run:
         headers = dict(_pairs(getattr(self.args, "header", []) or [], ":", "--header"))
         stderr: Any = self.err if self.verbose else None
         options: dict[str, Any] = {"env": env or None, "headers": headers or None, "timeout": self.timeout,
-                                   "call_timeout": self.timeout}
+                                   "call_timeout": self.timeout, **self._handlers}
         if self.protocol is not None:
             options["protocol"] = self.protocol
         if not isinstance(target, str):
@@ -225,7 +236,10 @@ def _run_command(run: _Run) -> int:
     if name in ("read", "call", "prompt") and not run.words:
         raise UsageError(f"{name} needs a {'URI' if name == 'read' else 'name'}")
     with run.open(target) as client:
-        return _COMMANDS[name](run, client)
+        if run.terminal is None:
+            return _COMMANDS[name](run, client)
+        with CtrlC(run.terminal):
+            return _COMMANDS[name](run, client)
 
 
 def _has_target_word(run: _Run, command: str) -> bool:

@@ -1,0 +1,241 @@
+"""A person answers the server: elicitation forms, URL consent and sampling, typed at a prompt.
+
+    >>> import mcpclient.prompting
+    >>> client = mcpclient.connect(["python", "server.py"], protocol="legacy")  # doctest: +SKIP
+    >>> mcpclient.prompting.install(client)  # before initialize(): declares the capabilities
+
+``install`` (or ``client.set_elicitation_handler(mcpclient.prompting.elicit, modes=("form",
+"url"))`` and ``client.set_sampling_handler(mcpclient.prompting.sample)``) asks through
+``input()`` and ``print()``, looked up when each question is asked, so the same prompts work in
+a terminal and in a Jupyter notebook while a cell runs (the front end serves ``input()``).
+
+What the person types:
+
+* a form is asked field by field; Enter takes the default, or skips an optional field; a value
+  that does not fit the schema is refused with the reason and asked again;
+* ``!decline`` (or Ctrl-D, end of input) declines, ``!cancel`` (or Ctrl-C) cancels;
+* a URL is shown, never opened unless the person answers ``o``;
+* a sampling request is shown; the person types the reply sent back as the model's answer, or
+  declines (the server then gets the error the spec names for a refused sampling request).
+
+Questions are asked one at a time: handlers run on several threads, the person has one screen.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sys
+import threading
+import webbrowser
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from . import types as t
+from ._exceptions import RPCError
+from ._form_fields import Field, Invalid, clean
+
+__all__ = ["Prompter", "elicit", "install", "sample"]
+
+#: The spec's error code for a sampling request the user refused.
+USER_REJECTED = -1
+#: The model name reported for a reply a person typed.
+PERSON_MODEL = "person"
+HELP = "Enter takes the default or skips an optional field; !decline (or Ctrl-D) declines, !cancel (or Ctrl-C) cancels."
+
+
+class _Stop(Exception):
+    """The person ended the exchange: ``action`` is "decline" or "cancel"."""
+
+    def __init__(self, action: str) -> None:
+        super().__init__(action)
+        self.action = action
+
+
+def _input(prompt: str) -> str:
+    return builtins.input(prompt)
+
+
+def _print(text: str) -> None:
+    print(text, file=sys.stdout, flush=True)
+
+
+class Prompter:
+    """Asks a person through ``read(prompt) -> line`` and ``write(text)``.
+
+    ``read`` raises ``EOFError`` at the end of input (taken as decline) and
+    ``KeyboardInterrupt`` when interrupted (taken as cancel); ``NotImplementedError`` (what
+    ``input()`` raises in a Jupyter kernel whose front end allows no input) declines too. ``open_url`` opens a URL the person
+    asked to open (default ``webbrowser.open``). The defaults are ``input()`` and ``print()``.
+    """
+
+    def __init__(
+        self,
+        read: Callable[[str], str] | None = None,
+        write: Callable[[str], None] | None = None,
+        *,
+        open_url: Callable[[str], Any] | None = None,
+    ) -> None:
+        self._read = read or _input
+        self._write = write or _print
+        self._open_url = open_url or webbrowser.open
+        self._turn = threading.Lock()
+
+    # -- the handlers ----------------------------------------------------------------------
+
+    def elicit(self, request: t.ElicitationRequest) -> t.ElicitationResult:
+        """An elicitation handler: the person fills the form, or consents to the URL."""
+        with self._turn:
+            try:
+                if request.mode == "url":
+                    return self._url(request)
+                return self._form(request)
+            except _Stop as stop:
+                self._write(f"({stop.action}d)" if stop.action == "decline" else "(cancelled)")
+                return t.ElicitationResult(action="decline" if stop.action == "decline" else "cancel")
+
+    def sample(self, request: t.CreateMessageRequest) -> t.CreateMessageResult:
+        """A sampling handler: the person reads the request and types the reply, or declines."""
+        with self._turn:
+            try:
+                return self._sample(request)
+            except _Stop as stop:
+                self._write("(declined)" if stop.action == "decline" else "(cancelled)")
+                raise RPCError(USER_REJECTED, f"the user {stop.action}d the sampling request") from None
+
+    def install(self, client: Any) -> None:
+        """Answer ``client``'s elicitations (form and URL) and sampling requests by asking."""
+        client.set_elicitation_handler(self.elicit, modes=("form", "url"))
+        client.set_sampling_handler(self.sample)
+
+    # -- asking ----------------------------------------------------------------------------
+
+    def ask(self, prompt: str) -> str:
+        """One line from the person; the ``!`` commands, end of input and interrupts end it."""
+        try:
+            line = self._read(prompt)
+        except EOFError:
+            self._write("")
+            raise _Stop("decline") from None
+        except KeyboardInterrupt:
+            self._write("")
+            raise _Stop("cancel") from None
+        except NotImplementedError:  # a kernel whose front end takes no input (nbconvert --execute)
+            self._write("(no one can answer here: declined)")
+            raise _Stop("decline") from None
+        word = line.strip().lower()
+        if word in ("!decline", "!d"):
+            raise _Stop("decline")
+        if word in ("!cancel", "!c"):
+            raise _Stop("cancel")
+        return line
+
+    def _form(self, request: t.ElicitationRequest) -> t.ElicitationResult:
+        schema = request.requested_schema or {}
+        properties: dict[str, Any] = schema["properties"] if isinstance(schema.get("properties"), dict) else {}
+        required: list[Any] = schema["required"] if isinstance(schema.get("required"), list) else []
+        fields = [Field(name, prop if isinstance(prop, dict) else {}, name in required)
+                  for name, prop in properties.items()]
+        self._write("")
+        self._write(f"The server asks: {clean(request.message)}")
+        self._write(HELP)
+        content: dict[str, Any] = {}
+        for field in fields:
+            self._write("")
+            for line in field.describe():
+                self._write(line)
+            while True:
+                text = self.ask(f"{clean(field.name, 80)}> ")
+                if not text.strip():
+                    if field.has_default:
+                        content[field.name] = field.prop["default"]
+                        break
+                    if not field.required:
+                        break
+                    self._write("  this field is required (or type !decline / !cancel)")
+                    continue
+                try:
+                    content[field.name] = field.parse(text)
+                    break
+                except Invalid as exc:
+                    self._write(f"  invalid: {exc}; try again")
+        self._write("")
+        self._write("Your answer:")
+        for field in fields:
+            if field.name in content:
+                self._write(f"  {field.title}: {field.show(content[field.name])}")
+        if not content:
+            self._write("  (nothing)")
+        while True:
+            answer = self.ask("Send it? [Y/n] ").strip().lower()
+            if answer in ("", "y", "yes"):
+                return t.ElicitationResult(action="accept", content=content)
+            if answer in ("n", "no"):
+                raise _Stop("decline")
+
+    def _url(self, request: t.ElicitationRequest) -> t.ElicitationResult:
+        url = request.url or ""
+        parts = urlsplit(url)
+        openable = parts.scheme in ("http", "https") and bool(parts.netloc)
+        self._write("")
+        self._write(f"The server asks you to open a link: {clean(request.message)}")
+        self._write(f"  {clean(url, 4000)}")
+        if parts.netloc:
+            self._write(f"  (it goes to {clean(parts.hostname or parts.netloc, 300)})")
+        choices = "o = open it in your browser, y = I will open it myself, n = no" if openable \
+            else "y = I will open it myself, n = no (only http and https links are opened for you)"
+        self._write(f"  {choices}; !cancel cancels")
+        while True:
+            answer = self.ask("Open the link? [o/y/n] " if openable else "Go to the link? [y/n] ").strip().lower()
+            if answer in ("o", "open") and openable:
+                self._open_url(url)
+                return t.ElicitationResult(action="accept")
+            if answer in ("y", "yes"):
+                return t.ElicitationResult(action="accept")
+            if answer in ("n", "no"):
+                raise _Stop("decline")
+
+    def _sample(self, request: t.CreateMessageRequest) -> t.CreateMessageResult:
+        self._write("")
+        self._write("The server asks for an LLM reply (sampling). No model is set up: you answer.")
+        if request.system_prompt:
+            self._write(f"  system: {clean(request.system_prompt)}")
+        for message in request.messages:
+            self._write(f"  {clean(message.role, 20)}: {_content_text(message.content)}")
+        if request.max_tokens:
+            self._write(f"  (at most {request.max_tokens} tokens)")
+        self._write("Type the reply to send as the model's answer; !decline (or Ctrl-D) refuses.")
+        while True:
+            reply = self.ask("reply> ")
+            if reply.strip():
+                return t.CreateMessageResult.from_text(reply.strip(), model=PERSON_MODEL)
+
+
+def _content_text(content: Any) -> str:
+    """A sampling message's content as one line: its text, other parts in brackets."""
+    parts = content if isinstance(content, list) else [content]
+    out = []
+    for part in parts:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            out.append(clean(part.get("text", "")))
+        else:
+            out.append(f"[{clean(kind or 'unknown', 40)} content]")
+    return " ".join(out)
+
+
+_DEFAULT = Prompter()
+
+
+def elicit(request: t.ElicitationRequest) -> t.ElicitationResult:
+    """Elicitation handler asking through ``input()``/``print()`` (form and URL mode)."""
+    return _DEFAULT.elicit(request)
+
+
+def sample(request: t.CreateMessageRequest) -> t.CreateMessageResult:
+    """Sampling handler asking through ``input()``/``print()``: the person is the model."""
+    return _DEFAULT.sample(request)
+
+
+def install(client: Any) -> None:
+    """Let a person answer ``client``'s elicitations and sampling requests (before initialize)."""
+    _DEFAULT.install(client)
