@@ -23,6 +23,8 @@ EXPECTED = {
     "Task", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
     # OAuth for remote servers (issue #6).
     "AuthorizationError", "OAuth",
+    # One client per process for web apps and task queues (issue #17).
+    "SharedClient", "SharedGroup",
 }
 
 
