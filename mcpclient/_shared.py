@@ -142,6 +142,11 @@ class SharedClient:
         return self._holder.opened
 
     @property
+    def is_open(self) -> bool:
+        """Whether this process has an open client now (never opens one)."""
+        return self._holder.current() is not None
+
+    @property
     def last_error(self) -> str | None:
         """The last error that made or kept the client unusable ("Type: first line")."""
         return self._holder.last_error
