@@ -86,3 +86,17 @@ def test_killing_a_workers_server_mid_load_fails_few_requests_and_the_worker_rec
                    if pid in {body["worker"] for _, body in answers if body.get("worker")})
         servers = {replacement} | {s for pid in server.workers(WORKERS) for s in mcp_servers(pid)}
     assert not [pid for pid in servers if alive(pid)]
+
+
+def test_a_reload_hup_replaces_the_workers_and_their_servers():
+    with Gunicorn("flask_app:app", *options("gthread", "4", True), env={"MCP_WARM": "1"}) as server:
+        load(server.port, [f"/add?a={i}&b=1" for i in range(40)])
+        before = server.workers(WORKERS)
+        old_servers = {s for pid in before for s in mcp_servers(pid)}
+        assert old_servers
+        server.proc.send_signal(signal.SIGHUP)  # gunicorn's reload: new workers, old ones stop
+        wait_for(lambda: server.workers(WORKERS) and not (server.workers(WORKERS) & before), timeout=20)
+        wait_for(lambda: not [pid for pid in old_servers if alive(pid)], timeout=10)
+        answers = load(server.port, [f"/add?a={i}&b=1" for i in range(40)])
+        assert [body["sum"] for _, body in answers] == [str(i + 1) for i in range(40)]
+        assert {body["worker"] for _, body in answers}.isdisjoint(before)

@@ -157,10 +157,12 @@ def test_fork_before_use_the_parent_opens_its_own_later(shared):
 
 def test_a_lock_held_at_fork_time_does_not_hang_the_child():
     release, entered = threading.Event(), threading.Event()
+    parent = os.getpid()
 
     def slow_open() -> Client:
-        entered.set()
-        release.wait(5)
+        if os.getpid() == parent:  # only the parent's open hangs
+            entered.set()
+            release.wait(5)
         return mcpclient.connect(DEMO_SERVER, timeout=10)
 
     mcp = SharedClient(slow_open, lock_timeout=3)
