@@ -13,13 +13,14 @@ from mcpclient import SharedClient
 from mcpclient.contrib.celery import connect_worker_signals
 
 FOLDER = Path(os.environ["MCP_CELERY_DIR"])
-for sub in ("queue", "processed", "results"):
+for sub in ("queue", "processed", "results", "control"):
     (FOLDER / sub).mkdir(parents=True, exist_ok=True)
 
 app = Celery("mcp_tests", broker="filesystem://", backend=f"file://{FOLDER / 'results'}")
 app.conf.update(
     broker_transport_options={"data_folder_in": str(FOLDER / "queue"), "data_folder_out": str(FOLDER / "queue"),
-                              "processed_folder": str(FOLDER / "processed"), "polling_interval": 0.05},
+                              "processed_folder": str(FOLDER / "processed"),
+                              "control_folder": str(FOLDER / "control"), "polling_interval": 0.05},
     worker_hijack_root_logger=False,
     broker_connection_retry_on_startup=True,
 )
