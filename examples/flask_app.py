@@ -1,65 +1,36 @@
-"""A Flask app that calls an MCP tool per request, with one client shared by every thread.
+"""A Flask app that calls an MCP tool per request, with one client per process.
 
-Run it with ``flask --app examples/flask_app.py run --with-threads`` and open
-http://127.0.0.1:5000/add?a=2&b=40. A ``Client`` is safe to share between threads, so the
-app opens one, on the first request (after any fork: gunicorn workers each get their own),
-and closes it at exit. If the server dies, the next request starts a new one.
+Run it with ``flask --app examples/flask_app.py run --with-threads`` (or
+``gunicorn --preload -w 2 --threads 4 examples.flask_app:app``) and open
+http://127.0.0.1:5000/add?a=2&b=40. The ``MCP`` extension keeps a ``SharedClient``: each
+process opens its own server on first use (gunicorn workers included, even with ``--preload``
+and a warmed master), a server that died is replaced on the next request, and the client is
+closed at exit. http://127.0.0.1:5000/healthz/mcp pings the server.
 """
 
 from __future__ import annotations
 
-import atexit
+import os
 import sys
-import threading
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from flask import Flask, jsonify, request
 
-from mcpclient import Client, ConnectionClosed, MCPError, connect
+from mcpclient import MCPError
+from mcpclient.contrib.flask import MCP
 
 DEMO_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "servers" / "demo_server.py")]
 
-
-class SharedClient:
-    """One MCP client for the whole process: opened on first use, reopened if the server died."""
-
-    def __init__(self, open_client: Callable[[], Client]) -> None:
-        self._open_client = open_client
-        self._client: Client | None = None
-        self._lock = threading.Lock()
-        self.opened = 0
-
-    def get(self) -> Client:
-        with self._lock:
-            if self._client is None:
-                self._client = self._open_client()
-                self.opened += 1
-            return self._client
-
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        client = self.get()
-        try:
-            return client.call_tool(name, arguments)
-        except ConnectionClosed:
-            with self._lock:
-                if self._client is client:
-                    self._client = None  # the next request starts a fresh server
-            client.close()
-            raise
-
-    def close(self) -> None:
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None:
-            client.close()
+mcp = MCP()
 
 
 def create_app(command: list[str] | None = None) -> Flask:
     app = Flask(__name__)
-    mcp = SharedClient(lambda: connect(command or DEMO_SERVER, timeout=10))
-    app.extensions["mcp"] = mcp
-    atexit.register(mcp.close)
+    app.config["MCPCLIENT_TARGET"] = command or DEMO_SERVER
+    app.config["MCPCLIENT_OPTIONS"] = {"timeout": 10}
+    app.config["MCPCLIENT_HEALTH_URL"] = "/healthz/mcp"
+    mcp.init_app(app)
 
     @app.get("/add")
     def add() -> Any:
@@ -67,12 +38,12 @@ def create_app(command: list[str] | None = None) -> Flask:
         b = request.args.get("b", type=float)
         if a is None or b is None:
             return jsonify(error="give numbers a and b"), 400
-        result = mcp.call_tool("add", {"a": a, "b": b})
-        return jsonify(sum=result.text, is_error=result.is_error)
+        result = mcp.client.call_tool("add", {"a": a, "b": b})
+        return jsonify(sum=result.text, is_error=result.is_error, worker=os.getpid())
 
     @app.get("/shout/<text>")
     def shout(text: str) -> Any:
-        return jsonify(text=mcp.call_tool("shout", {"text": text}).text)
+        return jsonify(text=mcp.client.call_tool("shout", {"text": text}).text)
 
     @app.errorhandler(MCPError)
     def mcp_failed(error: MCPError) -> Any:
@@ -81,4 +52,6 @@ def create_app(command: list[str] | None = None) -> Flask:
     return app
 
 
-app = create_app()
+app = create_app(os.environ["MCP_SERVER"].split() if os.environ.get("MCP_SERVER") else None)
+if os.environ.get("MCP_WARM"):  # what --preload users do: open at import, in the master
+    MCP.for_app(app).initialize()

@@ -33,6 +33,7 @@ from ._exceptions import (
     URLElicitationRequired,
 )
 from ._rpc.cancel import CancelToken
+from ._shared import SharedClient
 from ._skills import Skill, SkillFile
 from ._task import Task
 from .ai import tools
@@ -64,6 +65,7 @@ if TYPE_CHECKING:
     from ._connect import connect
     from .auth import AuthorizationError, OAuth
     from .group import ClientGroup
+    from ._shared_group import SharedGroup
     from .transports import SSETransport, StreamableHTTPTransport
 
 # What needs the HTTP stack (requests) is imported on first use, so that a script that only
@@ -75,6 +77,7 @@ _LAZY = {
     "OAuth": (".auth", "OAuth"),
     "AuthorizationError": (".auth", "AuthorizationError"),
     "ClientGroup": (".group", "ClientGroup"),
+    "SharedGroup": ("._shared_group", "SharedGroup"),
     "config": (".config", None),
     "llm": (".llm", None),
     "prompting": (".prompting", None),
@@ -132,6 +135,8 @@ __all__ = [
     "Root",
     "SSETransport",
     "SamplingMessage",
+    "SharedClient",
+    "SharedGroup",
     "Skill",
     "SkillFile",
     "SkillVerificationError",

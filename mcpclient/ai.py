@@ -11,10 +11,9 @@ from ._exceptions import ToolError
 from ._timeouts import DEFAULT
 
 if TYPE_CHECKING:
-    from ._client import Client
-    from .types import ToolResult
+    from .types import ToolDef, ToolResult
 
-__all__ = ["Tool", "ToolCaller", "tools"]
+__all__ = ["Tool", "ToolCaller", "ToolSource", "tools"]
 
 
 class ToolCaller(Protocol):
@@ -22,6 +21,13 @@ class ToolCaller(Protocol):
 
     def call_tool(self, name: str, arguments: Mapping[str, Any] | None = ..., *, timeout: Any = ...) -> ToolResult:
         """Run the tool ``name`` and return its result."""
+
+
+class ToolSource(ToolCaller, Protocol):
+    """What ``tools()`` takes: a ``Client``, a ``SharedClient`` or a ``SharedGroup``."""
+
+    def list_tools(self, *, timeout: Any = ...) -> list[ToolDef]:
+        """Every tool, as the server describes it."""
 
 
 @frozen(kw_only=True)
@@ -54,7 +60,7 @@ class Tool:
         return result.text
 
 
-def tools(client: Client, *, timeout: Any = DEFAULT) -> list[Tool]:
+def tools(client: ToolSource, *, timeout: Any = DEFAULT) -> list[Tool]:
     """List the client's tools as ``Tool`` objects (schemas passed through, never re-derived)."""
     kwargs = {} if timeout is DEFAULT else {"timeout": timeout}
     return [

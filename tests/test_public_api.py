@@ -25,6 +25,8 @@ EXPECTED = {
     "AuthorizationError", "OAuth",
     # A person answers elicitation and sampling at a prompt (issue #13).
     "prompting",
+    # One client per process for web apps and task queues (issue #17).
+    "SharedClient", "SharedGroup",
 }
 
 

@@ -52,7 +52,7 @@ def test_flask_requests_from_many_threads_share_one_client():
     pytest.importorskip("flask")
     example = load("flask_app")
     app = example.create_app()
-    mcp = app.extensions["mcp"]
+    mcp = example.MCP.for_app(app)
     try:
         def get(i: int):
             response = app.test_client().get(f"/add?a={i}&b=1")
@@ -65,9 +65,11 @@ def test_flask_requests_from_many_threads_share_one_client():
         assert mcp.opened == 1
         assert app.test_client().get("/shout/hi").get_json() == {"text": "HI"}
         assert app.test_client().get("/add?a=x").status_code == 400
+        health = app.test_client().get("/healthz/mcp")
+        assert health.status_code == 200 and health.get_json()["ok"] is True
     finally:
         mcp.close()
-        example.app.extensions["mcp"].close()
+        example.MCP.for_app(example.app).close()
 
 
 def test_flask_maps_mcp_errors_to_502():
@@ -76,6 +78,8 @@ def test_flask_maps_mcp_errors_to_502():
     app = example.create_app(["/nonexistent/mcp-server"])
     response = app.test_client().get("/add?a=1&b=2")
     assert response.status_code == 502 and "cannot start" in response.get_json()["error"]
+    health = app.test_client().get("/healthz/mcp")
+    assert health.status_code == 503 and health.get_json()["last_error"].startswith("TransportError")
 
 
 def test_django_view_serves_concurrent_requests_with_one_client():
@@ -92,7 +96,8 @@ def test_django_view_serves_concurrent_requests_with_one_client():
             results = list(pool.map(get, range(24)))
         assert all(status == 200 for status, _ in results)
         assert [float(body["sum"]) for _, body in results] == [float(i + 2) for i in range(24)]
-        assert example.mcp.opened == 1
+        assert example.get_client().opened == 1
         assert DjangoClient().get("/add", {"a": "x"}).status_code == 400
+        assert DjangoClient().get("/healthz/mcp").json()["ok"] is True
     finally:
-        example.mcp.close()
+        example.get_client().close()

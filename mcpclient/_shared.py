@@ -1,0 +1,418 @@
+"""``SharedClient``: one client per process for web apps and task queues.
+
+    >>> mcp = SharedClient(["python", "server.py"], timeout=10)     # at import time
+    >>> mcp.call_tool("add", {"a": 1, "b": 2}).text                 # in any thread, any worker
+
+Every ``Client`` call is mirrored by an explicit method here (a test compares the two classes,
+so a new ``Client`` method cannot be forgotten). Each gets this process's client (opening it on
+first use, after a fork, after the server died, after ``close()``) and runs the call on it.
+
+What a dead server (``ConnectionClosed``) means is chosen per shared client: ``retry="fail"``
+(default) fails that call and the next call opens a new server; ``retry="safe"`` also retries
+once, on a new server, the requests that change nothing (pings, lists, reads, prompt gets,
+completions, and tools whose annotations say ``readOnlyHint`` or ``idempotentHint``). A tool
+call is never sent twice unless its server said that is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, Union
+
+from . import types as t
+from ._client import Client
+from ._exceptions import ConnectionClosed, MCPError
+from ._holder import ProcessLocal
+from ._rpc.cancel import CancelToken
+from ._rpc.engine import ProgressCallback
+from ._timeouts import DEFAULT
+from .transports.stdio import StdioTransport
+
+if TYPE_CHECKING:
+    from ._skills import Skill
+    from ._task import Task
+    from .config import ServerConfig
+
+__all__ = ["RETRY_MODES", "SharedClient", "release_inherited", "safe_tool", "server_of"]
+
+R = TypeVar("R")
+
+#: What ``SharedClient(target)`` takes: an http(s) URL, a command, a config entry, or a
+#: function returning an initialized ``Client`` (for anything else, ``FakeServer`` included).
+SharedTarget = Union[str, Sequence[str], "ServerConfig", Callable[[], Client]]
+
+RETRY_MODES = ("fail", "safe")
+#: How long a thread waits for another thread's open beyond the open's own timeout, in seconds.
+LOCK_MARGIN = 5.0
+
+
+class SharedClient:
+    """A process-aware ``Client`` for web apps and task queues; create it once, at import.
+
+    ``target`` is what ``mcpclient.connect`` takes (a URL or a command), a
+    ``config.ServerConfig``, or a function returning an initialized ``Client``. Other keyword
+    arguments go to ``connect`` (``timeout`` bounds the handshake and every call). Nothing is
+    started until the first call; each process (each gunicorn worker, each Celery pool process)
+    opens its own client, and only one thread at a time opens it: the others wait up to
+    ``lock_timeout`` seconds (default: the client timeout plus a margin).
+
+    ``retry`` says what a dead server means: "fail" (default) fails the call, and the next one
+    opens a new server; "safe" also retries once the requests that change nothing.
+
+    Closed at interpreter exit, and by ``close()`` (after which the next call opens again).
+    Handlers, roots, log level and subscriptions set on it are applied to every client it
+    opens (handlers given as keyword arguments are declared at the handshake; set later, they
+    take effect like ``Client``'s late setters).
+    """
+
+    def __init__(
+        self,
+        target: SharedTarget,
+        *,
+        retry: str = "fail",
+        lock_timeout: float | None = None,
+        **options: Any,
+    ) -> None:
+        if retry not in RETRY_MODES:
+            raise ValueError(f"retry must be one of {', '.join(RETRY_MODES)}, got {retry!r}")
+        self.target = target
+        self.retry = retry
+        self._options = options
+        self._open_client = _opener(target, options)
+        if lock_timeout is None:
+            handshake = options.get("timeout", 60.0)
+            lock_timeout = None if handshake is None else handshake + LOCK_MARGIN
+        self._holder: ProcessLocal[Client] = ProcessLocal(
+            self._open, _close_client, release_inherited, lock_timeout=lock_timeout, what="the MCP server"
+        )
+        self._setup_lock = threading.Lock()
+        self._setup: dict[str, Callable[[Client], None]] = {}
+        self._subscribed: set[str] = set()
+        self._tool_safety: dict[str, bool] = {}
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def _open(self) -> Client:
+        client = self._open_client()
+        try:
+            with self._setup_lock:
+                setup = list(self._setup.values())
+                subscribed = sorted(self._subscribed)
+            for apply in setup:
+                apply(client)
+            for uri in subscribed:
+                client.subscribe_resource(uri)
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    def get(self) -> Client:
+        """This process's open ``Client`` (opened now if there is none)."""
+        return self._holder.get()
+
+    def initialize(self, *, timeout: float | None = DEFAULT) -> None:
+        """Open this process's client now rather than on first use (``timeout`` is unused:
+        the handshake takes the ``timeout`` given to the constructor)."""
+        self._holder.get()
+
+    def close(self) -> None:
+        """Close this process's client and its server; the next call opens a new one."""
+        self._holder.close()
+
+    def __enter__(self) -> SharedClient:
+        self.initialize()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        holder = self._holder
+        client = holder.current()
+        state = f"open, server {server_of(client)}" if client is not None else "not open"
+        error = f", last error {holder.last_error!r}" if holder.last_error else ""
+        return f"<SharedClient {state} in pid {os.getpid()}, opened {holder.opened}x{error}>"
+
+    @property
+    def opened(self) -> int:
+        """How many clients this process opened (1 unless servers died or it was closed)."""
+        return self._holder.opened
+
+    @property
+    def is_open(self) -> bool:
+        """Whether this process has an open client now (never opens one)."""
+        return self._holder.current() is not None
+
+    @property
+    def last_error(self) -> str | None:
+        """The last error that made or kept the client unusable ("Type: first line")."""
+        return self._holder.last_error
+
+    def health(self, *, timeout: float = 2.0) -> dict[str, Any]:
+        """A ping of this process's server, as a small dict a web app can serve as JSON.
+
+        ``{"ok": bool, "latency_ms": float | None, "pid": ..., "opened": ..., "server": ...,
+        "last_error": ...}``; opens the client if needed, and never raises an ``MCPError``.
+        """
+        started = time.monotonic()
+        ok = True
+        try:
+            self.ping(timeout=timeout)
+        except MCPError as exc:
+            self._holder.note_error(exc)
+            ok = False
+        client = self._holder.current()
+        return {
+            "ok": ok,
+            "latency_ms": round((time.monotonic() - started) * 1000, 1) if ok else None,
+            "pid": os.getpid(),
+            "opened": self._holder.opened,
+            "server": server_of(client) if client is not None else None,
+            "last_error": self._holder.last_error,
+        }
+
+    # -- running a call ---------------------------------------------------------------------
+
+    def _run(self, call: Callable[[Client], R], *, safe: bool) -> R:
+        client = self._holder.get()
+        try:
+            return call(client)
+        except ConnectionClosed as exc:
+            self._holder.discard(client, exc)
+            if not (safe and self.retry == "safe"):
+                raise
+        return call(self._holder.get())
+
+    def _run_tool(self, name: str, call: Callable[[Client], R]) -> R:
+        client = self._holder.get()
+        try:
+            return call(client)
+        except ConnectionClosed as exc:
+            self._holder.discard(client, exc)
+            if self.retry != "safe":
+                raise
+            fresh = self._holder.get()
+            if name not in self._tool_safety:
+                self._learn(fresh.list_tools())  # a read: tells whether a retry is harmless
+            if not self._tool_safety.get(name, False):
+                raise
+            return call(fresh)
+
+    def _learn(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
+        self._tool_safety.update({tool.name: safe_tool(tool) for tool in tools})
+        return tools
+
+    def _remember(self, key: str, apply: Callable[[Client], None]) -> None:
+        """Apply a setting to the open client and to every client opened later."""
+        with self._setup_lock:
+            self._setup[key] = apply
+        client = self._holder.current()
+        if client is not None:
+            apply(client)
+
+    # -- what Client offers, one method each ------------------------------------------------
+
+    @property
+    def protocol_version(self) -> str:
+        return self._holder.get().protocol_version
+
+    @property
+    def server_info(self) -> t.Implementation | None:
+        return self._holder.get().server_info
+
+    @property
+    def server_capabilities(self) -> dict[str, Any]:
+        return self._holder.get().server_capabilities
+
+    @property
+    def instructions(self) -> str | None:
+        return self._holder.get().instructions
+
+    def ping(self, *, timeout: float | None = DEFAULT) -> None:
+        self._run(lambda c: c.ping(timeout=timeout), safe=True)
+
+    def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
+        return self._learn(self._run(lambda c: c.list_tools(timeout=timeout), safe=True))
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+    ) -> t.ToolResult:
+        return self._run_tool(name, lambda c: c.call_tool(
+            name, arguments, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+        ))
+
+    def call_tool_as_task(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, ttl: float | None = None,
+        timeout: float | None = DEFAULT,
+    ) -> Task:
+        return self._run(lambda c: c.call_tool_as_task(name, arguments, ttl=ttl, timeout=timeout), safe=False)
+
+    def get_task(self, task_id: str, *, timeout: float | None = DEFAULT) -> Task:
+        return self._run(lambda c: c.get_task(task_id, timeout=timeout), safe=True)
+
+    def list_tasks(self, *, timeout: float | None = DEFAULT) -> list[Task]:
+        return self._run(lambda c: c.list_tasks(timeout=timeout), safe=True)
+
+    def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
+        return self._run(lambda c: c.list_resources(timeout=timeout), safe=True)
+
+    def list_resource_templates(self, *, timeout: float | None = DEFAULT) -> list[t.ResourceTemplate]:
+        return self._run(lambda c: c.list_resource_templates(timeout=timeout), safe=True)
+
+    def read_resource(
+        self,
+        uri: str,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+    ) -> list[t.ResourceContents]:
+        return self._run(lambda c: c.read_resource(uri, timeout=timeout, on_progress=on_progress, cancel=cancel),
+                         safe=True)
+
+    def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
+        return self._run(lambda c: c.list_prompts(timeout=timeout), safe=True)
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+    ) -> tuple[str | None, list[t.PromptMessage]]:
+        return self._run(
+            lambda c: c.get_prompt(name, arguments, timeout=timeout, on_progress=on_progress, cancel=cancel),
+            safe=True,
+        )
+
+    def complete(
+        self,
+        ref: t.CompletionRef,
+        arg_name: str,
+        arg_value: str,
+        *,
+        context: Mapping[str, str] | None = None,
+        timeout: float | None = DEFAULT,
+    ) -> t.Completion:
+        return self._run(lambda c: c.complete(ref, arg_name, arg_value, context=context, timeout=timeout), safe=True)
+
+    def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
+        return self._run(lambda c: c.list_skills(timeout=timeout), safe=True)
+
+    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT) -> Skill:
+        return self._run(lambda c: c.get_skill(uri, timeout=timeout), safe=True)
+
+    def load_skill(self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT) -> str:
+        return self._run(lambda c: c.load_skill(skill, allow_dynamic=allow_dynamic, timeout=timeout), safe=True)
+
+    def read_skill_file(
+        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
+    ) -> bytes:
+        return self._run(
+            lambda c: c.read_skill_file(skill, path, allow_dynamic=allow_dynamic, timeout=timeout), safe=True
+        )
+
+    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+        """Subscribe on this process's client; clients opened later subscribe again."""
+        self._run(lambda c: c.subscribe_resource(uri, timeout=timeout), safe=False)
+        with self._setup_lock:
+            self._subscribed.add(uri)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+        with self._setup_lock:
+            self._subscribed.discard(uri)
+        self._run(lambda c: c.unsubscribe_resource(uri, timeout=timeout), safe=False)
+
+    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT) -> None:
+        """Set the server's log level now and on every client opened later."""
+        self._run(lambda c: c.set_log_level(level, timeout=timeout), safe=False)
+        with self._setup_lock:
+            self._setup["log_level"] = lambda c: c.set_log_level(level, timeout=timeout)
+
+    def set_sampling_handler(self, handler: Callable[..., Any] | None, *, tools: bool = False) -> None:
+        self._remember("sampling", lambda c: c.set_sampling_handler(handler, tools=tools))
+
+    def set_elicitation_handler(
+        self, handler: Callable[..., Any] | None, *, modes: Sequence[str] = ("form",)
+    ) -> None:
+        self._remember("elicitation", lambda c: c.set_elicitation_handler(handler, modes=modes))
+
+    def set_elicitation_complete_handler(self, handler: Callable[[str], None] | None) -> None:
+        self._remember("elicitation_complete", lambda c: c.set_elicitation_complete_handler(handler))
+
+    def set_notification_handler(self, handler: Callable[[str, dict[str, Any]], None] | None) -> None:
+        self._remember("notification", lambda c: c.set_notification_handler(handler))
+
+    def set_log_handler(self, handler: Callable[[str, Any, str | None], None] | None) -> None:
+        self._remember("log", lambda c: c.set_log_handler(handler))
+
+    def set_list_changed_handler(self, handler: Callable[[str], None] | None) -> None:
+        self._remember("list_changed", lambda c: c.set_list_changed_handler(handler))
+
+    def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
+        self._remember("resource_updated", lambda c: c.set_resource_updated_handler(handler))
+
+    def set_roots(self, roots: Sequence[t.Root | str] | None) -> None:
+        self._remember("roots", lambda c: c.set_roots(roots))
+
+
+def safe_tool(tool: t.ToolDef) -> bool:
+    """Whether the tool's annotations say running it twice is harmless."""
+    annotations = tool.annotations or {}
+    return annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+
+
+def server_of(client: Client) -> str:
+    """What a repr or health check may say about the server: its pid or its URL (no secrets:
+    the transports' reprs never carry credentials)."""
+    transport = client.transport
+    if isinstance(transport, StdioTransport):
+        return f"pid {transport.pid}"
+    return repr(transport)
+
+
+def release_inherited(client: Client) -> None:
+    """Let go of a client inherited through fork(): its server is the parent's.
+
+    Only a stdio transport is told (its close() in a child just drops the child's copy of the
+    server's stdin, so the parent's server still sees EOF when the parent closes); an HTTP
+    transport is left alone, since closing it could end the parent's session.
+    """
+    if isinstance(client.transport, StdioTransport):
+        client.transport.close()
+
+
+def _close_client(client: Client) -> None:
+    client.close()
+
+
+def _opener(target: SharedTarget, options: dict[str, Any]) -> Callable[[], Client]:
+    from .config import ServerConfig
+
+    if isinstance(target, ServerConfig):
+        from ._open import open_target
+
+        rest = dict(options)
+        timeout = rest.pop("timeout", 60.0)
+        return lambda: open_target(target, timeout=timeout, call_timeout=timeout, **rest)
+    if isinstance(target, (str, list, tuple)):
+        from ._connect import connect
+
+        return lambda: connect(target, **options)
+    if callable(target):
+        if options:
+            raise TypeError("options cannot be given with a function target: pass them to what it calls")
+        return target
+    raise TypeError(f"SharedClient takes a URL, a command, a ServerConfig or a function, got {target!r}")

@@ -1,0 +1,166 @@
+"""``SharedGroup``: a ``ClientGroup`` per process, for web apps that use several servers.
+
+The group is opened lazily in each process, like ``SharedClient``'s client. A member whose
+server dies makes the whole group reopen on the next call (a ``ClientGroup`` opens its
+servers together, in parallel, so this costs one open's time, not one per server).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence
+
+from . import ai
+from . import types as t
+from ._exceptions import ConnectionClosed, MCPError
+from ._holder import ProcessLocal
+from ._open import Target
+from ._shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
+from ._timeouts import DEFAULT
+from .group import DEFAULT_OPEN_TIMEOUT, ClientGroup
+
+__all__ = ["SharedGroup"]
+
+
+class SharedGroup:
+    """A process-aware ``ClientGroup``: create it once (``SharedGroup.from_config(...)``).
+
+    ``servers`` and keyword arguments are ``ClientGroup``'s. ``retry`` is as for
+    ``SharedClient``: "fail" (default) or "safe" (retry once the tool calls whose annotations
+    say they are read-only or idempotent, and listings).
+    """
+
+    def __init__(self, servers: Mapping[str, Target], *, retry: str = "fail", **options: Any) -> None:
+        if retry not in ("fail", "safe"):
+            raise ValueError(f"retry must be 'fail' or 'safe', got {retry!r}")
+        self.servers = dict(servers)
+        self.retry = retry
+        self._options = options
+        open_timeout = options.get("open_timeout", DEFAULT_OPEN_TIMEOUT)
+        self._holder: ProcessLocal[ClientGroup] = ProcessLocal(
+            self._open, _close_group, _release_group, lock_timeout=open_timeout + LOCK_MARGIN,
+            what="the MCP server group",
+        )
+        self._safe: dict[str, bool] = {}
+
+    @classmethod
+    def from_config(
+        cls, path: Any = None, *, names: Sequence[str] | None = None, trust_project: bool = False,
+        retry: str = "fail", **options: Any,
+    ) -> SharedGroup:
+        """The servers of a config file (see ``ClientGroup.from_config``), read now, opened
+        on first use in each process."""
+        entries = ClientGroup.from_config(path, names=names, trust_project=trust_project).servers
+        return cls(entries, retry=retry, **options)
+
+    def _open(self) -> ClientGroup:
+        group = ClientGroup(self.servers, **self._options).open()
+        if not group.clients:
+            errors = "; ".join(f"{name}: {error}" for name, error in group.errors.items())
+            group.close()
+            raise ConnectionClosed(f"no server of the group could be opened ({errors or 'none configured'})")
+        return group
+
+    def get(self) -> ClientGroup:
+        """This process's open ``ClientGroup`` (opened now if there is none)."""
+        return self._holder.get()
+
+    def close(self) -> None:
+        """Close this process's group; the next call opens it again."""
+        self._holder.close()
+
+    @property
+    def opened(self) -> int:
+        return self._holder.opened
+
+    @property
+    def errors(self) -> dict[str, BaseException]:
+        """The servers of this process's group that failed (empty before it opens)."""
+        group = self._holder.current()
+        return dict(group.errors) if group is not None else {}
+
+    def __repr__(self) -> str:
+        group = self._holder.current()
+        state = f"{len(group.clients)} open, {len(group.errors)} failed" if group is not None else "not open"
+        error = f", last error {self._holder.last_error!r}" if self._holder.last_error else ""
+        return f"<SharedGroup {state} in pid {os.getpid()}, opened {self._holder.opened}x{error}>"
+
+    def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
+        group = self._holder.get()
+        try:
+            tools = group.list_tools(timeout=timeout)
+        except ConnectionClosed as exc:
+            self._holder.discard(group, exc)
+            if self.retry != "safe":
+                raise
+            tools = self._holder.get().list_tools(timeout=timeout)
+        self._safe.update({tool.name: safe_tool(tool) for tool in tools})
+        return tools
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: Any = DEFAULT, **kwargs: Any
+    ) -> t.ToolResult:
+        """Run the prefixed tool ``name``; other keyword arguments go to ``Client.call_tool``."""
+        group = self._holder.get()
+        try:
+            return group.call_tool(name, arguments, timeout=timeout, **kwargs)
+        except ConnectionClosed as exc:
+            self._holder.discard(group, exc)
+            if self.retry != "safe":
+                raise
+            fresh = self._holder.get()
+            if name not in self._safe:
+                self._safe.update({tool.name: safe_tool(tool) for tool in fresh.list_tools()})
+            if not self._safe.get(name, False):
+                raise
+            return fresh.call_tool(name, arguments, timeout=timeout, **kwargs)
+
+    def tools(self, *, timeout: float | None = DEFAULT) -> list[ai.Tool]:
+        """``ai.Tool`` objects with prefixed names, run through this shared group."""
+        return [
+            ai.Tool(name=d.name, description=d.description, schema=d.input_schema, client=self)
+            for d in self.list_tools(timeout=timeout)
+        ]
+
+    def health(self, *, timeout: float = 2.0) -> dict[str, Any]:
+        """A ping of every server of this process's group: ``{"ok": all answered, "servers":
+        {name: {"ok": ..., "error": ...}}, "pid", "opened", "last_error"}``."""
+        servers: dict[str, dict[str, Any]] = {}
+        try:
+            group = self._holder.get()
+        except MCPError as exc:
+            self._holder.note_error(exc)
+            group = None
+        if group is not None:
+            for name in self.servers:
+                if name in group.errors or name not in group:
+                    error = group.errors.get(name)
+                    servers[name] = {"ok": False, "error": _line(error) if error else "not open"}
+                    continue
+                client = group[name]
+                try:
+                    client.ping(timeout=timeout)
+                    servers[name] = {"ok": True, "server": server_of(client)}
+                except MCPError as exc:
+                    self._holder.note_error(exc)
+                    servers[name] = {"ok": False, "error": _line(exc)}
+        return {
+            "ok": bool(servers) and all(entry["ok"] for entry in servers.values()),
+            "servers": servers,
+            "pid": os.getpid(),
+            "opened": self._holder.opened,
+            "last_error": self._holder.last_error,
+        }
+
+
+def _line(error: BaseException) -> str:
+    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"[:300]
+
+
+def _close_group(group: ClientGroup) -> None:
+    group.close()
+
+
+def _release_group(group: ClientGroup) -> None:
+    for client in list(group.clients.values()):
+        release_inherited(client)

@@ -1,0 +1,51 @@
+"""Celery's prefork pool with a filesystem broker: each pool process opens one MCP server at
+start (worker_process_init) and closes it at shutdown (worker_process_shutdown)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.helpers import wait_for
+from tests.web._servers import ROOT, alive, children, mcp_servers
+
+pytest.importorskip("celery")
+
+
+def test_prefork_pool_processes_each_open_one_server_and_leave_none_behind(tmp_path, monkeypatch):
+    monkeypatch.setenv("MCP_CELERY_DIR", str(tmp_path))
+    monkeypatch.syspath_prepend(str(ROOT / "tests" / "web"))
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'tests' / 'web'}"}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "celery_app", "worker", "--pool=prefork", "--concurrency=2",
+         "--loglevel=warning", "--without-heartbeat", "--without-mingle", "--without-gossip"],
+        cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        import celery_app
+
+        # worker_process_init: both pool processes open their server before any task.
+        pool = wait_for(lambda: (found := {p for p in children(worker.pid) if mcp_servers(p)}) and len(found) == 2
+                        and found, timeout=30)
+        with ThreadPoolExecutor(8) as submit:
+            results = list(submit.map(lambda i: celery_app.add.delay(i, 1).get(timeout=30), range(40)))
+        assert [r["sum"] for r in results] == [str(i + 1) for i in range(40)]
+        assert {r["worker"] for r in results} <= pool and all(r["opened"] == 1 for r in results)
+        servers = {s for p in pool for s in mcp_servers(p)}
+        assert {r["server"] for r in results} <= servers and len(servers) == 2
+        assert all(len(mcp_servers(p)) == 1 for p in pool)
+    finally:
+        worker.send_signal(signal.SIGTERM)  # warm shutdown: the pool processes end
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+            worker.wait(5)
+    stderr = worker.stderr.read().decode(errors="replace")  # type: ignore[union-attr]
+    assert worker.returncode == 0, stderr[-2000:]
+    assert not [pid for pid in servers if alive(pid)], "MCP servers left after the worker stopped"

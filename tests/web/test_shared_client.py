@@ -1,0 +1,246 @@
+"""SharedClient and SharedGroup with real stdio servers: one per process, reopened as needed."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+import mcpclient
+from mcpclient import Client, ConnectionClosed, RequestTimeout, SharedClient, SharedGroup
+from tests.conftest import DEMO_SERVER, child_pids
+from tests.faults.forking import in_child
+from tests.helpers import wait_for
+
+WEB_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "servers" / "web_server.py")]
+
+
+@pytest.fixture
+def shared():
+    mcp = SharedClient(WEB_SERVER, timeout=10)
+    yield mcp
+    mcp.close()
+
+
+def public(cls: type) -> dict[str, object]:
+    return {name: inspect.getattr_static(cls, name) for name in dir(cls) if not name.startswith("_")}
+
+
+def test_shared_client_mirrors_every_public_client_method_with_the_same_signature():
+    client, shared = public(Client), public(SharedClient)
+    missing = sorted(set(client) - set(shared))
+    assert missing == [], f"SharedClient must mirror these Client members: {missing}"
+    for name, member in client.items():
+        if isinstance(member, property):
+            assert isinstance(shared[name], property), name
+            continue
+        ours, theirs = inspect.signature(getattr(SharedClient, name)), inspect.signature(getattr(Client, name))
+        assert list(ours.parameters) == list(theirs.parameters), name
+        for param, other in zip(ours.parameters.values(), theirs.parameters.values()):
+            assert (param.kind, param.default) == (other.kind, other.default), f"{name}({param.name})"
+
+
+def test_opens_lazily_once_for_many_threads_and_reopens_after_close(shared):
+    assert child_pids() == set() and shared.opened == 0 and "not open" in repr(shared)
+    start = threading.Barrier(16)
+
+    def call(i: int) -> str:
+        start.wait(5)
+        return shared.call_tool("add", {"a": i, "b": 1}).text
+
+    with ThreadPoolExecutor(16) as pool:
+        assert list(pool.map(call, range(64))) == [str(i + 1) for i in range(64)]
+    assert shared.opened == 1 and len(child_pids()) == 1
+    server = shared.call_tool("whoami").text
+    assert f"server pid {server}" in repr(shared)
+    shared.close()
+    wait_for(lambda: child_pids() == set())
+    assert shared.call_tool("whoami").text != server and shared.opened == 2
+
+
+def test_a_dead_server_fails_that_call_and_the_next_call_opens_a_new_one(shared):
+    first = shared.call_tool("whoami").text
+    os.kill(int(first), signal.SIGKILL)
+    with pytest.raises(ConnectionClosed):
+        wait_for(lambda: shared.call_tool("whoami") and False, timeout=3)
+    assert shared.call_tool("whoami").text != first
+    assert shared.opened == 2 and "ConnectionClosed" in shared.last_error
+    assert "ConnectionClosed" in repr(shared)
+
+
+def test_retry_safe_retries_reads_and_read_only_tools_but_never_other_tools(tmp_path):
+    mcp = SharedClient(WEB_SERVER, timeout=10, retry="safe")
+    try:
+        os.kill(int(mcp.call_tool("whoami").text), signal.SIGKILL)
+        wait_for(lambda: mcp.get().transport.returncode is not None)
+        assert [t.name for t in mcp.list_tools()][:2] == ["add", "shout"]  # retried on a new server
+        assert mcp.opened == 2
+        # Annotations unknown to this process yet: learned from the new server before deciding.
+        fresh = SharedClient(WEB_SERVER, timeout=10, retry="safe")
+        try:
+            assert fresh.call_tool("lookup", {"marker": str(tmp_path / "a")}).text.startswith("ok ")
+            assert fresh.opened == 2
+            with pytest.raises(ConnectionClosed):
+                fresh.call_tool("write", {"marker": str(tmp_path / "b")})
+            assert fresh.opened == 3
+        finally:
+            fresh.close()
+    finally:
+        mcp.close()
+
+
+def test_retry_fail_fails_even_a_read_only_tool(shared, tmp_path):
+    with pytest.raises(ConnectionClosed):
+        shared.call_tool("lookup", {"marker": str(tmp_path / "m")})
+    assert shared.call_tool("lookup", {"marker": str(tmp_path / "m")}).text.startswith("ok ")
+
+
+def test_a_hung_open_blocks_other_threads_only_for_lock_timeout():
+    release, entered = threading.Event(), threading.Event()
+
+    def slow_open() -> Client:
+        entered.set()
+        release.wait(5)
+        return mcpclient.connect(DEMO_SERVER, timeout=10)
+
+    mcp = SharedClient(slow_open, lock_timeout=0.2)
+    opener = threading.Thread(target=mcp.initialize)
+    opener.start()
+    try:
+        assert entered.wait(5)
+        with pytest.raises(RequestTimeout, match="another thread opening"):
+            mcp.ping()
+    finally:
+        release.set()
+        opener.join(10)
+    assert mcp.call_tool("add", {"a": 1, "b": 1}).text == "2" and mcp.opened == 1
+    mcp.close()
+
+
+def test_fork_after_use_both_directions_each_process_has_its_own_server(shared):
+    parent_server = int(shared.call_tool("whoami").text)
+
+    def child() -> str:
+        answer = shared.call_tool("add", {"a": 2, "b": 3}).text
+        server = int(shared.call_tool("whoami").text)
+        mine = child_pids()
+        # a grandchild: the child's client used before the fork, the grandchild reopens
+        grand = in_child(lambda: shared.call_tool("whoami").text)
+        again = int(shared.call_tool("whoami").text)
+        shared.close()
+        return json.dumps({"answer": answer, "server": server, "mine": sorted(mine), "grand": grand,
+                           "again": again, "opened": shared.opened})
+
+    result = json.loads(in_child(child, timeout=20))
+    assert result["answer"] == "5" and result["server"] != parent_server
+    assert result["mine"] == [result["server"]] and result["again"] == result["server"]
+    assert int(result["grand"]) not in (result["server"], parent_server)
+    # The parent's client kept its server, and neither side closed the other's.
+    assert int(shared.call_tool("whoami").text) == parent_server
+    assert child_pids() == {parent_server} and shared.opened == 1
+
+
+def test_fork_before_use_the_parent_opens_its_own_later(shared):
+    result = in_child(lambda: shared.call_tool("whoami").text)
+    assert result.isdigit()
+    assert shared.opened == 0
+    assert shared.call_tool("whoami").text != result
+
+
+def test_a_lock_held_at_fork_time_does_not_hang_the_child():
+    release, entered = threading.Event(), threading.Event()
+    parent = os.getpid()
+
+    def slow_open() -> Client:
+        if os.getpid() == parent:  # only the parent's open hangs
+            entered.set()
+            release.wait(5)
+        return mcpclient.connect(DEMO_SERVER, timeout=10)
+
+    mcp = SharedClient(slow_open, lock_timeout=3)
+    opener = threading.Thread(target=mcp.initialize)
+    opener.start()
+    try:
+        assert entered.wait(5)
+        # The child inherits the lock held by the opener thread (which does not exist there).
+        assert in_child(lambda: mcp.call_tool("add", {"a": 1, "b": 2}).text, timeout=15) == "3"
+    finally:
+        release.set()
+        opener.join(10)
+        mcp.close()
+
+
+def test_health_reports_the_server_and_a_failure_without_raising(tmp_path):
+    mcp = SharedClient(WEB_SERVER, timeout=10)
+    try:
+        health = mcp.health()
+        assert health["ok"] is True and health["opened"] == 1 and health["pid"] == os.getpid()
+        assert health["server"] == f"pid {mcp.get().transport.pid}"
+    finally:
+        mcp.close()
+    broken = SharedClient([str(tmp_path / "no-such-server")], timeout=2)
+    health = broken.health()
+    assert health["ok"] is False and health["server"] is None and health["last_error"].startswith("TransportError")
+    json.dumps(health)
+
+
+def test_tools_accepts_a_shared_client_and_a_shared_group(shared, tmp_path):
+    tools = {tool.name: tool for tool in mcpclient.tools(shared)}
+    assert tools["add"].execute({"a": 2, "b": 40}) == "42" and tools["add"].client is shared
+    group = SharedGroup({"math": DEMO_SERVER, "web": WEB_SERVER}, timeout=10)
+    try:
+        names = [tool.name for tool in mcpclient.tools(group)]
+        assert "math__add" in names and "web__whoami" in names
+        assert group.call_tool("math__add", {"a": 1, "b": 2}).text == "3"
+        assert group.health()["ok"] is True and group.opened == 1
+        web = int(group.call_tool("web__whoami").text)
+        os.kill(web, signal.SIGKILL)
+        with pytest.raises(ConnectionClosed):
+            wait_for(lambda: group.call_tool("web__whoami") and False, timeout=3)
+        assert int(group.call_tool("web__whoami").text) != web and group.opened == 2
+        child = in_child(lambda: group.call_tool("web__whoami").text)
+        assert child.isdigit() and int(child) != web
+    finally:
+        group.close()
+
+
+def test_shared_group_from_config_picks_names(tmp_path):
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "math": {"command": DEMO_SERVER[0], "args": DEMO_SERVER[1:]},
+        "other": {"command": "/nonexistent"},
+    }}))
+    group = SharedGroup.from_config(config, names=["math"], timeout=10)
+    try:
+        assert [tool.name for tool in group.list_tools()] == ["math__add", "math__shout"]
+        assert "1 open, 0 failed" in repr(group)
+    finally:
+        group.close()
+
+
+def test_the_interpreter_closes_the_shared_client_at_exit():
+    # An atexit handler registered before mcpclient's runs after it: the server must be gone
+    # by then (closed by SharedClient, not by the watchdog after this process ended).
+    code = (
+        "import atexit, os, sys\n"
+        "pids = []\n"
+        "def check():\n"
+        "    pid = pids[0]\n"
+        "    print('alive' if os.path.exists(f'/proc/{pid}') and open(f'/proc/{pid}/stat').read().split(')')[1].split()[0] != 'Z' else 'gone')\n"
+        "atexit.register(check)\n"
+        "import mcpclient\n"
+        f"mcp = mcpclient.SharedClient({DEMO_SERVER!r}, timeout=10)\n"
+        "mcp.call_tool('add', {'a': 1, 'b': 2})\n"
+        "pids.append(mcp.get().transport.pid)\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, env=env)
+    assert out.stdout.strip() == "gone", out.stderr
