@@ -32,6 +32,7 @@ __all__ = [
     "ToolContent",
     "ToolDef",
     "ToolResult",
+    "ToolUI",
 ]
 
 JSON = Any
@@ -67,8 +68,24 @@ class Implementation:
 
 
 @frozen(kw_only=True)
+class ToolUI:
+    """A tool's MCP Apps link (``_meta.ui``, SEP-1865): its view and who may call it.
+
+    ``visibility`` is the spec's default ``("model", "app")`` when the server gives none; a
+    tool without ``"model"`` is never offered to a model (``mcpclient.apps.visible_to_model``).
+    """
+
+    resource_uri: str | None = None
+    visibility: tuple[str, ...] = ("model", "app")
+
+
+@frozen(kw_only=True)
 class ToolDef(_Display):
-    """One tool exposed by the server. ``input_schema`` is kept verbatim."""
+    """One tool exposed by the server. ``input_schema`` is kept verbatim.
+
+    ``ui`` is read from ``_meta`` (which stays as sent): the MCP Apps view and visibility,
+    or None when the tool has no ``_meta.ui``.
+    """
 
     name: str
     description: str = ""
@@ -79,6 +96,7 @@ class ToolDef(_Display):
     icons: list[JSON] | None = None
     execution: dict[str, JSON] | None = None
     meta: Meta | None = None
+    ui: ToolUI | None = None
 
 
 @frozen(kw_only=True)
