@@ -8,7 +8,7 @@ view's ``tools/call`` allowed only for tools of the same server whose visibility
 ``"app"``, ``resources/read`` through the same client, links and messages shown to the
 person (a notebook has no model) and a teardown request before the view goes away.
 
-Tool calls and reads run on a small pool, never on the caller's thread: in a kernel that
+Tool calls and reads run on the client's small pool, never on the caller's thread: in a kernel that
 thread handles every comm message, and a slow tool must not stop the notebook.
 """
 
@@ -17,7 +17,6 @@ from __future__ import annotations
 import base64
 import logging
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping
 
 from . import types as t
@@ -31,7 +30,6 @@ log = logging.getLogger("mcpclient")
 PROTOCOL_VERSION = "2026-01-26"
 #: Implementation-defined error (the spec's code for a denied request).
 DENIED = -32000
-POOL = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mcpclient-app")
 
 Post = Callable[[dict[str, Any]], None]
 Note = Callable[[str, str], None]
@@ -80,7 +78,7 @@ class Bridge:
 
     def __init__(
         self, client: Any, tool: t.ToolDef, arguments: Mapping[str, Any], result: t.ToolResult,
-        resource: UIResource, post: Post, note: Note, *, run: Callable[[Callable[[], None]], Any] = POOL.submit,
+        resource: UIResource, post: Post, note: Note, *, run: Callable[[Callable[[], None]], Any] | None = None,
     ) -> None:
         self.client = client
         self.tool = tool
@@ -89,7 +87,7 @@ class Bridge:
         self.resource = resource
         self._post = post
         self._note = note
-        self._run = run
+        self._run = run or client._apps_run  # the client's pool, ended when it closes
         self._lock = threading.Lock()
         self.initialized = False
         self.closed = False

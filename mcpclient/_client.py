@@ -176,6 +176,8 @@ class Client:
         self._finalizer.detach()
         self._notices.listener.stop()
         self._engine.close()
+        if self._apps is not None:
+            self._apps.stop()
 
     def __enter__(self) -> Client:
         try:
@@ -410,6 +412,12 @@ class Client:
         """Run ``closer`` when this client closes (a shown view's teardown)."""
         if self._apps is not None:
             self._apps.on_close(closer)
+
+    def _apps_run(self, work: Callable[[], None]) -> None:
+        """Run a view's request off the caller's thread, on this connection's pool."""
+        if self._apps is None:
+            raise MCPError("MCP Apps are off for this client: create it with apps=True")
+        self._apps.run(work)
 
     def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
         """Every prompt the server offers, following pagination to the end."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from attrs import field, frozen
@@ -184,7 +185,23 @@ class AppViews:
         self._views: dict[str, UIResource] = {}
         self._tools: dict[str, t.ToolDef] = {}
         self._closers: list[Callable[[], None]] = []
+        self._pool: ThreadPoolExecutor | None = None
         self.closed = False
+
+    def run(self, work: Callable[[], None]) -> None:
+        """Run a view's request on this connection's small pool (never the comm thread)."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mcpclient-app")
+            pool = self._pool
+        pool.submit(work)
+
+    def stop(self) -> None:
+        """End the pool (after the connection closed, so its calls end at once)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
     def learn(self, tools: list[t.ToolDef]) -> None:
         with self._lock:
