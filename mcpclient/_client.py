@@ -19,6 +19,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 from . import types as t
 from ._cache import ResultCache
 from ._calls import Calls
+from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._handlers import Handlers
@@ -214,7 +215,7 @@ class Client:
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
-        return self._session.capabilities
+        return Capabilities(self._session.capabilities)
 
     @property
     def instructions(self) -> str | None:
@@ -302,7 +303,7 @@ class Client:
         tools = self._calls.list_tools(self._ready(timeout))
         if self._apps is not None:
             self._apps.learn(tools)
-        return tools
+        return Listing(tools)
 
     def call_tool(
         self,
@@ -372,7 +373,7 @@ class Client:
 
     def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
         """Every resource the server lists, following pagination to the end."""
-        return self._calls.list_resources(self._ready(timeout))
+        return Listing(self._calls.list_resources(self._ready(timeout)))
 
     def list_resource_templates(self, *, timeout: float | None = DEFAULT) -> list[t.ResourceTemplate]:
         """Every resource template, following pagination to the end."""
@@ -421,7 +422,7 @@ class Client:
 
     def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
         """Every prompt the server offers, following pagination to the end."""
-        return self._calls.list_prompts(self._ready(timeout))
+        return Listing(self._calls.list_prompts(self._ready(timeout)))
 
     def get_prompt(
         self,

@@ -44,15 +44,15 @@ class _Display:
 
     __slots__ = ()
 
-    def _repr_html_(self) -> str:
-        from ._display import to_html
+    def _repr_html_(self) -> str | None:
+        from ._display import prefers_markdown, to_html
 
-        return to_html(self)
+        return None if prefers_markdown(self) else to_html(self)
 
     def _repr_markdown_(self) -> str:
-        from ._display import to_markdown
+        from ._display import markdown_resource, prefers_markdown, to_markdown
 
-        return to_markdown(self)
+        return markdown_resource(self) if prefers_markdown(self) else to_markdown(self)  # type: ignore[arg-type]
 
 
 @frozen(kw_only=True)
@@ -65,6 +65,11 @@ class Implementation:
     description: str | None = None
     website_url: str | None = None
     icons: list[JSON] | None = None
+
+    def _repr_html_(self) -> str:
+        from ._display import implementation_html
+
+        return implementation_html(self)
 
 
 @frozen(kw_only=True)
