@@ -19,6 +19,7 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 from . import types as t
 from ._cache import ResultCache
 from ._calls import Calls
+from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._handlers import Handlers
@@ -32,6 +33,7 @@ from ._subscriptions import Listener
 from ._task import Task
 from ._tasks import Tasks
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Timeouts
+from .apps import AppCall, AppResult, AppViews, UIResource
 from .transports.base import Transport
 
 __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
@@ -55,6 +57,10 @@ class Client:
     ``cache=True`` keeps list and read results while they are fresh (``ttlMs``), dropping them
     on change notifications.
 
+    ``apps=True`` declares the MCP Apps extension (``io.modelcontextprotocol/ui``, see
+    ``mcpclient.apps``): tool results then know their call, and render as the tool's
+    interactive view in a live notebook.
+
     ``output_validation`` checks structured tool output against the ``outputSchema`` of tools
     seen in ``list_tools()`` (with the ``jsonschema`` extra installed): "strict" raises
     ``OutputValidationError``, "lenient" logs a warning, "off" skips the check.
@@ -70,10 +76,12 @@ class Client:
         protocol: str = "auto",
         cache: bool = False,
         output_validation: str = "strict",
+        apps: bool = False,
     ) -> None:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
         self._handlers = Handlers()
+        self._handlers.apps = apps
         self._state = UNOPENED
         self._state_lock = threading.Lock()
         self._cache = ResultCache() if cache else None
@@ -99,6 +107,7 @@ class Client:
         self._skills = Skills(self._session, self._calls)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._session, self._handlers, self._cache, self._tasks, self._elicitation)
+        self._apps = AppViews(self._calls) if self._handlers.apps else None
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.
         self._finalizer = weakref.finalize(
@@ -163,9 +172,13 @@ class Client:
         to exit, then terminated).
         """
         self._state = CLOSED
+        if self._apps is not None:
+            self._apps.close()  # shown views are torn down first, while they can still be told
         self._finalizer.detach()
         self._notices.listener.stop()
         self._engine.close()
+        if self._apps is not None:
+            self._apps.stop()
 
     def __enter__(self) -> Client:
         try:
@@ -202,7 +215,7 @@ class Client:
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
-        return self._session.capabilities
+        return Capabilities(self._session.capabilities)
 
     @property
     def instructions(self) -> str | None:
@@ -287,7 +300,10 @@ class Client:
 
     def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
         """Every tool the server offers, following pagination to the end."""
-        return self._calls.list_tools(self._ready(timeout))
+        tools = self._calls.list_tools(self._ready(timeout))
+        if self._apps is not None:
+            self._apps.learn(tools)
+        return Listing(tools)
 
     def call_tool(
         self,
@@ -309,10 +325,18 @@ class Client:
         one renews ``timeout`` (an idle timeout), while ``max_total`` caps the whole call.
         ``cancel`` (a ``CancelToken`` or ``threading.Event``) cancels the call from another
         thread: the server is told, and this call raises ``RequestCancelled``.
+
+        With ``apps=True`` the result is an ``apps.AppResult``: a ``ToolResult`` that renders
+        as the tool's view in a live notebook.
         """
-        return self._calls.call_tool(
+        result = self._calls.call_tool(
             name, arguments, self._ready(timeout), on_progress=on_progress, max_total=max_total, cancel=cancel
         )
+        if self._apps is None:
+            return result
+        call = AppCall(client=self, tool=name, arguments=dict(arguments or {}))
+        return AppResult(content=result.content, is_error=result.is_error,
+                         structured_content=result.structured_content, meta=result.meta, call=call)
 
     def call_tool_as_task(
         self,
@@ -349,7 +373,7 @@ class Client:
 
     def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
         """Every resource the server lists, following pagination to the end."""
-        return self._calls.list_resources(self._ready(timeout))
+        return Listing(self._calls.list_resources(self._ready(timeout)))
 
     def list_resource_templates(self, *, timeout: float | None = DEFAULT) -> list[t.ResourceTemplate]:
         """Every resource template, following pagination to the end."""
@@ -369,9 +393,36 @@ class Client:
         """
         return self._calls.read_resource(uri, self._ready(timeout), on_progress=on_progress, cancel=cancel)
 
+    def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
+        """An MCP Apps view (``ui://``) with its ``_meta.ui``, read once per connection.
+
+        Needs ``apps=True``. Raises ``ProtocolError`` when the resource is not an MCP App view
+        (``text/html;profile=mcp-app``), ``ResourceNotFound`` when the server has none.
+        """
+        if self._apps is None:
+            raise MCPError("MCP Apps are off for this client: create it with apps=True")
+        return self._apps.read(uri, self._ready(timeout))
+
+    def _app_tool(self, name: str, *, timeout: float | None = DEFAULT) -> t.ToolDef | None:
+        """The tool ``name`` as last listed (listed once if unknown); None if the server has none."""
+        if self._apps is None:
+            raise MCPError("MCP Apps are off for this client: create it with apps=True")
+        return self._apps.tool(name, self._ready(timeout))
+
+    def _on_apps_close(self, closer: Callable[[], None]) -> None:
+        """Run ``closer`` when this client closes (a shown view's teardown)."""
+        if self._apps is not None:
+            self._apps.on_close(closer)
+
+    def _apps_run(self, work: Callable[[], None]) -> None:
+        """Run a view's request off the caller's thread, on this connection's pool."""
+        if self._apps is None:
+            raise MCPError("MCP Apps are off for this client: create it with apps=True")
+        self._apps.run(work)
+
     def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
         """Every prompt the server offers, following pagination to the end."""
-        return self._calls.list_prompts(self._ready(timeout))
+        return Listing(self._calls.list_prompts(self._ready(timeout)))
 
     def get_prompt(
         self,

@@ -46,6 +46,7 @@ def connect(
     protocol: str = "auto",
     cache: bool = False,
     output_validation: str = "strict",
+    apps: bool = False,
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
     elicitation_modes: Sequence[str] = ("form",),
@@ -64,7 +65,7 @@ def connect(
     ``headers``, ``token_provider``, ``auth_header``, ``auth``, ``session`` and
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
-    ``max_dispatch``, ``protocol``, ``cache`` and ``output_validation`` go to the ``Client``.
+    ``max_dispatch``, ``protocol``, ``cache``, ``output_validation`` and ``apps`` go to the ``Client``.
     Handlers
     (``elicitation_modes``: what the elicitation handler takes, "form" and/or "url")
     and ``roots`` are installed before the handshake, so their capabilities are declared.
@@ -82,6 +83,7 @@ def connect(
             protocol=protocol,
             cache=cache,
             output_validation=output_validation,
+            apps=apps,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
             elicitation_modes=elicitation_modes,

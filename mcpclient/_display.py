@@ -174,3 +174,50 @@ def to_markdown(value: Any) -> str:
         return "\n".join(f"- {to_markdown(v)}" for v in value)
     return _fence(repr(value))
 
+
+
+def prefers_markdown(value: Any) -> bool:
+    """A ``text/markdown`` resource renders as Markdown (Jupyter sanitizes it), not as source."""
+    mime = (value.mime_type or "").split(";")[0].strip().lower() if isinstance(value, t.ResourceContents) else ""
+    return mime == "text/markdown" and value.text is not None
+
+
+def markdown_resource(value: t.ResourceContents) -> str:
+    return f"`{_md_code(value.uri)}`\n\n{value.text}"
+
+
+def _rows(rows: Iterable[tuple[str, Any]]) -> str:
+    cells = "".join(f"<tr><th style=\"text-align:left\">{_esc(k)}</th><td>{_esc(v)}</td></tr>" for k, v in rows if v)
+    return f"<table>{cells}</table>"
+
+
+def implementation_html(value: t.Implementation) -> str:
+    return _box(_rows([("name", value.name), ("version", value.version), ("title", value.title),
+                       ("description", value.description), ("website", value.website_url)]))
+
+
+def capabilities_html(value: dict[str, Any]) -> str:
+    """One row per capability; its options (``listChanged``, ``subscribe``...) beside it."""
+    def options(node: Any) -> str:
+        if isinstance(node, dict) and node:
+            return ", ".join(k if v in (True, {}) else f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in node.items())
+        return "yes"
+    return _box(_rows([(name, options(node)) for name, node in value.items()]) if value else "<i>(no capabilities)</i>")
+
+
+class Listing(list):  # type: ignore[type-arg]
+    """A plain ``list`` (``client.list_tools()`` and the like) that renders as HTML in Jupyter.
+
+    Without ``%load_ext mcpclient.notebook`` a list shows as a wall of reprs; this one
+    shows as the table the extension shows, and is a list in every other respect.
+    """
+
+    def _repr_html_(self) -> str | None:
+        return to_html(list(self)) if self else None
+
+
+class Capabilities(dict):  # type: ignore[type-arg]
+    """A plain ``dict`` of capabilities that renders as a table in Jupyter."""
+
+    def _repr_html_(self) -> str:
+        return capabilities_html(self)

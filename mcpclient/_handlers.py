@@ -57,6 +57,8 @@ class Handlers:
         self.notification: NotificationHandler | None = None
         self.roots: list[t.Root] | None = None
         self.url_elicitations = PendingElicitations()
+        #: Whether the MCP Apps extension (SEP-1865) is declared.
+        self.apps = False
 
     def set_sampling(self, fn: SamplingHandler | None, *, tools: bool = False) -> None:
         self.sampling = None if fn is None else _Handler(fn)
@@ -85,6 +87,10 @@ class Handlers:
             caps["elicitation"] = {} if modes == ("form",) else {m: {} for m in modes}
         if self.roots is not None:
             caps["roots"] = {"listChanged": True}
+        if self.apps:  # in both eras: SEP-1724 extensions sit in the client capabilities
+            from .apps import EXTENSION, MIME_TYPE
+
+            caps["extensions"] = {EXTENSION: {"mimeTypes": [MIME_TYPE]}}
         return caps
 
     # -- answering the server ---------------------------------------------------------------

@@ -9,6 +9,7 @@ from attrs import field, frozen
 
 from ._exceptions import ToolError
 from ._timeouts import DEFAULT
+from .apps import visible_to_model
 
 if TYPE_CHECKING:
     from .types import ToolDef, ToolResult
@@ -61,9 +62,14 @@ class Tool:
 
 
 def tools(client: ToolSource, *, timeout: Any = DEFAULT) -> list[Tool]:
-    """List the client's tools as ``Tool`` objects (schemas passed through, never re-derived)."""
+    """List the client's tools as ``Tool`` objects (schemas passed through, never re-derived).
+
+    Tools meant for an MCP App view only (``_meta.ui.visibility`` without ``"model"``) are
+    left out, as SEP-1865 requires; ``client.call_tool`` still runs them.
+    """
     kwargs = {} if timeout is DEFAULT else {"timeout": timeout}
     return [
         Tool(name=d.name, description=d.description, schema=d.input_schema, client=client)
         for d in client.list_tools(**kwargs)
+        if visible_to_model(d)
     ]

@@ -25,6 +25,7 @@ from ._client import DEFAULT, Client
 from ._exceptions import MCPError, RequestTimeout, UnknownToolError
 from ._names import MAX_NAME_LENGTH, sanitize, unique_names
 from ._open import Target, open_target
+from .apps import visible_to_model
 
 __all__ = ["ClientGroup", "UnknownToolError"]
 
@@ -210,10 +211,15 @@ class ClientGroup:
         return [attrs.evolve(tool, name=name) for name, (_, tool) in zip(names, listed)]
 
     def tools(self, *, timeout: float | None = DEFAULT) -> list[ai.Tool]:
-        """``ai.Tool`` objects with prefixed names, run through this group."""
+        """``ai.Tool`` objects with prefixed names, run through this group.
+
+        Tools meant for an MCP App view only (visibility without ``"model"``) are left out;
+        ``call_tool`` still runs them.
+        """
         return [
             ai.Tool(name=d.name, description=d.description, schema=d.input_schema, client=self)
             for d in self.list_tools(timeout=timeout)
+            if visible_to_model(d)
         ]
 
     def route(self, name: str) -> tuple[str, str]:

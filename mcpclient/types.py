@@ -32,6 +32,7 @@ __all__ = [
     "ToolContent",
     "ToolDef",
     "ToolResult",
+    "ToolUI",
 ]
 
 JSON = Any
@@ -43,15 +44,15 @@ class _Display:
 
     __slots__ = ()
 
-    def _repr_html_(self) -> str:
-        from ._display import to_html
+    def _repr_html_(self) -> str | None:
+        from ._display import prefers_markdown, to_html
 
-        return to_html(self)
+        return None if prefers_markdown(self) else to_html(self)
 
     def _repr_markdown_(self) -> str:
-        from ._display import to_markdown
+        from ._display import markdown_resource, prefers_markdown, to_markdown
 
-        return to_markdown(self)
+        return markdown_resource(self) if prefers_markdown(self) else to_markdown(self)  # type: ignore[arg-type]
 
 
 @frozen(kw_only=True)
@@ -65,10 +66,31 @@ class Implementation:
     website_url: str | None = None
     icons: list[JSON] | None = None
 
+    def _repr_html_(self) -> str:
+        from ._display import implementation_html
+
+        return implementation_html(self)
+
+
+@frozen(kw_only=True)
+class ToolUI:
+    """A tool's MCP Apps link (``_meta.ui``, SEP-1865): its view and who may call it.
+
+    ``visibility`` is the spec's default ``("model", "app")`` when the server gives none; a
+    tool without ``"model"`` is never offered to a model (``mcpclient.apps.visible_to_model``).
+    """
+
+    resource_uri: str | None = None
+    visibility: tuple[str, ...] = ("model", "app")
+
 
 @frozen(kw_only=True)
 class ToolDef(_Display):
-    """One tool exposed by the server. ``input_schema`` is kept verbatim."""
+    """One tool exposed by the server. ``input_schema`` is kept verbatim.
+
+    ``ui`` is read from ``_meta`` (which stays as sent): the MCP Apps view and visibility,
+    or None when the tool has no ``_meta.ui``.
+    """
 
     name: str
     description: str = ""
@@ -79,6 +101,7 @@ class ToolDef(_Display):
     icons: list[JSON] | None = None
     execution: dict[str, JSON] | None = None
     meta: Meta | None = None
+    ui: ToolUI | None = None
 
 
 @frozen(kw_only=True)

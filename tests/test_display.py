@@ -34,8 +34,10 @@ def test_only_http_links_are_clickable():
 
 
 def test_resources_prompts_and_tools_render():
-    text = ResourceContents(uri="demo://readme", mime_type="text/markdown", text="# <Hi>")
+    text = ResourceContents(uri="demo://readme", mime_type="text/plain", text="# <Hi>")
     assert "&lt;Hi&gt;" in text._repr_html_()
+    markdown = ResourceContents(uri="demo://readme", mime_type="text/markdown", text="# <Hi>")
+    assert markdown._repr_html_() is None  # rendered as Markdown (sanitized by Jupyter) instead
     image = ResourceContents(uri="demo://logo", mime_type="image/png", blob=b"\x89PNG")
     assert "data:image/png;base64," in image._repr_html_()
     message = PromptMessage(role="user", content=[PromptPart(type="text", text="Review <this>")])

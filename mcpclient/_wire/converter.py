@@ -54,7 +54,6 @@ def _register_model(cls: type, omit: tuple[str, ...] = ()) -> None:
 
 for _cls in (
     t.Implementation,
-    t.ToolDef,
     t.Resource,
     t.ResourceTemplate,
     t.PromptArgument,
@@ -78,6 +77,35 @@ def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.
 
 
 _converter.register_structure_hook(t.ResourceContents, _structure_resource_contents)
+
+_structure_tool_fields = make_dict_structure_fn(t.ToolDef, _converter, **_renames(t.ToolDef, omit=("ui",)))
+
+
+def _structure_tool_def(value: dict[str, Any], _type: Any = None) -> t.ToolDef:
+    """A tool, with its MCP Apps ``_meta.ui`` (or the deprecated flat key) read into ``ui``."""
+    tool = _structure_tool_fields(value, t.ToolDef)
+    ui = _tool_ui(tool.meta)
+    return tool if ui is None else attrs.evolve(tool, ui=ui)
+
+
+def _tool_ui(meta: Any) -> t.ToolUI | None:
+    """``_meta.ui`` as a ``ToolUI``; malformed members are ignored (the spec's defaults hold)."""
+    if not isinstance(meta, dict):
+        return None
+    node = meta.get("ui")
+    flat = meta.get("ui/resourceUri")  # deprecated by SEP-1865, still sent by older servers
+    if not isinstance(node, dict) and not isinstance(flat, str):
+        return None
+    node = node if isinstance(node, dict) else {}
+    uri = node.get("resourceUri")
+    uri = uri if isinstance(uri, str) else flat if isinstance(flat, str) else None
+    visibility = node.get("visibility")
+    if isinstance(visibility, list) and all(isinstance(v, str) for v in visibility):
+        return t.ToolUI(resource_uri=uri, visibility=tuple(visibility))
+    return t.ToolUI(resource_uri=uri)
+
+
+_converter.register_structure_hook(t.ToolDef, _structure_tool_def)
 
 
 def _structure_tool_content(part: dict[str, Any], _type: Any = None) -> t.ToolContent:

@@ -7,7 +7,8 @@
     messages.append({"role": "user", "content": mcpclient.llm.anthropic.run_tool_uses(tools, reply)})
 
 Tool names are sanitized to what the API accepts (``^[a-zA-Z0-9_-]{1,64}$``) and mapped back
-when calls are run; pass the same ``tools`` list to both sides. Text and images go back as
+when calls are run; pass the same ``tools`` list to both sides. Tools an MCP App view
+alone may call (visibility without "model") are never offered: ``mcpclient.tools`` leaves them out. Text and images go back as
 ``tool_result`` content blocks, with ``is_error`` set for failures the model should see.
 """
 

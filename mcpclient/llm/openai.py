@@ -17,7 +17,8 @@ Responses API::
     items += mcpclient.llm.openai.run_responses_calls(tools, response)
 
 Tool names are sanitized to what OpenAI accepts (``^[a-zA-Z0-9_-]{1,64}$``) and mapped back
-when calls are run; pass the same ``tools`` list to both sides. A call to an unknown tool, bad
+when calls are run; pass the same ``tools`` list to both sides. Tools an MCP App view
+alone may call (visibility without "model") are never offered: ``mcpclient.tools`` leaves them out. A call to an unknown tool, bad
 JSON arguments, a JSON-RPC error or a tool that reports failure become an error result the
 model can read (text starting with ``Error:``); a lost connection still raises.
 """

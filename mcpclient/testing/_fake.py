@@ -103,16 +103,18 @@ class FakeServer(FakeConnection):
         input_schema: Mapping[str, Any] | None = None,
         latency: float | None = None,
         annotations: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> None:
         """Offer a tool. Its answer is ``fn(**arguments)``, else the fixed ``result``.
 
         ``is_error=True`` marks the result as a failed tool run; ``error`` answers every call
         with that JSON-RPC error instead; ``latency`` (seconds) delays the answer. The input
-        schema is taken from ``fn``'s signature unless ``input_schema`` is given.
+        schema is taken from ``fn``'s signature unless ``input_schema`` is given. ``meta`` is
+        the tool's ``_meta`` (an MCP Apps ``ui`` link, for one).
         """
         self._tools[name] = ToolEntry(
             name, fn, description=description, input_schema=input_schema, result=result,
-            is_error=is_error, error=error, latency=latency, annotations=annotations,
+            is_error=is_error, error=error, latency=latency, annotations=annotations, meta=meta,
         )
 
     def tool(self, fn: F | None = None, *, name: str | None = None, description: str | None = None,

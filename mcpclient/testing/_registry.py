@@ -189,8 +189,10 @@ class ToolEntry:
         error: RPCError | None,
         latency: float | None,
         annotations: Mapping[str, Any] | None,
+        meta: Mapping[str, Any] | None = None,
     ) -> None:
         self.name = name
+        self.meta = dict(meta) if meta else None
         self.fn = fn
         self.wants_ctx = fn is not None and _wants_ctx(fn)
         doc = inspect.getdoc(fn) if fn is not None else None
@@ -213,6 +215,8 @@ class ToolEntry:
             wire["description"] = self.description
         if self.annotations:
             wire["annotations"] = self.annotations
+        if self.meta:
+            wire["_meta"] = self.meta
         return wire
 
 

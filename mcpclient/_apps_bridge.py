@@ -1,0 +1,275 @@
+"""The host side of the MCP Apps view protocol (SEP-1865): JSON-RPC with one shown view.
+
+The front end only relays: what the view posts reaches ``Bridge.receive`` and what the
+bridge ``post``s reaches the view. Every rule is here, so it is tested without a browser:
+``ui/initialize`` answered with the host context, nothing sent to the view before it says
+``ui/notifications/initialized`` (then the tool's input and result, in that order), the
+view's ``tools/call`` allowed only for tools of the same server whose visibility includes
+``"app"``, ``resources/read`` through the same client, links and messages shown to the
+person (a notebook has no model) and a teardown request before the view goes away.
+
+Tool calls and reads run on the client's small pool, never on the caller's thread: in a kernel that
+thread handles every comm message, and a slow tool must not stop the notebook.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import threading
+from typing import Any, Callable, Mapping
+
+from . import types as t
+from ._exceptions import MCPError, RPCError
+from .apps import CSP_KEYS, PERMISSIONS, UIResource, visible_to_app
+
+__all__ = ["PROTOCOL_VERSION", "Bridge"]
+
+log = logging.getLogger("mcpclient")
+
+PROTOCOL_VERSION = "2026-01-26"
+#: Implementation-defined error (the spec's code for a denied request).
+DENIED = -32000
+
+Post = Callable[[dict[str, Any]], None]
+Note = Callable[[str, str], None]
+
+
+def wire_tool(tool: t.ToolDef) -> dict[str, Any]:
+    wire: dict[str, Any] = {"name": tool.name, "inputSchema": tool.input_schema}
+    for key, value in (("description", tool.description), ("title", tool.title),
+                       ("annotations", tool.annotations), ("_meta", tool.meta)):
+        if value:
+            wire[key] = value
+    return wire
+
+
+def wire_result(result: t.ToolResult) -> dict[str, Any]:
+    wire: dict[str, Any] = {"content": [part.raw or {"type": part.type, "text": part.text} for part in result.content]}
+    if result.is_error:
+        wire["isError"] = True
+    if result.structured_content is not None:
+        wire["structuredContent"] = result.structured_content
+    if result.meta:
+        wire["_meta"] = result.meta
+    return wire
+
+
+def wire_contents(contents: t.ResourceContents) -> dict[str, Any]:
+    wire: dict[str, Any] = {"uri": contents.uri}
+    if contents.mime_type:
+        wire["mimeType"] = contents.mime_type
+    if contents.blob is not None:
+        wire["blob"] = base64.b64encode(contents.blob).decode("ascii")
+    else:
+        wire["text"] = contents.text or ""
+    if contents.meta:
+        wire["_meta"] = contents.meta
+    return wire
+
+
+class Bridge:
+    """One shown view: its protocol state and the answers to its requests.
+
+    ``client`` is the Client that ran the tool (the view's calls go through it), ``tool``
+    and ``arguments`` the call, ``result`` its result. ``post`` sends a message to the view;
+    ``note(kind, text)`` shows something to the person ("link", "message", "context", "log").
+    """
+
+    def __init__(
+        self, client: Any, tool: t.ToolDef, arguments: Mapping[str, Any], result: t.ToolResult,
+        resource: UIResource, post: Post, note: Note, *, run: Callable[[Callable[[], None]], Any] | None = None,
+    ) -> None:
+        self.client = client
+        self.tool = tool
+        self.arguments = dict(arguments)
+        self.result = result
+        self.resource = resource
+        self._post = post
+        self._note = note
+        self._run = run or client._apps_run  # the client's pool, ended when it closes
+        self._lock = threading.Lock()
+        self.initialized = False
+        self.closed = False
+        self._held: list[dict[str, Any]] = []
+        self._next_id = 0
+        #: What the view asked the person or the model, kept readable (a notebook has no model).
+        self.messages: list[dict[str, Any]] = []
+        self.model_context: dict[str, Any] | None = None
+        self.logs: list[dict[str, Any]] = []
+        self.size: dict[str, Any] = {}
+        self.host_context: dict[str, Any] = {
+            "toolInfo": {"tool": wire_tool(tool)},
+            "theme": "light",
+            "displayMode": "inline",
+            "availableDisplayModes": ["inline"],
+            "containerDimensions": {"maxHeight": 1200},
+            "platform": "web",
+            "userAgent": "mcpclient",
+        }
+        # Held until the view is initialized; the spec wants tool-input before tool-result.
+        self.notify("ui/notifications/tool-input", {"arguments": self.arguments})
+        self.notify("ui/notifications/tool-result", wire_result(result))
+
+    # -- to the view -----------------------------------------------------------------------
+
+    def notify(self, method: str, params: dict[str, Any]) -> None:
+        """Send a notification, or hold it until the view is initialized."""
+        message = {"jsonrpc": "2.0", "method": method, "params": params}
+        with self._lock:
+            if not self.initialized:
+                self._held.append(message)
+                return
+        self._post(message)
+
+    def teardown(self, reason: str) -> None:
+        """Tell the view it goes away (``ui/resource-teardown``); further requests are refused."""
+        with self._lock:
+            if self.closed:
+                return
+            self.closed = True
+            self._next_id += 1
+            ident = f"host-{self._next_id}"
+            initialized = self.initialized
+        if initialized:
+            self._post({"jsonrpc": "2.0", "id": ident, "method": "ui/resource-teardown", "params": {"reason": reason}})
+
+    def _reply(self, ident: Any, result: Any = None, error: tuple[int, str] | None = None) -> None:
+        if error is not None:
+            self._post({"jsonrpc": "2.0", "id": ident, "error": {"code": error[0], "message": error[1]}})
+        else:
+            self._post({"jsonrpc": "2.0", "id": ident, "result": result if result is not None else {}})
+
+    # -- from the view ---------------------------------------------------------------------
+
+    def receive(self, message: Any, env: Mapping[str, Any] | None = None) -> None:
+        """Handle one message the view posted (``env``: what the front end knows, e.g. theme)."""
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            log.warning("MCP App view %s sent a malformed message: %r", self.resource.uri, message)
+            return
+        method = message.get("method")
+        if not isinstance(method, str):
+            return  # a reply to our teardown request: nothing waits on it
+        params = message.get("params")
+        params = params if isinstance(params, dict) else {}
+        if "id" not in message:
+            self._on_notification(method, params)
+            return
+        ident = message["id"]
+        if self.closed:
+            self._reply(ident, error=(DENIED, "the view has been torn down"))
+            return
+        log.info("MCP App view %s asks %s", self.resource.uri, method)
+        try:
+            self._on_request(ident, method, params, env or {})
+        except RPCError as exc:
+            self._reply(ident, error=(exc.code, exc.message))
+
+    def _on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if method == "ui/notifications/initialized":
+            with self._lock:
+                self.initialized = True
+                held, self._held = self._held, []
+            for message in held:
+                self._post(message)
+        elif method == "ui/notifications/size-changed":
+            self.size = {k: params[k] for k in ("width", "height") if isinstance(params.get(k), (int, float))}
+        elif method == "notifications/message":
+            self.logs.append(params)
+            self._note("log", f"[{params.get('level', 'info')}] {params.get('data', '')}")
+
+    def _on_request(self, ident: Any, method: str, params: dict[str, Any], env: Mapping[str, Any]) -> None:
+        if method == "ui/initialize":
+            if env.get("theme") in ("light", "dark"):
+                self.host_context["theme"] = env["theme"]
+            if isinstance(env.get("width"), (int, float)) and env["width"] > 0:
+                self.host_context["containerDimensions"] = {"width": env["width"], "maxHeight": 1200}
+            self._reply(ident, {
+                "protocolVersion": PROTOCOL_VERSION,
+                "hostInfo": {"name": "mcpclient", "version": self.client.client_info.version},
+                "hostCapabilities": self._host_capabilities(),
+                "hostContext": self.host_context,
+            })
+        elif method == "ping":
+            self._reply(ident, {})
+        elif method == "tools/call":
+            self._call_tool(ident, params)
+        elif method == "resources/read":
+            uri = params.get("uri")
+            if not isinstance(uri, str):
+                raise RPCError(RPCError.INVALID_PARAMS, "resources/read needs a string uri")
+            self._off_thread(ident, lambda: {"contents": [wire_contents(c) for c in self.client.read_resource(uri)]})
+        elif method == "ui/open-link":
+            url = params.get("url")
+            if not (isinstance(url, str) and url.lower().startswith(("https://", "http://"))):
+                raise RPCError(DENIED, "Invalid URL: only http(s) links are shown")
+            self._note("link", url)  # shown to the person as a link, never opened by itself
+            self._reply(ident, {})
+        elif method == "ui/message":
+            self.messages.append(params)
+            content = params.get("content")
+            text = content.get("text") if isinstance(content, dict) else content
+            self._note("message", f"{params.get('role', 'user')}: {text}")
+            self._reply(ident, {})
+        elif method == "ui/update-model-context":
+            self.model_context = params  # each update replaces the last, as the spec says
+            self._note("context", _context_text(params))
+            self._reply(ident, {})
+        elif method == "ui/request-display-mode":
+            self._reply(ident, {"mode": "inline"})
+        else:
+            raise RPCError(RPCError.METHOD_NOT_FOUND, f"method not found: {method}")
+
+    def _host_capabilities(self) -> dict[str, Any]:
+        csp = self.resource.csp or {}
+        return {
+            "openLinks": {},
+            "serverTools": {},
+            "serverResources": {},
+            "logging": {},
+            "sandbox": {
+                "permissions": {p: {} for p in self.resource.permissions if p in PERMISSIONS},
+                "csp": {k: list(csp[k]) for k in CSP_KEYS if csp.get(k)},
+            },
+        }
+
+    def _call_tool(self, ident: Any, params: dict[str, Any]) -> None:
+        name = params.get("name")
+        arguments = params.get("arguments")
+        if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+            raise RPCError(RPCError.INVALID_PARAMS, "tools/call needs a string name and object arguments")
+
+        def call() -> dict[str, Any]:
+            tool = self.client._app_tool(name)  # this client's server only: no cross-server calls
+            if tool is None:
+                raise RPCError(RPCError.INVALID_PARAMS, f"no tool {name!r} on this view's server")
+            if not visible_to_app(tool):
+                raise RPCError(DENIED, f"tool {name!r} is not callable from an app (its visibility lacks \"app\")")
+            return wire_result(self.client.call_tool(name, arguments))
+
+        self._off_thread(ident, call)
+
+    def _off_thread(self, ident: Any, work: Callable[[], dict[str, Any]]) -> None:
+        def run() -> None:
+            try:
+                result = work()
+            except RPCError as exc:
+                self._reply(ident, error=(exc.code, exc.message))
+            except MCPError as exc:
+                self._reply(ident, error=(DENIED, str(exc)))
+            except Exception as exc:  # the view gets an answer whatever happens
+                log.exception("MCP App view request failed")
+                self._reply(ident, error=(RPCError.INTERNAL_ERROR, f"{type(exc).__name__}: {exc}"))
+            else:
+                self._reply(ident, result)
+
+        self._run(run)
+
+
+def _context_text(params: Mapping[str, Any]) -> str:
+    parts = [p.get("text", "") for p in params.get("content") or [] if isinstance(p, dict)]
+    text = " ".join(str(p) for p in parts if p)
+    if params.get("structuredContent") is not None:
+        text += (" " if text else "") + repr(params["structuredContent"])
+    return text or "(empty)"
+

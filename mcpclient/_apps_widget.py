@@ -1,0 +1,223 @@
+"""A tool's MCP Apps view as a notebook output: an anywidget relaying to ``Bridge``.
+
+The front-end part (``_ESM``) only draws and relays. It puts the view's HTML, with the
+Content Security Policy already written into it, in an iframe sandboxed with
+``allow-scripts allow-forms`` and never ``allow-same-origin``: the view runs at an opaque
+origin, so it cannot reach the notebook page, its cookies or the Jupyter server's API, and
+is as separate from the host as the spec's sandbox proxy makes it. It forwards what the view
+posts (from that iframe only) to the kernel, posts the kernel's answers back, resizes the
+iframe on ``ui/notifications/size-changed``, and shows links, messages and model-context
+updates under the view as text. Every protocol rule lives in ``_apps_bridge``.
+
+Only in a live kernel with anywidget installed (``pip install mcpclient[apps]``); elsewhere
+``mimebundle`` returns None and the result shows as any ``ToolResult``.
+"""
+
+from __future__ import annotations
+
+import html as html_lib
+import logging
+import re
+from typing import Any
+
+from ._apps_bridge import Bridge
+from ._display import to_html
+from ._exceptions import MCPError
+from .apps import AppResult, UIResource, allow_attribute, content_security_policy
+
+__all__ = ["SANDBOX", "mimebundle", "with_csp"]
+
+log = logging.getLogger("mcpclient")
+
+#: The iframe's sandbox: scripts and forms, never ``allow-same-origin`` (SEP-1865 security).
+SANDBOX = "allow-scripts allow-forms"
+_DOCTYPE = re.compile(r"^\s*<!doctype[^>]*>", re.IGNORECASE)
+
+
+def with_csp(document: str, policy: str) -> str:
+    """``document`` with a CSP ``<meta>`` as its first element, before any of its own content.
+
+    The parser puts the element in ``<head>`` whatever follows, and a policy in force cannot
+    be loosened by a later one, so nothing in the view runs outside it.
+    """
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{html_lib.escape(policy, quote=True)}">'
+    found = _DOCTYPE.match(document)
+    if found:
+        return document[: found.end()] + meta + document[found.end():]
+    return meta + document
+
+
+_ESM = r"""
+function render({ model, el }) {
+  const view = Math.random().toString(36).slice(2);
+  const box = document.createElement("div");
+  const frame = document.createElement("iframe");
+  const notes = document.createElement("div");
+  frame.setAttribute("sandbox", model.get("sandbox"));
+  if (model.get("allow")) frame.setAttribute("allow", model.get("allow"));
+  frame.setAttribute("title", model.get("title"));
+  frame.style.width = "100%";
+  frame.style.boxSizing = "border-box";
+  frame.style.height = "360px";
+  frame.style.border = model.get("border") ? "1px solid var(--jp-border-color1, #ccc)" : "0";
+  frame.srcdoc = model.get("html");
+  notes.className = "mcpclient-app-notes";
+  notes.style.fontSize = "12px";
+  box.append(frame, notes);
+  el.appendChild(box);
+  const env = () => ({
+    theme: document.body.dataset.jpThemeLight === "false" ? "dark" : "light",
+    width: Math.round(box.getBoundingClientRect().width),
+  });
+  const onMessage = (event) => {
+    if (event.source !== frame.contentWindow) return;
+    const msg = event.data;
+    if (!msg || msg.jsonrpc !== "2.0") return;
+    if (msg.method === "ui/notifications/size-changed" && msg.params) {
+      const h = Number(msg.params.height);
+      if (h > 0) frame.style.height = Math.min(Math.ceil(h), 1200) + "px";
+    }
+    if (pending && msg.id === pending.id && !msg.method) { pending.done(); }
+    model.send({ kind: "view", view, message: msg, env: env() });
+  };
+  let pending = null;
+  window.addEventListener("message", onMessage);
+  const note = (kind, text) => {
+    const line = document.createElement("div");
+    if (kind === "link") {
+      const a = document.createElement("a");
+      a.href = text; a.textContent = text; a.target = "_blank"; a.rel = "noopener noreferrer";
+      line.append("The view offers a link: ", a);
+    } else {
+      line.textContent = { message: "The view says ", context: "The view's context: ", log: "Log " }[kind] + text;
+    }
+    line.className = "mcpclient-app-" + kind;
+    notes.appendChild(line);
+  };
+  const close = (text) => {
+    window.removeEventListener("message", onMessage);
+    frame.remove();
+    const gone = document.createElement("div");
+    gone.textContent = text;
+    box.prepend(gone);
+  };
+  model.on("msg:custom", (content) => {
+    if (content.view !== view && content.view !== "*") return;
+    if (content.kind === "post") {
+      const msg = content.message;
+      if (frame.contentWindow) frame.contentWindow.postMessage(msg, "*");
+      if (msg.method === "ui/resource-teardown") {
+        const timer = setTimeout(() => pending && pending.done(), 1500);
+        pending = { id: msg.id, done: () => { clearTimeout(timer); pending = null; close("(the MCP client was closed)"); } };
+      }
+    } else if (content.kind === "note") {
+      note(content.note, content.text);
+    } else if (content.kind === "closed") {
+      close("(the MCP client was closed)");
+    }
+  });
+  return () => {
+    if (frame.contentWindow) {
+      frame.contentWindow.postMessage({ jsonrpc: "2.0", id: "host-cleared", method: "ui/resource-teardown", params: { reason: "output cleared" } }, "*");
+    }
+    window.removeEventListener("message", onMessage);
+    model.send({ kind: "gone", view });
+  };
+}
+export default { render };
+"""
+
+
+def _live() -> bool:
+    """Whether a Jupyter kernel with anywidget runs this code (a front end may be listening)."""
+    try:
+        import anywidget  # noqa: F401
+        from IPython import get_ipython
+        from ipykernel.zmqshell import ZMQInteractiveShell
+    except ImportError:
+        return False
+    return isinstance(get_ipython(), ZMQInteractiveShell)
+
+
+def _widget_class() -> Any:
+    import anywidget
+    import traitlets
+
+    class AppView(anywidget.AnyWidget):
+        """One tool result's view; each front-end view of it gets its own ``Bridge``."""
+
+        _esm = _ESM
+        html = traitlets.Unicode("").tag(sync=True)
+        sandbox = traitlets.Unicode(SANDBOX).tag(sync=True)
+        allow = traitlets.Unicode("").tag(sync=True)
+        title = traitlets.Unicode("").tag(sync=True)
+        border = traitlets.Bool(True).tag(sync=True)
+
+        def __init__(self, result: AppResult, tool: Any, resource: UIResource) -> None:
+            policy = content_security_policy(resource)
+            super().__init__(
+                html=with_csp(resource.html, policy), allow=allow_attribute(resource),
+                title=f"MCP App view {resource.uri}",
+                border=resource.prefers_border is not False,
+            )
+            self.result = result
+            self.tool = tool
+            self.resource = resource
+            self.bridges: dict[str, Bridge] = {}
+            self.on_msg(self._on_front_end)
+            result.call.client._on_apps_close(self._client_closed)
+
+        def bridge(self, view: str) -> Bridge:
+            found = self.bridges.get(view)
+            if found is None:
+                found = self.bridges[view] = Bridge(
+                    self.result.call.client, self.tool, self.result.call.arguments, self.result, self.resource,
+                    post=lambda m: self.send({"kind": "post", "view": view, "message": m}),
+                    note=lambda k, text: self.send({"kind": "note", "view": view, "note": k, "text": text}),
+                )
+            return found
+
+        def _on_front_end(self, _widget: Any, content: Any, _buffers: Any) -> None:
+            if not isinstance(content, dict) or not isinstance(content.get("view"), str):
+                return
+            view = content["view"]
+            if content.get("kind") == "gone":
+                gone = self.bridges.pop(view, None)
+                if gone is not None:
+                    gone.closed = True
+            elif content.get("kind") == "view":
+                env = content.get("env")
+                self.bridge(view).receive(content.get("message"), env if isinstance(env, dict) else {})
+
+        def _client_closed(self) -> None:
+            for bridge in list(self.bridges.values()):
+                bridge.teardown("the MCP client was closed")
+            if not self.bridges:
+                self.send({"kind": "closed", "view": "*"})
+
+    return AppView
+
+
+_WIDGET: Any = None
+
+
+def mimebundle(result: AppResult) -> dict[str, Any] | None:
+    """The widget output for ``result`` in a live kernel, or None (then it shows as usual)."""
+    global _WIDGET
+    if not _live():
+        return None
+    client = result.call.client
+    try:
+        tool = client._app_tool(result.call.tool)
+        if tool is None or tool.ui is None or not tool.ui.resource_uri:
+            return None
+        resource = client.read_ui_resource(tool.ui.resource_uri)
+    except MCPError as exc:
+        log.warning("cannot show the view of tool %r: %s", result.call.tool, exc)
+        return None
+    if _WIDGET is None:
+        _WIDGET = _widget_class()
+    shown = _WIDGET(result, tool, resource)._repr_mimebundle_()
+    data = dict(shown[0] if isinstance(shown, tuple) else shown)  # anywidget gives (data, metadata)
+    data["text/html"] = to_html(result)  # where no widget manager runs (exported notebooks)
+    return data

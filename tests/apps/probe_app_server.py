@@ -1,0 +1,79 @@
+"""A stdio MCP Apps server whose view tries to reach an origin it did not declare.
+
+``python probe_app_server.py UNDECLARED_URL DECLARED_ORIGIN``: tool ``probe`` links to
+``ui://probe/view.html``, whose ``_meta.ui.csp`` declares only ``DECLARED_ORIGIN``. The view
+fetches ``UNDECLARED_URL`` at once and writes what happened into ``#probe``: "blocked" when
+the fetch failed (with the CSP directive that refused it), "reached" if it got through.
+Also offers ``secret``, visible to the model only, which a view must not be able to call.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+UNDECLARED, DECLARED = sys.argv[1], sys.argv[2]
+URI = "ui://probe/view.html"
+VIEW = """<!DOCTYPE html><html><head><title>probe</title></head><body>
+<p id="probe">pending</p><p id="secret">pending</p>
+<script>
+const out = document.getElementById("probe");
+let violated = "";
+document.addEventListener("securitypolicyviolation", (e) => { violated = e.violatedDirective; });
+fetch(%(url)s).then(() => { out.textContent = "reached"; })
+  .catch(() => { setTimeout(() => { out.textContent = "blocked " + violated; }, 100); });
+let id = 0;
+const waiting = {};
+window.addEventListener("message", (e) => {
+  const m = e.data;
+  if (m && m.id in waiting && !m.method) { waiting[m.id](m); delete waiting[m.id]; }
+});
+function ask(method, params) {
+  const n = ++id;
+  window.parent.postMessage({ jsonrpc: "2.0", id: n, method, params }, "*");
+  return new Promise((resolve) => { waiting[n] = resolve; });
+}
+ask("ui/initialize", { appInfo: { name: "probe", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" })
+  .then(() => {
+    window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
+    return ask("tools/call", { name: "secret", arguments: {} });
+  })
+  .then((reply) => {
+    document.getElementById("secret").textContent = reply.error ? "refused " + reply.error.code : "answered";
+  });
+</script></body></html>""" % {"url": json.dumps(UNDECLARED)}
+
+TOOLS = [
+    {"name": "probe", "description": "Show the probe view", "inputSchema": {"type": "object"},
+     "_meta": {"ui": {"resourceUri": URI}}},
+    {"name": "secret", "description": "Model only", "inputSchema": {"type": "object"},
+     "_meta": {"ui": {"visibility": ["model"]}}},
+]
+
+
+def answer(method: str, params: dict) -> dict:
+    if method == "initialize":
+        return {"protocolVersion": params.get("protocolVersion", "2025-11-25"),
+                "capabilities": {"tools": {}, "resources": {}}, "serverInfo": {"name": "probe", "version": "1"}}
+    if method == "tools/list":
+        return {"tools": TOOLS}
+    if method == "tools/call":
+        return {"content": [{"type": "text", "text": f"{params.get('name')} ran"}]}
+    if method == "resources/read":
+        return {"contents": [{"uri": URI, "mimeType": "text/html;profile=mcp-app", "text": VIEW,
+                              "_meta": {"ui": {"csp": {"connectDomains": [DECLARED]}}}}]}
+    if method == "ping":
+        return {}
+    raise LookupError(method)
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    if "id" not in message:
+        continue
+    try:
+        reply = {"jsonrpc": "2.0", "id": message["id"], "result": answer(message["method"], message.get("params") or {})}
+    except LookupError:
+        reply = {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": "method not found"}}
+    sys.stdout.write(json.dumps(reply) + "\n")
+    sys.stdout.flush()

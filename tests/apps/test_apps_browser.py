@@ -1,0 +1,220 @@
+"""End to end: a real MCP Apps server's view in JupyterLab, driven in Debian's chromium.
+
+JupyterLab runs on 127.0.0.1 with a fresh config; the notebook connects with ``apps=True`` to
+``@modelcontextprotocol/server-basic-vanillajs`` (pinned in tests/node) and calls its
+``get-time`` tool. The test sees the view show the tool's result, clicks the view's "Get
+Server Time" button (a ``tools/call`` the kernel serves through the same Client) and sees
+the new time; then a probe server's view fetches an origin its CSP does not declare, and the
+fetch is blocked (the origin's server sees no request), and its call of a model-only tool
+is refused. Screenshots go to ``tmp/artifacts/apps`` (not committed).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import re
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.node_tools import NODE22, NODE_MODULES
+
+pytestmark = [pytest.mark.node, pytest.mark.timeout(180)]
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVER = NODE_MODULES / "@modelcontextprotocol" / "server-basic-vanillajs" / "dist" / "index.js"
+PROBE = Path(__file__).with_name("probe_app_server.py")
+ARTIFACTS = ROOT / "tmp" / "artifacts" / "apps"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+
+missing = [what for what, ok in (
+    ("Debian's chromium", os.path.exists(CHROMIUM)),
+    ("chromedriver (chromium-driver)", os.path.exists(CHROMEDRIVER)),
+    ("Node 22 and the npm test servers", NODE22.exists() and SERVER.exists()),
+) if not ok]
+for module in ("jupyterlab", "anywidget", "selenium"):
+    try:
+        __import__(module)
+    except ImportError:
+        missing.append(f"the Python package {module}")
+if missing:
+    pytest.skip("the MCP Apps browser test needs " + ", ".join(missing), allow_module_level=True)
+
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Origin:
+    """An HTTP server on 127.0.0.1 that counts the requests it gets (none should come)."""
+
+    def __init__(self) -> None:
+        hits = self.hits = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                hits.append(self.path)
+                self.send_response(200)
+                self.send_header("Access-Control-Allow-Origin", "*")
+                self.end_headers()
+                self.wfile.write(b"ok")
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+def notebook(path: Path, undeclared: str) -> None:
+    cells = [
+        "import sys, mcpclient\n"
+        f"client = mcpclient.connect([{str(NODE22)!r}, {str(SERVER)!r}, '--stdio'], apps=True)\n"
+        "client.call_tool('get-time')",
+        f"probe = mcpclient.connect([sys.executable, {str(PROBE)!r}, {undeclared + '/probe'!r}, "
+        "'https://declared.example'], apps=True)\n"
+        "probe.call_tool('probe')",
+    ]
+    path.write_text(json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": c}
+                  for c in cells],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }))
+
+
+@pytest.fixture
+def lab(tmp_path):
+    port, token = free_port(), secrets.token_hex(16)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+           "IPYTHONDIR": str(tmp_path / "ipython")}
+    # The kernel is the one next to the server's Python (data dir isolated, so list it here).
+    kernels = tmp_path / "data" / "kernels" / "python3"
+    kernels.mkdir(parents=True)
+    (kernels / "kernel.json").write_text(json.dumps({
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "Python 3", "language": "python"}))
+    # JupyterLab's own extensions (widgets, anywidget) stay findable from the venv's data dir.
+    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
+    news = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
+    news.parent.mkdir(parents=True)
+    news.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    log = open(tmp_path / "lab.log", "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
+         f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
+         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None",
+         "--ServerApp.port_retries=0", "--allow-root", "--LabApp.extension_manager=readonly",
+         f"--LabApp.user_settings_dir={tmp_path / 'settings'}", f"--LabApp.workspaces_dir={tmp_path / 'ws'}"],
+        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None:
+                    raise RuntimeError((tmp_path / "lab.log").read_text())
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}", token, tmp_path
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def browser(tmp_path):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1200,1000"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def wait(driver, condition, timeout=60.0, what=""):
+    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda d: condition(d), message=what)
+
+
+def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser):
+    base, token, folder = lab
+    origin = Origin()
+    notebook(folder / "apps.ipynb", origin.url)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    browser.get(f"{base}/lab/tree/apps.ipynb?token={token}")
+    try:
+        wait(browser, lambda d: "Idle" in d.find_element(By.CSS_SELECTOR, ".jp-StatusBar-Widget").text
+             or any("Idle" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".jp-StatusBar-TextItem")), 90, "kernel")
+        editor = wait(browser, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
+                                          if e.is_displayed()], 30, "notebook")[0]
+        editor.click()
+        ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+
+        frames = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]"),
+                      90, "the get-time view")
+        frame = frames[0]
+        assert "allow-same-origin" not in frame.get_attribute("sandbox")
+        browser.switch_to.frame(frame)
+        shown = wait(browser, lambda d: ISO_TIME.search(d.find_element(By.ID, "server-time").text), 60,
+                     "the tool result in the view").group(0)
+        browser.switch_to.default_content()
+        output = browser.find_elements(By.CSS_SELECTOR, ".jp-Cell .jp-OutputArea")[0]
+        output.screenshot(str(ARTIFACTS / "get-time-view.png"))
+
+        time.sleep(1.1)  # the server's clock has second resolution in what the view shows
+        browser.switch_to.frame(frame)
+        browser.find_element(By.ID, "get-time-btn").click()
+        wait(browser, lambda d: (m := ISO_TIME.search(d.find_element(By.ID, "server-time").text)) and m.group(0) != shown,
+             30, "the view's own tools/call answered through the kernel")
+        browser.switch_to.default_content()
+        output.screenshot(str(ARTIFACTS / "get-time-after-click.png"))
+
+        probe = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]")[1:],
+                     90, "the probe view")[0]
+        browser.switch_to.frame(probe)
+        text = wait(browser, lambda d: (t := d.find_element(By.ID, "probe").text) != "pending" and t, 30, "the probe")
+        refused = wait(browser, lambda d: (t := d.find_element(By.ID, "secret").text) != "pending" and t, 30, "secret")
+        browser.switch_to.default_content()
+        browser.save_screenshot(str(ARTIFACTS / "notebook.png"))
+        assert text.startswith("blocked"), text
+        assert "connect-src" in text
+        assert origin.hits == []
+        assert refused == "refused -32000"
+    except Exception:
+        browser.switch_to.default_content()
+        browser.save_screenshot(str(ARTIFACTS / "failure.png"))
+        raise
