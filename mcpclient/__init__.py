@@ -32,6 +32,7 @@ from ._exceptions import (
     TransportError,
     URLElicitationRequired,
 )
+from ._observe import Telemetry
 from ._rpc.cancel import CancelToken
 from ._skills import Skill, SkillFile
 from ._task import Task
@@ -138,6 +139,7 @@ __all__ = [
     "StreamInterrupted",
     "StreamableHTTPTransport",
     "Task",
+    "Telemetry",
     "ToolContent",
     "ToolDef",
     "ToolError",

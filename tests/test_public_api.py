@@ -23,6 +23,8 @@ EXPECTED = {
     "Task", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
     # OAuth for remote servers (issue #6).
     "AuthorizationError", "OAuth",
+    # OpenTelemetry (issue #14).
+    "Telemetry",
 }
 
 
