@@ -6,8 +6,9 @@ start, and the message, redacted before it is written. Recording and replaying h
 ``Transport`` boundary, so the code under test (and the whole client above the transport)
 runs unchanged, in either era, whatever the recorded target's transport was.
 
-Replay follows the recording's order: the server's messages are given to the client once
-every client message recorded before them has been matched. A client message matches a
+Replay follows the recording's causes: a server message is given to the client once the
+client message recorded just before it has been matched (and, for a reply, its request),
+in the recorded order. A client message matches a
 recorded one of the same method whose params are equal after the ignored fields are taken
 out (see ``Matcher``); request ids are rewritten both ways, so a replay does not depend on
 the ids the client happens to pick. A request that matches nothing is answered with an error
@@ -210,7 +211,21 @@ class ReplayTransport(Transport):
         self._scrubber = _Scrubber(secrets)
         self._matched: set[int] = set()
         self._ids: dict[Any, Any] = {}  # recorded request id -> the live one
-        self._released = 0
+        # Each server message waits for the client message just before it (and a reply for
+        # its request): the indices of those, by the server message's index.
+        self._waiting: dict[int, tuple[int, ...]] = {}
+        last: int | None = None
+        request_at: dict[Any, int] = {}
+        for index, (direction, message) in enumerate(self.events):
+            if direction == "send":
+                last = index
+                if "method" in message and "id" in message:
+                    request_at[message["id"]] = index
+                continue
+            needs = () if last is None else (last,)
+            if "method" not in message and message.get("id") in request_at:
+                needs += (request_at[message["id"]],)
+            self._waiting[index] = needs
         self._inbox: queue.Queue[Any] = queue.Queue()
         self._lock = threading.Lock()
         self.failures: list[str] = []
@@ -266,15 +281,11 @@ class ReplayTransport(Transport):
             self._inbox.put({"jsonrpc": "2.0", "id": live["id"], "error": {"code": -32603, "message": f"replay: {text}"}})
 
     def _release(self) -> None:
-        """Hand over the server's messages that every client message before them allows."""
-        while self._released < len(self.events):
-            direction, message = self.events[self._released]
-            if direction == "send":
-                if self._released not in self._matched:
-                    return
-            else:
-                self._inbox.put(self._rewrite(message))
-            self._released += 1
+        """Hand over, in recorded order, the server's messages whose causes have been matched."""
+        for index in sorted(self._waiting):
+            if all(need in self._matched for need in self._waiting[index]):
+                del self._waiting[index]
+                self._inbox.put(self._rewrite(self.events[index][1]))
 
     def _rewrite(self, message: dict[str, Any]) -> dict[str, Any]:
         if "method" not in message and message.get("id") in self._ids:
