@@ -222,7 +222,7 @@ class ReplayTransport(Transport):
                 if "method" in message and "id" in message:
                     request_at[message["id"]] = index
                 continue
-            needs = () if last is None else (last,)
+            needs: tuple[int, ...] = () if last is None else (last,)
             if "method" not in message and message.get("id") in request_at:
                 needs += (request_at[message["id"]],)
             self._waiting[index] = needs
