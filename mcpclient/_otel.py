@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import threading
 import time
 from typing import Any, Iterator
@@ -28,9 +29,6 @@ from opentelemetry.trace import Span, SpanKind, StatusCode
 from ._exceptions import RequestTimeout, RPCError
 from ._observe import Telemetry
 from .transports.base import Transport
-from .transports.http import StreamableHTTPTransport
-from .transports.sse import SSETransport
-from .transports.stdio import StdioTransport
 
 __all__ = ["OTelObserver", "network_attributes"]
 
@@ -54,10 +52,13 @@ def network_attributes(transport: Transport) -> dict[str, Any]:
 
     The one place that looks at the kind of transport: stdio is a pipe, the HTTP transports
     are TCP to their URL's host. Any other transport (a test double, a replay) gets none.
+    A transport class whose module was never imported has no instances, so the modules are
+    looked up, not imported (importing the HTTP ones would load ``requests`` for nothing).
     """
-    if isinstance(transport, StdioTransport):
+    stdio = sys.modules.get("mcpclient.transports.stdio")
+    if stdio is not None and isinstance(transport, stdio.StdioTransport):
         return {"network.transport": "pipe"}
-    if isinstance(transport, (StreamableHTTPTransport, SSETransport)):
+    if isinstance(transport, _http_classes()):
         url = urlsplit(transport.url)
         found: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
         if url.hostname:
@@ -67,9 +68,18 @@ def network_attributes(transport: Transport) -> dict[str, Any]:
     return {}
 
 
+def _http_classes() -> tuple[type[Any], ...]:
+    http, sse = sys.modules.get("mcpclient.transports.http"), sys.modules.get("mcpclient.transports.sse")
+    return (() if http is None else (http.StreamableHTTPTransport,)) + (() if sse is None else (sse.SSETransport,))
+
+
 def _session_id(transport: Transport) -> str | None:
     """The MCP session id, where the transport has one (Streamable HTTP, legacy era)."""
-    return transport.session_id if isinstance(transport, StreamableHTTPTransport) else None
+    http = sys.modules.get("mcpclient.transports.http")
+    if http is not None and isinstance(transport, http.StreamableHTTPTransport):
+        session: str | None = transport.session_id
+        return session
+    return None
 
 
 class OTelObserver:
