@@ -13,6 +13,7 @@ import requests
 from . import types as t
 from ._client import DEFAULT_TIMEOUT, Client
 from ._factory import make_client
+from ._observe import TelemetryOption
 from ._exceptions import HTTPStatusError, MCPError, RPCError
 from .transports.base import Transport
 from .transports.http import StreamableHTTPTransport
@@ -46,6 +47,7 @@ def connect(
     protocol: str = "auto",
     cache: bool = False,
     output_validation: str = "strict",
+    telemetry: TelemetryOption = "auto",
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
     notification_handler: Callable[[str, dict[str, Any]], None] | None = None,
@@ -63,7 +65,7 @@ def connect(
     ``headers``, ``token_provider``, ``auth_header``, ``auth``, ``session`` and
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
-    ``max_dispatch``, ``protocol``, ``cache`` and ``output_validation`` go to the ``Client``.
+    ``max_dispatch``, ``protocol``, ``cache``, ``output_validation`` and ``telemetry`` go to the ``Client``.
     Handlers
     and ``roots`` are installed before the handshake, so their capabilities are declared.
 
@@ -80,6 +82,7 @@ def connect(
             protocol=protocol,
             cache=cache,
             output_validation=output_validation,
+            telemetry=telemetry,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
             notification_handler=notification_handler,

@@ -24,6 +24,7 @@ SAMPLES = {
     "protocol": "legacy",
     "cache": True,
     "output_validation": "off",
+    "telemetry": False,
 }
 
 
