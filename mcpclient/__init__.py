@@ -32,6 +32,7 @@ from ._exceptions import (
     TransportError,
     URLElicitationRequired,
 )
+from ._observe import Telemetry
 from ._rpc.cancel import CancelToken
 from ._shared import SharedClient
 from ._skills import Skill, SkillFile
@@ -144,6 +145,7 @@ __all__ = [
     "StreamInterrupted",
     "StreamableHTTPTransport",
     "Task",
+    "Telemetry",
     "ToolContent",
     "ToolDef",
     "ToolError",

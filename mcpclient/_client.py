@@ -24,6 +24,7 @@ from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._handlers import Handlers
 from ._notifications import Notifications
+from ._observe import TelemetryOption, make_observer, wrap_handler
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
 from ._session import CLOSED, LEGACY, OPEN, UNOPENED, Session, remember_era
@@ -61,6 +62,10 @@ class Client:
     ``mcpclient.apps``): tool results then know their call, and render as the tool's
     interactive view in a live notebook.
 
+    ``telemetry`` reports every call with OpenTelemetry (see docs/observability.md): "auto"
+    (the default) does so when ``opentelemetry-api`` is installed, ``False`` never, and a
+    ``Telemetry`` says which providers to use and whether to record tool arguments and results.
+
     ``output_validation`` checks structured tool output against the ``outputSchema`` of tools
     seen in ``list_tools()`` (with the ``jsonschema`` extra installed): "strict" raises
     ``OutputValidationError``, "lenient" logs a warning, "off" skips the check.
@@ -77,6 +82,7 @@ class Client:
         cache: bool = False,
         output_validation: str = "strict",
         apps: bool = False,
+        telemetry: TelemetryOption = "auto",
     ) -> None:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
@@ -88,19 +94,23 @@ class Client:
         self._outputs = OutputValidator(output_validation)
         self._max_dispatch = max_dispatch
         self._protocol = protocol
+        self._telemetry = telemetry
         self._wire(transport)
 
     def _wire(self, transport: Transport) -> None:
         """The engine, session and features on ``transport`` (again after a restart)."""
         self.transport = transport
+        self._observer = make_observer(self._telemetry, transport)
         self._engine = Engine(
             transport,
-            on_request=self._handlers.handle,
+            on_request=wrap_handler(self._observer, self._handlers.handle),
             on_notification=_weak_notification_handler(self),
             max_dispatch=self._max_dispatch,
         )
         server_key: Hashable | None = getattr(transport, "server_key", None)
-        self._session = Session(self._engine, self._handlers, self.client_info, self._protocol, server_key)
+        self._session = Session(
+            self._engine, self._handlers, self.client_info, self._protocol, server_key, self._observer
+        )
         # The features, each given what it needs; none of them refers back to the Client.
         self._tasks = Tasks(self._session, self._timeouts, self._outputs)
         self._calls = Calls(self._session, transport, self._cache, self._outputs, self._tasks)
@@ -176,9 +186,12 @@ class Client:
             self._apps.close()  # shown views are torn down first, while they can still be told
         self._finalizer.detach()
         self._notices.listener.stop()
+        dead = self._engine.dead
         self._engine.close()
         if self._apps is not None:
             self._apps.stop()
+        if self._observer is not None:
+            self._observer.session_ended(dead)
 
     def __enter__(self) -> Client:
         try:

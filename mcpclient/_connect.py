@@ -13,6 +13,7 @@ import requests
 from . import types as t
 from ._client import DEFAULT_TIMEOUT, Client
 from ._factory import make_client
+from ._observe import TelemetryOption
 from ._exceptions import HTTPStatusError, MCPError, RPCError
 from .transports.base import Transport
 from .transports.http import StreamableHTTPTransport
@@ -47,6 +48,7 @@ def connect(
     cache: bool = False,
     output_validation: str = "strict",
     apps: bool = False,
+    telemetry: TelemetryOption = "auto",
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
     elicitation_modes: Sequence[str] = ("form",),
@@ -65,7 +67,8 @@ def connect(
     ``headers``, ``token_provider``, ``auth_header``, ``auth``, ``session`` and
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
-    ``max_dispatch``, ``protocol``, ``cache``, ``output_validation`` and ``apps`` go to the ``Client``.
+    ``max_dispatch``, ``protocol``, ``cache``, ``output_validation``, ``apps`` and ``telemetry`` go to
+    the ``Client``.
     Handlers
     (``elicitation_modes``: what the elicitation handler takes, "form" and/or "url")
     and ``roots`` are installed before the handshake, so their capabilities are declared.
@@ -84,6 +87,7 @@ def connect(
             cache=cache,
             output_validation=output_validation,
             apps=apps,
+            telemetry=telemetry,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
             elicitation_modes=elicitation_modes,

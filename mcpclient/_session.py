@@ -10,6 +10,7 @@ user installed for server requests.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 from typing import Any, Hashable
@@ -29,6 +30,7 @@ from ._exceptions import (
 )
 from ._elicitation import url_elicitation_error
 from ._handlers import Handlers
+from ._observe import Observation, Observer
 from ._race import Finished, Race
 from ._rpc.cancel import Cancel
 from ._rpc.engine import Engine, ProgressCallback
@@ -63,7 +65,15 @@ _era_cache_lock = threading.Lock()
 
 
 class Session:
-    def __init__(self, engine: Engine, handlers: Handlers, client_info: t.Implementation, protocol: str, server_key: Hashable | None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        handlers: Handlers,
+        client_info: t.Implementation,
+        protocol: str,
+        server_key: Hashable | None,
+        observer: Observer | None = None,
+    ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
         self.engine = engine
@@ -81,6 +91,8 @@ class Session:
         #: Whether the server's connection ended during the era probe (old SDKs exit on an
         #: unknown method): the client may then start it again and go straight to initialize.
         self.probe_killed = False
+        #: Told of every call when telemetry is on (see _observe); None costs nothing.
+        self.observer = observer
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -100,6 +112,8 @@ class Session:
             with _era_cache_lock:
                 _era_cache[self.server_key] = self.era
         self.era_strategy = self._choose_era()
+        if self.observer is not None:
+            self.observer.session_started(self.version)
 
     def _probe(self, timeout: float | None, *, grace: float) -> None:
         """``server/discover`` first; ``initialize`` too when discover is still unanswered after
@@ -108,8 +122,9 @@ class Session:
         version = modern.MODERN_VERSIONS[0]
         discover_params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
         race = Race()
-        race.start("server/discover", lambda token: self.engine.request(
-            "server/discover", discover_params, timeout=probe, cancel_on_timeout=False, cancel=token,
+        context = contextvars.copy_context()  # the caller's, for the spans of the probe's threads
+        race.start("server/discover", lambda token: context.run(
+            self._open_request, "server/discover", discover_params, timeout=probe, cancel_on_timeout=False, cancel=token,
         ), cancellable=True)
         first = race.next(min(grace, probe))
         if first is not None:
@@ -118,8 +133,9 @@ class Session:
         log.debug("no answer to server/discover within %ss: sending initialize as well", grace)
         self.declared = self.handlers.capabilities()
         init_params = legacy.initialize_params(self.client_info, self.declared)
-        race.start("initialize", lambda _: self.engine.request(
-            "initialize", init_params, timeout=timeout, cancel_on_timeout=False,
+        context = contextvars.copy_context()  # one context may run in one thread at a time
+        race.start("initialize", lambda _: context.run(
+            self._open_request, "initialize", init_params, timeout=timeout, cancel_on_timeout=False,
         ), cancellable=False)
         init_error: BaseException | None = None
         discover: Finished | None = None
@@ -203,7 +219,7 @@ class Session:
 
     def _discover(self, version: str, timeout: float | None, *, probing: bool = False) -> None:
         params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
-        result = self.engine.request("server/discover", params, timeout=timeout, cancel_on_timeout=not probing)
+        result = self._open_request("server/discover", params, timeout=timeout, cancel_on_timeout=not probing)
         self._take_discover(result, version, probing=probing)
 
     def _take_discover(self, result: dict[str, Any], version: str, *, probing: bool) -> None:
@@ -222,7 +238,7 @@ class Session:
         self.declared = self.handlers.capabilities()
         params = legacy.initialize_params(self.client_info, self.declared)
         try:
-            result = self.engine.request("initialize", params, timeout=timeout, cancel_on_timeout=False)
+            result = self._open_request("initialize", params, timeout=timeout, cancel_on_timeout=False)
         except RPCError as exc:
             supported = modern.supported_from_error(exc)
             version = modern.pick_version(supported) if supported else None
@@ -235,7 +251,14 @@ class Session:
     def _finish_initialize(self, result: dict[str, Any], timeout: float | None) -> None:
         self.state = legacy.read_initialize_result(result)
         self.era = LEGACY
-        self.engine.notify("notifications/initialized", timeout=timeout)
+        self.notify("notifications/initialized", None, timeout)
+
+    def _open_request(self, method: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
+        """A request of the opening (``initialize``, ``server/discover``), observed like any call."""
+        if self.observer is None:
+            return self.engine.request(method, params, **options)
+        with self.observer.client_call(method, params, "") as seen:
+            return self.engine.request(method, seen.inject(params), on_sent=seen.sent, **options)
 
     def _choose_era(self) -> Era:
         """The strategy for the era the opening found; the one place that tests which it is."""
@@ -280,9 +303,34 @@ class Session:
 
         ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
         """
+        options: dict[str, Any] = {"timeout": timeout, "on_progress": on_progress, "max_total": max_total, "cancel": cancel}
+        if self.observer is None:
+            return self._call(method, params, None, **options)
+        with self.observer.client_call(method, params, self.version) as seen:
+            result = self._call(method, params, seen, **options)
+            seen.finished(result)
+            return result
+
+    def _call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        seen: Observation | None,
+        *,
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+        max_total: float | None,
+        cancel: Cancel | None,
+    ) -> dict[str, Any]:
         base = dict(params) if params else {}
         if self.era_strategy is not None:
             base = self.era_strategy.decorate(base)
+        extra: dict[str, Any] = {}
+        if seen is not None:
+            base = seen.inject(base)
+            extra["on_sent"] = seen.sent
+            if on_progress is not None:
+                on_progress = _progress_events(seen, on_progress)
         total = Deadline(max_total)
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
@@ -294,6 +342,8 @@ class Session:
                     on_progress=on_progress,
                     max_total=total.remaining(),
                     cancel=cancel,
+                    seen=seen,
+                    **extra,
                 )
             except RPCError as exc:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
@@ -306,6 +356,8 @@ class Session:
                 raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
             retry = dict(base)
             requests = result.get("inputRequests")
+            if seen is not None:
+                seen.event("mcp.input_required", _input_round(requests))
             if requests is not None:
                 retry["inputResponses"] = self.handlers.answer_inputs(requests, cancel, repr(method))
             state = result.get("requestState")
@@ -315,7 +367,7 @@ class Session:
                 retry["requestState"] = state
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
 
-    def _request(self, method: str, params: dict[str, Any] | None, **options: Any) -> dict[str, Any]:
+    def _request(self, method: str, params: dict[str, Any] | None, seen: Observation | None, **options: Any) -> dict[str, Any]:
         """One request; re-sent once (as a new request) if a change-nothing request's stream broke."""
         try:
             return self.engine.request(method, params, **options)
@@ -323,10 +375,39 @@ class Session:
             if method not in IDEMPOTENT_METHODS:
                 raise
             log.info("the reply stream of %r broke (%s); sending it again", method, exc)
+            if seen is not None:
+                seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
             return self.engine.request(method, params, **options)
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
-        self.engine.notify(method, params, timeout=timeout)
+        if self.observer is None:
+            self.engine.notify(method, params, timeout=timeout)
+            return
+        with self.observer.client_call(method, params, self.version) as seen:
+            self.engine.notify(method, seen.inject(dict(params or {})) or None, timeout=timeout)
+
+
+def _progress_events(seen: Observation, on_progress: ProgressCallback) -> ProgressCallback:
+    """The caller's progress callback, with each notice also an event on the call's span."""
+
+    def observed(progress: float, total: float | None, message: str | None) -> None:
+        attributes: dict[str, Any] = {"mcp.progress": progress}
+        if total is not None:
+            attributes["mcp.progress.total"] = total
+        if message is not None:
+            attributes["mcp.progress.message"] = message
+        seen.event("mcp.progress", attributes)
+        on_progress(progress, total, message)
+
+    return observed
+
+
+def _input_round(requests: Any) -> dict[str, Any]:
+    """The attributes of an input-required round's event: which methods the server asked for."""
+    if not isinstance(requests, dict):
+        return {}
+    methods = [r.get("method") for r in requests.values() if isinstance(r, dict)]
+    return {"mcp.input_required.methods": [m for m in methods if isinstance(m, str)]}
 
 
 def remember_era(key: Hashable | None, era: str) -> None:

@@ -25,6 +25,7 @@ SAMPLES = {
     "cache": True,
     "output_validation": "off",
     "apps": True,
+    "telemetry": False,
 }
 
 

@@ -27,6 +27,8 @@ EXPECTED = {
     "prompting",
     # One client per process for web apps and task queues (issue #17).
     "SharedClient", "SharedGroup",
+    # OpenTelemetry (issue #14).
+    "Telemetry",
 }
 
 

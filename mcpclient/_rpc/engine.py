@@ -267,6 +267,7 @@ class Engine:
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: CancelToken | threading.Event | None = None,
+        on_sent: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
         """Send a request and block for its result.
 
@@ -274,6 +275,7 @@ class Engine:
         that each progress notification renews, while ``max_total`` (if given) still caps the
         whole call. ``on_progress(progress, total, message)`` runs on a dispatch thread.
         ``cancel`` (a CancelToken or threading.Event) abandons the call from another thread.
+        ``on_sent(request_id)`` learns the id before the request is written (for telemetry).
 
         Raises ``RPCError`` for an error reply, ``RequestTimeout`` when the time runs out
         (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
@@ -286,6 +288,8 @@ class Engine:
         if hard_deadline is not None and (deadline is None or hard_deadline < deadline):
             deadline = hard_deadline
         request_id = next(self._ids)
+        if on_sent is not None:
+            on_sent(request_id)
         slot = _Slot(method)
         if on_progress is not None:
             params = dict(params or {})

@@ -15,10 +15,14 @@ interface, so ``Client(FakeServer())`` runs the whole client with no subprocess:
 
 Strict by default: leaving the ``with fake`` block (or the ``fake_mcp`` pytest fixture)
 fails the test with a list of what was expected and what was called.
+
+``recorded(path, target)`` records a session with a real server to a JSON Lines file and
+replays it offline afterwards (the ``mcp_recording`` fixture does it per test).
 """
 
 from ._connection import Context
 from ._expect import Call, Expectation
 from ._fake import FakeServer
+from ._recording import Matcher, RecordingTransport, ReplayTransport, recorded
 
-__all__ = ["Call", "Context", "Expectation", "FakeServer"]
+__all__ = ["Call", "Context", "Expectation", "FakeServer", "Matcher", "RecordingTransport", "ReplayTransport", "recorded"]

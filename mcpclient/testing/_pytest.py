@@ -1,15 +1,17 @@
-"""The pytest plugin: a ``fake_mcp`` fixture, verified when the test passes.
+"""The pytest plugin: ``fake_mcp`` and ``mcp_recording`` fixtures, verified when the test passes.
 
 Installed with mcpclient through the ``pytest11`` entry point; it imports nothing heavy.
 """
 
 from __future__ import annotations
 
-from typing import Generator, Iterator
+from pathlib import Path
+from typing import Any, Callable, Generator, Iterator
 
 import pytest
 
 from ._fake import FakeServer
+from ._recording import MODES, RecordingTransport, ReplayTransport, Target, recorded
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -38,5 +40,46 @@ def fake_mcp(request: pytest.FixtureRequest) -> Iterator[FakeServer]:
         server.verify()
 
 
+@pytest.fixture
+def mcp_recording(request: pytest.FixtureRequest) -> Iterator[Callable[..., RecordingTransport | ReplayTransport]]:
+    """``mcp_recording(target, **options)``: a transport that records or replays this test's session.
+
+    The file is ``recordings/<test module>/<test name>.jsonl`` beside the test module, unless
+    ``@pytest.mark.mcp_recording(path=...)`` names one; the mode comes from the marker's
+    ``mode``, else ``--mcp-record-mode`` (default ``once``). Any other marker keyword is a
+    default option of ``recorded``. After a passing test every replay is ``verify()``-ed:
+    strict by default, so an unused recorded message fails the test.
+    """
+    marker = request.node.get_closest_marker("mcp_recording")
+    defaults: dict[str, Any] = dict(marker.kwargs) if marker else {}
+    node_path = Path(str(request.node.path))
+    default_path = node_path.parent / "recordings" / node_path.stem / f"{request.node.name}.jsonl"
+    path = Path(defaults.pop("path", default_path))
+    mode = defaults.pop("mode", None) or request.config.getoption("mcp_record_mode")
+    made: list[RecordingTransport | ReplayTransport] = []
+
+    def make(target: Target | None = None, **options: Any) -> RecordingTransport | ReplayTransport:
+        name = options.pop("name", None)
+        where = path if name is None else path.with_name(f"{path.stem}-{name}.jsonl")
+        transport = recorded(where, target, mode=mode, **{**defaults, **options})
+        made.append(transport)
+        return transport
+
+    yield make
+    for transport in made:
+        transport.close()
+    if not request.node.stash.get(_CALL_FAILED, False):
+        for transport in made:
+            transport.verify()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--mcp-record-mode", default="once", choices=MODES,
+        help="mcp_recording: once (record a missing file, else replay), none (replay only), all (record again)",
+    )
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fake_mcp(**kwargs): arguments for the fake_mcp FakeServer")
+    config.addinivalue_line("markers", "mcp_recording(path=None, mode=None, **options): the mcp_recording fixture's file and options")

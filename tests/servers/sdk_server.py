@@ -136,6 +136,14 @@ If ``SDK_SERVER_EVENTS`` names a file, the server appends one JSON object per
 line to it: ``{"event": "slow_started"|"slow_cancelled"|"slow_finished",
 "request_id": ..., "pid": ...}`` and ``{"event": "counter", "value": N}``.
 The same events are always logged to stderr as ``EVENT {json}`` lines.
+
+Spans file
+----------
+If ``SDK_SERVER_SPANS`` names a file, the server installs an OpenTelemetry SDK tracer
+provider (the SDK's own ``OpenTelemetryMiddleware`` then emits a SERVER span per request,
+parented to the trace context it extracts from ``params._meta``) and appends one JSON object
+per finished span: ``{"name", "kind", "trace_id", "span_id", "parent_span_id",
+"attributes"}`` (ids in hex).
 """
 
 from __future__ import annotations
@@ -613,6 +621,32 @@ def _legacy_sse_app(mcp: MCPServer) -> Any:
     )
 
 
+def export_spans_to(path: str) -> None:
+    """Send every span this process finishes to ``path``, one JSON line each (see the docstring)."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+
+    class FileExporter(SpanExporter):
+        def export(self, spans: Any) -> SpanExportResult:
+            with open(path, "a", encoding="utf-8") as f:
+                for span in spans:
+                    parent = span.parent
+                    f.write(json.dumps({
+                        "name": span.name,
+                        "kind": span.kind.name,
+                        "trace_id": f"{span.context.trace_id:032x}",
+                        "span_id": f"{span.context.span_id:016x}",
+                        "parent_span_id": f"{parent.span_id:016x}" if parent is not None else None,
+                        "attributes": {k: v for k, v in (span.attributes or {}).items() if isinstance(v, (str, int))},
+                    }) + "\n")
+            return SpanExportResult.SUCCESS
+
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(FileExporter()))
+    trace.set_tracer_provider(provider)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=["stdio", "streamable-http", "sse"], default="stdio")
@@ -623,6 +657,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    if os.environ.get("SDK_SERVER_SPANS"):
+        export_spans_to(os.environ["SDK_SERVER_SPANS"])
     mcp = build_server(args.legacy_only)
     if args.transport == "stdio":
         anyio.run(run_stdio, mcp, args.legacy_only)

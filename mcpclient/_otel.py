@@ -1,0 +1,262 @@
+"""The OpenTelemetry observer: spans, trace context in ``_meta``, and the two client metrics.
+
+Follows the OpenTelemetry semantic conventions for MCP (status Development; the revision is
+named in docs/observability.md). Imported only when a Client turns telemetry on, so an
+installation without ``opentelemetry-api`` never reaches this module.
+
+- A CLIENT span per request or notification the client sends, named ``{method} {target}``
+  (the tool or prompt name), current while the call runs, so the trace context injected into
+  ``params._meta`` (``traceparent``, ``tracestate``, ``baggage``, by the configured
+  propagator) makes it the server span's parent.
+- A SERVER span per request the server sends us (sampling, elicitation, roots, ping), whose
+  parent is the context the server put in that request's ``_meta``.
+- ``mcp.client.operation.duration`` per call and ``mcp.client.session.duration`` per session.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+import threading
+import time
+from typing import Any, Iterator
+from urllib.parse import urlsplit
+
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.trace import Span, SpanKind, StatusCode
+
+from ._exceptions import RequestTimeout, RPCError
+from ._observe import Telemetry
+from .transports.base import Transport
+
+__all__ = ["OTelObserver", "network_attributes"]
+
+#: The bucket boundaries the conventions give for both duration histograms (seconds).
+DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
+#: Methods whose ``uri`` parameter is the resource they are about.
+RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
+#: The span attributes that the operation-duration metric carries too (low cardinality).
+METRIC_KEYS = frozenset({
+    "mcp.method.name", "error.type", "gen_ai.tool.name", "gen_ai.prompt.name", "rpc.response.status_code",
+    "gen_ai.operation.name", "mcp.protocol.version", "network.transport", "network.protocol.name",
+    "server.address", "server.port",
+})
+SESSION_KEYS = frozenset({
+    "error.type", "mcp.protocol.version", "network.transport", "network.protocol.name", "server.address", "server.port",
+})
+
+
+def network_attributes(transport: Transport) -> dict[str, Any]:
+    """``network.transport`` and ``server.address``/``server.port``, from what the transport shows.
+
+    The one place that looks at the kind of transport: stdio is a pipe, the HTTP transports
+    are TCP to their URL's host. Any other transport (a test double, a replay) gets none.
+    A transport class whose module was never imported has no instances, so the modules are
+    looked up, not imported (importing the HTTP ones would load ``requests`` for nothing).
+    """
+    stdio = sys.modules.get("mcpclient.transports.stdio")
+    if stdio is not None and isinstance(transport, stdio.StdioTransport):
+        return {"network.transport": "pipe"}
+    if isinstance(transport, _http_classes()):
+        url = urlsplit(transport.url)
+        found: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
+        if url.hostname:
+            found["server.address"] = url.hostname
+            found["server.port"] = url.port or (443 if url.scheme == "https" else 80)
+        return found
+    return {}
+
+
+def _http_classes() -> tuple[type[Any], ...]:
+    http, sse = sys.modules.get("mcpclient.transports.http"), sys.modules.get("mcpclient.transports.sse")
+    return (() if http is None else (http.StreamableHTTPTransport,)) + (() if sse is None else (sse.SSETransport,))
+
+
+def _session_id(transport: Transport) -> str | None:
+    """The MCP session id, where the transport has one (Streamable HTTP, legacy era)."""
+    http = sys.modules.get("mcpclient.transports.http")
+    if http is not None and isinstance(transport, http.StreamableHTTPTransport):
+        session: str | None = transport.session_id
+        return session
+    return None
+
+
+class OTelObserver:
+    def __init__(self, config: Telemetry, transport: Transport) -> None:
+        from . import __version__
+
+        self._tracer = trace.get_tracer("mcpclient", __version__, tracer_provider=config.tracer_provider)
+        meter = metrics.get_meter("mcpclient", __version__, meter_provider=config.meter_provider)
+        self._operations = meter.create_histogram(
+            "mcp.client.operation.duration", unit="s",
+            description="The duration of an MCP request or notification, from sending it to its answer.",
+            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+        )
+        self._sessions = meter.create_histogram(
+            "mcp.client.session.duration", unit="s",
+            description="The duration of an MCP session, from its opening to its end.",
+            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+        )
+        self._propagator = config.propagator
+        self.record_content = config.record_content
+        self._transport = transport
+        self._network = network_attributes(transport)
+        self._lock = threading.Lock()
+        self._session_start: float | None = None
+        self._version = ""
+
+    def _inject(self, carrier: dict[str, Any]) -> None:
+        (self._propagator or propagate.get_global_textmap()).inject(carrier)
+
+    # -- client calls -----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def client_call(self, method: str, params: dict[str, Any] | None, version: str) -> Iterator[_Seen]:
+        params = params or {}
+        attributes: dict[str, Any] = {"mcp.method.name": method, **self._network}
+        if version:
+            attributes["mcp.protocol.version"] = version
+        session = _session_id(self._transport)
+        if session:
+            attributes["mcp.session.id"] = session
+        name = params.get("name")
+        target = name if isinstance(name, str) and method in ("tools/call", "prompts/get") else None
+        if method == "tools/call":
+            attributes["gen_ai.operation.name"] = "execute_tool"
+            if target:
+                attributes["gen_ai.tool.name"] = target
+            if self.record_content:
+                attributes["gen_ai.tool.call.arguments"] = _json(params.get("arguments") or {})
+        elif method == "prompts/get" and target:
+            attributes["gen_ai.prompt.name"] = target
+        uri = params.get("uri")
+        if method in RESOURCE_METHODS and isinstance(uri, str):
+            attributes["mcp.resource.uri"] = uri
+        start = time.monotonic()
+        with self._tracer.start_as_current_span(
+            f"{method} {target}" if target else method, kind=SpanKind.CLIENT, attributes=attributes,
+            record_exception=False, set_status_on_exception=False,
+        ) as span:
+            seen = _Seen(self, span, method)
+            try:
+                yield seen
+            except BaseException as exc:
+                seen.failed(exc)
+                raise
+            finally:
+                metric = {k: v for k, v in attributes.items() if k in METRIC_KEYS}
+                metric.update(seen.errors)
+                self._operations.record(time.monotonic() - start, metric)
+
+    # -- server requests --------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def server_call(self, method: str, params: dict[str, Any]) -> Iterator[_Seen]:
+        meta = params.get("_meta")
+        parent = None
+        if isinstance(meta, dict) and meta:
+            extracted = (self._propagator or propagate.get_global_textmap()).extract(meta)
+            if trace.get_current_span(extracted).get_span_context().is_valid:
+                parent = extracted
+        attributes: dict[str, Any] = {"mcp.method.name": method, **self._network}
+        if self._version:
+            attributes["mcp.protocol.version"] = self._version
+        session = _session_id(self._transport)
+        if session:
+            attributes["mcp.session.id"] = session
+        with self._tracer.start_as_current_span(
+            method, context=parent, kind=SpanKind.SERVER, attributes=attributes,
+            record_exception=False, set_status_on_exception=False,
+        ) as span:
+            seen = _Seen(self, span, method)
+            try:
+                yield seen
+            except BaseException as exc:
+                seen.failed(exc)
+                raise
+
+    # -- the session ------------------------------------------------------------------------
+
+    def session_started(self, version: str) -> None:
+        with self._lock:
+            self._session_start = time.monotonic()
+            self._version = version
+
+    def session_ended(self, error: BaseException | None) -> None:
+        with self._lock:
+            start, self._session_start = self._session_start, None
+        if start is None:
+            return
+        metric = {k: v for k, v in self._network.items() if k in SESSION_KEYS}
+        if self._version:
+            metric["mcp.protocol.version"] = self._version
+        if error is not None:
+            metric["error.type"] = _error_type(error)
+        self._sessions.record(time.monotonic() - start, metric)
+
+
+class _Seen:
+    """One observed call: its span, and what went wrong (for the metric's attributes)."""
+
+    __slots__ = ("_observer", "span", "method", "errors")
+
+    def __init__(self, observer: OTelObserver, span: Span, method: str) -> None:
+        self._observer = observer
+        self.span = span
+        self.method = method
+        self.errors: dict[str, str] = {}
+
+    def inject(self, params: dict[str, Any]) -> dict[str, Any]:
+        carrier: dict[str, Any] = {}
+        self._observer._inject(carrier)  # this span is the current one
+        if not carrier:
+            return params  # no recording span: nothing to send, and no empty _meta either
+        meta = params.get("_meta")
+        return {**params, "_meta": {**(meta if isinstance(meta, dict) else {}), **carrier}}
+
+    def sent(self, request_id: Any) -> None:
+        self.span.set_attribute("jsonrpc.request.id", str(request_id))
+
+    def event(self, name: str, attributes: dict[str, Any]) -> None:
+        self.span.add_event(name, attributes)
+
+    def finished(self, result: dict[str, Any]) -> None:
+        if self.method != "tools/call":
+            return
+        if result.get("isError") is True:
+            self._error("tool_error", None)
+        elif self._observer.record_content:
+            output = result.get("structuredContent")
+            self.span.set_attribute("gen_ai.tool.call.result", _json(output if output is not None else result.get("content")))
+
+    def failed(self, exc: BaseException) -> None:
+        if isinstance(exc, RPCError):
+            code = str(exc.code)
+            self.span.set_attribute("rpc.response.status_code", code)
+            self.errors["rpc.response.status_code"] = code
+            self._error(code, exc.message)
+            return
+        self._error(_error_type(exc), str(exc))
+        if not isinstance(exc, RequestTimeout):
+            self.span.record_exception(exc)
+
+    def _error(self, kind: str, message: str | None) -> None:
+        self.errors["error.type"] = kind
+        self.span.set_attribute("error.type", kind)
+        self.span.set_status(StatusCode.ERROR, message)
+
+
+def _error_type(exc: BaseException) -> str:
+    if isinstance(exc, RPCError):
+        return str(exc.code)
+    if isinstance(exc, RequestTimeout):
+        return "timeout"
+    return type(exc).__qualname__
+
+
+def _json(value: Any) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return repr(value)
