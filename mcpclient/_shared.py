@@ -27,11 +27,12 @@ from ._exceptions import ConnectionClosed, MCPError
 from ._holder import ProcessLocal
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import ProgressCallback
-from ._timeouts import DEFAULT
+from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
 from .transports.stdio import StdioTransport
 
 if TYPE_CHECKING:
     from ._skills import Skill
+    from .apps import UIResource
     from ._task import Task
     from .config import ServerConfig
 
@@ -216,6 +217,21 @@ class SharedClient:
     # -- what Client offers, one method each ------------------------------------------------
 
     @property
+    def timeout(self) -> float | None:
+        """The timeout of every call that gives none (None: no limit); settable, kept across reopens."""
+        value: float | None = self._options.get("timeout", DEFAULT_TIMEOUT)
+        return value
+
+    @timeout.setter
+    def timeout(self, value: float | None) -> None:
+        self._options["timeout"] = value
+
+        def apply(client: Client) -> None:
+            client.timeout = value
+
+        self._remember("timeout", apply)
+
+    @property
     def protocol_version(self) -> str:
         return self._holder.get().protocol_version
 
@@ -279,6 +295,9 @@ class SharedClient:
     ) -> list[t.ResourceContents]:
         return self._run(lambda c: c.read_resource(uri, timeout=timeout, on_progress=on_progress, cancel=cancel),
                          safe=True)
+
+    def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
+        return self._run(lambda c: c.read_ui_resource(uri, timeout=timeout), safe=True)
 
     def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
         return self._run(lambda c: c.list_prompts(timeout=timeout), safe=True)
