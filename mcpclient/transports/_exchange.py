@@ -35,6 +35,7 @@ own pool classes and are likewise aborted only once headers arrived.
 
 from __future__ import annotations
 
+import collections
 import socket
 import threading
 import time
@@ -173,6 +174,9 @@ class Exchanges:
         self._thread: threading.Thread | None = None
         self._closed: str | None = None
         self._stopped = False
+        # Requests abandoned before their exchange opened (a cancel racing the send): the
+        # last few, so the exchange is aborted as it opens.
+        self._abandoned: collections.deque[Any] = collections.deque(maxlen=64)
 
     def open(
         self, what: str, deadline: float | None = None, key: Any = None, *, after_close: bool = False
@@ -193,6 +197,8 @@ class Exchanges:
                     self._cond.notify()
         if self._closed is not None and not after_close:
             exchange.abort(self._closed)
+        elif key is not None and self._abandoned and key in self._abandoned:
+            exchange.abort(CANCELLED)
         return exchange
 
     def extend(self, exchange: Exchange, deadline: float | None) -> None:
@@ -218,7 +224,11 @@ class Exchanges:
     def abort(self, key: Any, reason: str) -> bool:
         """Abort the exchange of request ``key``, if one is in flight."""
         exchange = self._by_key.get(key)
-        return exchange.abort(reason) if exchange is not None else False
+        if exchange is None:
+            if reason == CANCELLED and key is not None:
+                self._abandoned.append(key)
+            return False
+        return exchange.abort(reason)
 
     def abort_all(self, reason: str) -> None:
         """Abort every exchange in flight and every later one."""

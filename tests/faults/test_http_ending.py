@@ -311,3 +311,15 @@ def test_with_a_user_session_callers_are_released_all_the_same(servers, ending):
         token.cancel()
         assert isinstance(call.released_within(start), RequestCancelled)
         client.close()
+
+
+def test_a_cancel_that_beats_its_exchange_still_ends_it():
+    from mcpclient.transports._exchange import CANCELLED, Exchanges
+
+    exchanges = Exchanges("test")
+    assert not exchanges.abort(7, CANCELLED)  # the cancel comes first...
+    exchange = exchanges.open("'tools/call'", None, 7)  # ...then the send opens the exchange
+    with pytest.raises(RequestCancelled):
+        exchange.check()
+    assert exchanges.open("'tools/call'", None, 8).reason is None
+    exchanges.stop()
