@@ -22,8 +22,8 @@ a cancellation finds its exchange, and its deadline watchdog: one daemon thread 
 that ticks (every ``TICK`` seconds, only while an exchange with a deadline is in flight) and
 aborts those past their deadline. A socket read timeout is per read, so a server trickling a
 byte a second would otherwise hold a call far past its timeout; the watchdog holds the
-deadline for the whole reply, headers and body. Registering costs a dict insert and removal
-per request, no thread hand-off.
+deadline for the whole reply, headers and body. Registering costs a few dict operations and
+an uncontended lock per request, and no thread hand-off: the watchdog is woken only from idle.
 
 Limits: a connect in progress is not interrupted (it is bounded by the connect timeout; the
 exchange ends as soon as the socket connects). With a user-supplied ``requests.Session`` (its
@@ -174,6 +174,7 @@ class Exchanges:
         self._thread: threading.Thread | None = None
         self._closed: str | None = None
         self._stopped = False
+        self._idle = False  # the watchdog waits for a first deadline (rather than ticking)
         # Requests abandoned before their exchange opened (a cancel racing the send): the
         # last few, so the exchange is aborted as it opens.
         self._abandoned: collections.deque[Any] = collections.deque(maxlen=64)
@@ -193,8 +194,9 @@ class Exchanges:
                 if self._thread is None and not self._stopped:
                     self._thread = threading.Thread(target=self._watch, name=self._name, daemon=True)
                     self._thread.start()
-                elif len(self._timed) == 1:
-                    self._cond.notify()
+                elif self._idle:
+                    self._idle = False
+                    self._cond.notify()  # only an idle watchdog is woken: a ticking one looks anyway
         if self._closed is not None and not after_close:
             exchange.abort(self._closed)
         elif key is not None and self._abandoned and key in self._abandoned:
@@ -209,7 +211,9 @@ class Exchanges:
                 self._timed.pop(exchange, None)
             elif exchange in self._all:
                 self._timed[exchange] = None
-                self._cond.notify()
+                if self._idle:
+                    self._idle = False
+                    self._cond.notify()
 
     def end(self, exchange: Exchange) -> None:
         """The exchange is over (read, failed or aborted): forget it."""
@@ -240,6 +244,7 @@ class Exchanges:
         """End the watchdog thread (after the last exchange of a closed transport)."""
         with self._cond:
             self._stopped = True
+            self._idle = False
             self._cond.notify()
 
     def _watch(self) -> None:
@@ -248,7 +253,10 @@ class Exchanges:
                 if not self._timed:
                     # Idle: exit after a while (the next deadline starts a new thread), so a
                     # transport nobody closed leaves no thread behind.
-                    if not self._cond.wait(IDLE_EXIT) and not self._timed:
+                    self._idle = True
+                    woken = self._cond.wait(IDLE_EXIT)
+                    self._idle = False
+                    if not woken and not self._timed:
                         break
                     continue
                 self._cond.wait(TICK)

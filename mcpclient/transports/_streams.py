@@ -117,15 +117,23 @@ def read_events(
 def read_body(response: requests.Response, what: str, limit: int, exchange: Exchange | None = None) -> bytes:
     """The whole decoded body, at most ``limit`` bytes: past that, abort and raise ProtocolError.
 
-    Read in pieces with ``decode_content`` so a compressed body is counted as it inflates
-    (never ``.content``, which would inflate all of it first). The connection goes back to
-    the pool once the body is read; on any error the response is aborted.
+    A body with a declared length and no compression is refused up front if too long, else
+    read in one go (the common case, one call); any other is read in pieces with
+    ``decode_content`` so a compressed body is counted as it inflates (never ``.content``,
+    which would inflate all of it first). The connection goes back to the pool once the body
+    is read; on any error the response is aborted.
     """
     raw = response.raw
     parts: list[bytes] = []
     size = 0
+    length = raw.length_remaining
+    plain = length is not None and response.headers.get("content-encoding", "identity").lower() == "identity"
     try:
-        while True:
+        if plain:  # the usual case: one read, bounded by the declared length
+            if length is not None and length > limit:
+                raise too_large(what, limit)
+            parts.append(raw.read(decode_content=True))
+        while not plain:
             chunk = raw.read(BODY_READ_SIZE, decode_content=True)
             if not chunk:
                 break

@@ -218,7 +218,7 @@ class EndingServer:
             with self.lock:
                 self.executions[key] += 1
             return {"jsonrpc": "2.0", "id": message["id"],
-                    "result": {"content": [{"type": "text", "text": "done"}]}}
+                    "result": {"content": [{"type": "text", "text": str(self._args(message).get("text", "done"))}]}}
         return {"jsonrpc": "2.0", "id": message["id"], "result": {}}
 
     def _hold(self, conn: socket.socket, message: dict[str, Any]) -> bool:

@@ -323,3 +323,12 @@ def test_a_cancel_that_beats_its_exchange_still_ends_it():
         exchange.check()
     assert exchanges.open("'tools/call'", None, 8).reason is None
     exchanges.stop()
+
+
+@pytest.mark.parametrize("reply", ["json", "sse"])
+def test_a_plain_reply_over_max_message_bytes_fails_its_call(servers, reply):
+    server = servers(reply=reply)
+    with connect(server, max_message_bytes=10_000) as client:
+        with pytest.raises(ProtocolError, match="max_message_bytes"):
+            client.call_tool("work", {"text": "x" * 20_000}, timeout=10)
+        assert client.call_tool("work", {"text": "y" * 5_000}, timeout=10).text == "y" * 5_000
