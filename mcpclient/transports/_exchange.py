@@ -189,14 +189,9 @@ class Exchanges:
         if key is not None:
             self._by_key[key] = exchange
         if deadline is not None:
-            with self._cond:
-                self._timed[exchange] = None
-                if self._thread is None and not self._stopped:
-                    self._thread = threading.Thread(target=self._watch, name=self._name, daemon=True)
-                    self._thread.start()
-                elif self._idle:
-                    self._idle = False
-                    self._cond.notify()  # only an idle watchdog is woken: a ticking one looks anyway
+            self._timed[exchange] = None
+            if self._idle or self._thread is None:  # else a ticking watchdog will see it
+                self._wake()
         if self._closed is not None and not after_close:
             exchange.abort(self._closed)
         elif key is not None and self._abandoned and key in self._abandoned:
@@ -205,15 +200,24 @@ class Exchanges:
 
     def extend(self, exchange: Exchange, deadline: float | None) -> None:
         """Move an exchange's deadline (e.g. to a short grace once its reply arrived)."""
+        exchange.deadline = deadline
+        if deadline is None:
+            self._timed.pop(exchange, None)
+        elif exchange in self._all:
+            self._timed[exchange] = None
+            if self._idle or self._thread is None:
+                self._wake()
+
+    def _wake(self) -> None:
+        """Start the watchdog, or wake it from idle (it holds the lock from its idle check
+        until it waits, so this notify cannot fall between the two)."""
         with self._cond:
-            exchange.deadline = deadline
-            if deadline is None:
-                self._timed.pop(exchange, None)
-            elif exchange in self._all:
-                self._timed[exchange] = None
-                if self._idle:
-                    self._idle = False
-                    self._cond.notify()
+            if self._thread is None and not self._stopped:
+                self._thread = threading.Thread(target=self._watch, name=self._name, daemon=True)
+                self._thread.start()
+            elif self._idle:
+                self._idle = False
+                self._cond.notify()
 
     def end(self, exchange: Exchange) -> None:
         """The exchange is over (read, failed or aborted): forget it."""
@@ -222,8 +226,7 @@ class Exchanges:
         if exchange.key is not None and self._by_key.get(exchange.key) is exchange:
             self._by_key.pop(exchange.key, None)
         if exchange.deadline is not None:
-            with self._cond:
-                self._timed.pop(exchange, None)
+            self._timed.pop(exchange, None)  # atomic: the watchdog copies before it iterates
 
     def abort(self, key: Any, reason: str) -> bool:
         """Abort the exchange of request ``key``, if one is in flight."""
@@ -250,18 +253,21 @@ class Exchanges:
     def _watch(self) -> None:
         with self._cond:
             while not self._stopped:
+                # Idle is announced before the emptiness check: a deadline added without the
+                # lock is then either seen here or sees ``_idle`` and wakes us.
+                self._idle = True
                 if not self._timed:
                     # Idle: exit after a while (the next deadline starts a new thread), so a
                     # transport nobody closed leaves no thread behind.
-                    self._idle = True
                     woken = self._cond.wait(IDLE_EXIT)
-                    self._idle = False
                     if not woken and not self._timed:
-                        break
+                        break  # still "idle" until _thread is None: open() then starts another
+                    self._idle = False
                     continue
+                self._idle = False
                 self._cond.wait(TICK)
                 now = time.monotonic()
-                late = [x for x in self._timed if x.deadline is not None and x.deadline <= now]
+                late = [x for x in list(self._timed) if x.deadline is not None and x.deadline <= now]
                 for exchange in late:
                     self._timed.pop(exchange, None)
                     exchange.abort(TIMEOUT)

@@ -332,3 +332,19 @@ def test_a_plain_reply_over_max_message_bytes_fails_its_call(servers, reply):
         with pytest.raises(ProtocolError, match="max_message_bytes"):
             client.call_tool("work", {"text": "x" * 20_000}, timeout=10)
         assert client.call_tool("work", {"text": "y" * 5_000}, timeout=10).text == "y" * 5_000
+
+
+def test_the_deadline_watchdog_comes_back_after_idling_out():
+    from mcpclient.transports import _exchange
+
+    exchanges = _exchange.Exchanges("test")
+    first = exchanges.open("first", time.monotonic() + 0.2)
+    assert first.wait(2) and first.reason == _exchange.TIMEOUT
+    exchanges.end(first)
+    deadline = time.monotonic() + _exchange.IDLE_EXIT + 2
+    while exchanges._thread is not None and time.monotonic() < deadline:  # it idles out...
+        time.sleep(0.05)
+    assert exchanges._thread is None
+    second = exchanges.open("second", time.monotonic() + 0.2)  # ...and the next deadline restarts it
+    assert second.wait(2) and second.reason == _exchange.TIMEOUT
+    exchanges.stop()
