@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import copy
+import functools
 import itertools
 import logging
 import os
@@ -305,9 +306,11 @@ class Engine:
             if self._dead is not None:
                 self._raise_dead()
             self._pending[request_id] = slot
-        wake = slot.event.set
+        wake: Callable[[], None] = slot.event.set
         poll = None
         if isinstance(cancel, CancelToken):
+            # A send still blocked on this request (an HTTP exchange) must end too.
+            wake = functools.partial(_wake_and_abandon, slot.event, self._transport, request_id)
             cancel.add_callback(wake)
         elif cancel is not None:
             poll = CANCEL_POLL_INTERVAL  # a plain Event cannot wake us: look at it now and then
@@ -321,6 +324,10 @@ class Engine:
                     ) from None
                 # It reached the server, whose answer did not come in time (HTTP): cancel it.
                 raise self._timed_out(request_id, method, timeout, cancel_on_timeout) from None
+            except RequestCancelled:
+                # The cancel ended the send itself (an HTTP exchange); it may have reached the server.
+                self._send_cancelled(request_id, "cancelled by the caller")
+                raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method) from None
             while True:
                 wait = _remaining(deadline)
                 if poll is not None:
@@ -682,6 +689,11 @@ def _wait_for_progress(slot: _Slot) -> None:
     assert slot.progress_idle is not None
     with slot.progress_idle:
         slot.progress_idle.wait_for(lambda: slot.progress_queued == 0, PROGRESS_DRAIN_TIMEOUT)
+
+
+def _wake_and_abandon(event: threading.Event, transport: Transport, request_id: Any) -> None:
+    event.set()
+    transport.abandon(request_id)
 
 
 def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:

@@ -20,7 +20,6 @@ import http.client
 import logging
 import random
 import socket
-import threading
 import time
 from typing import Any, Mapping
 from urllib.parse import urljoin, urlsplit
@@ -30,8 +29,9 @@ import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
 from .. import _origin
-from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
+from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
+from ._exchange import AbortableAdapter, Exchange, current
 from .base import decode_message
 
 __all__ = ["Requester", "TokenProvider", "read_error_body", "translate"]
@@ -78,7 +78,7 @@ class Requester:
             raise ValueError("max_retries must be 0 or more")
         if token_provider is not None and not (callable(token_provider) or hasattr(token_provider, "token")):
             raise TypeError("token_provider must have a token() method or be callable")
-        self._own_session = session is None
+        self.own_session = session is None
         self.session = session if session is not None else _new_session()
         self._token_provider = token_provider
         self._token_header = auth_header or "Authorization"
@@ -133,7 +133,7 @@ class Requester:
             self.redactor.add(_text(auth.password), permanent=True)
 
     def close(self) -> None:
-        if self._own_session:
+        if self.own_session:
             self.session.close()
 
     # -- one request ------------------------------------------------------------------------
@@ -148,25 +148,34 @@ class Requester:
         deadline: float | None = None,
         read_timeout: float | None | str = "deadline",
         retry: bool = True,
-        cancelled: threading.Event | None = None,
+        exchange: Exchange | None = None,
     ) -> requests.Response:
         """Send one request and return the response once its headers are read.
 
         The body is not read: the caller streams it (and must release or close it). Retries
         429, 503 and connect-phase failures up to ``max_retries`` times with capped exponential
-        backoff honouring ``Retry-After``, never past ``deadline`` (monotonic seconds), and
-        stops when ``cancelled`` is set. ``read_timeout`` defaults to the time left.
+        backoff honouring ``Retry-After``, never past ``deadline`` (monotonic seconds).
+        ``exchange`` lets another thread end the request in any phase (its sockets are
+        registered with it; a backoff wait wakes on its abort, and nothing is re-sent after
+        one): then its error is raised. ``read_timeout`` defaults to the time left.
         Raises ``RequestTimeout``, ``HTTPStatusError`` (a refused redirect, or 429/503 after
         the last retry is handed back as a response) or ``TransportError``.
         """
         attempts = self.max_retries + 1 if retry else 1
         for attempt in range(attempts):
+            if exchange is not None:
+                exchange.check()
+                exchange.rearm()
             remaining = _remaining(deadline)
             if remaining is not None and remaining <= 0:
                 raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
             try:
-                response = self._send_following_redirects(method, body, headers, url, remaining, read_timeout)
+                response = self._send_following_redirects(
+                    method, body, headers, url, remaining, read_timeout, exchange
+                )
             except _Retryable as exc:
+                if exchange is not None:
+                    exchange.check()
                 if attempt + 1 >= attempts:
                     raise exc.error from exc.error.__cause__
                 delay = backoff(attempt)
@@ -194,9 +203,9 @@ class Requester:
                     f"{self._safe(url)} asked to retry after {delay:.2f}s, beyond the call's timeout",
                     timeout=None,
                 )
-            if cancelled is not None:
-                if cancelled.wait(delay):
-                    raise ConnectionClosed("the transport is closed")
+            if exchange is not None:
+                if exchange.wait(delay):
+                    raise exchange.error()  # woken by close, cancel or the deadline: no re-send
             else:
                 time.sleep(delay)
         raise AssertionError("unreachable")  # pragma: no cover
@@ -209,18 +218,29 @@ class Requester:
         url: str | None,
         remaining: float | None,
         read_timeout: float | None | str,
+        exchange: Exchange | None,
     ) -> requests.Response:
         prepared = self._prepare(method, body, headers, url)
         connect = self.connect_timeout if remaining is None else min(self.connect_timeout, remaining)
         read = remaining if read_timeout == "deadline" else read_timeout
         for _ in range(MAX_REDIRECTS + 1):
+            current.exchange = exchange
             try:
                 response = self.session.send(prepared, timeout=(connect, read), **self._send_kwargs)  # type: ignore[arg-type]
             except Exception as exc:
+                if exchange is not None and exchange.reason is not None:
+                    raise exchange.error() from None
                 error = translate(exc, f"{method} {self._safe(prepared.url)}")
                 if _connect_phase(exc):
                     raise _Retryable(error) from exc
                 raise error from exc
+            finally:
+                current.exchange = None
+            if exchange is not None:
+                exchange.response = response
+                if exchange.reason is not None:  # aborted just as the headers came
+                    response.close()
+                    raise exchange.error()
             if self._auth is not None and response.request is not None and response.request is not prepared:
                 self._remember(response.request)  # an auth hook resent it with a new token
             if response.status_code not in REDIRECT_STATUSES or "location" not in response.headers:
@@ -483,13 +503,14 @@ def read_error_body(response: requests.Response) -> bytes:
 
 
 def _new_session() -> requests.Session:
-    """A session whose pool keeps a connection for each of many concurrent callers.
+    """A session whose pool keeps a connection for each of many concurrent callers, and whose
+    connections register their sockets with the exchange using them (see ``_exchange``).
 
     requests keeps 10 per host by default: a client shared by more threads would open a new
     TCP connection for every call past that.
     """
     session = requests.Session()
-    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE)
+    adapter = AbortableAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session

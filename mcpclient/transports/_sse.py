@@ -1,10 +1,14 @@
 """An incremental Server-Sent Events parser (the WHATWG event-stream rules), bytes in, events out.
 
-No size cap: a multi-megabyte ``data:`` line is assembled from as many chunks as it takes, in
-linear time. Data stays bytes (``json.loads`` takes bytes), so nothing is decoded twice.
+A multi-megabyte ``data:`` line is assembled from as many chunks as it takes, in linear time,
+up to ``max_bytes`` per line and per event (the transports' ``max_message_bytes``): past that
+``feed`` raises ``ProtocolError`` and the stream must be dropped, so a server cannot grow our
+memory without bound. Data stays bytes (``json.loads`` takes bytes), so nothing is decoded twice.
 """
 
 from __future__ import annotations
+
+from .._exceptions import ProtocolError
 
 __all__ = ["SSEEvent", "SSEParser"]
 
@@ -34,7 +38,10 @@ class SSEParser:
     the caller sees its id; callers skip it.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, max_bytes: int | None = None) -> None:
+        self.max_bytes = max_bytes
+        self._pending_size = 0
+        self._data_size = 0
         self.last_id: str | None = None
         self.retry: int | None = None
         self._pending: list[bytes] = []
@@ -58,6 +65,9 @@ class SSEParser:
                 chunk = chunk[len(_BOM) :]
         if b"\n" not in chunk and b"\r" not in chunk:
             self._pending.append(chunk)  # part of a long line: join once, when it ends
+            self._pending_size += len(chunk)
+            if self.max_bytes is not None and self._pending_size + self._data_size > self.max_bytes:
+                raise self._too_large()
             return []
         if self._pending:
             self._pending.append(chunk)
@@ -71,6 +81,7 @@ class SSEParser:
             chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         lines = chunk.split(b"\n")
         rest = lines.pop()
+        self._pending_size = len(rest)
         if rest:
             if self._pending:  # a held-back CR follows this partial line
                 self._pending.insert(0, rest)
@@ -94,6 +105,10 @@ class SSEParser:
         if name == b"data":
             self._data.append(value)
             self._has_data = True
+            if self.max_bytes is not None:
+                self._data_size += len(value) + 1
+                if self._data_size > self.max_bytes:
+                    raise self._too_large()
         elif name == b"event":
             self._event = value
         elif name == b"id":
@@ -112,6 +127,15 @@ class SSEParser:
             return None
         data = self._data[0] if len(self._data) == 1 else b"\n".join(self._data)
         self._data = []
+        self._data_size = 0
         self._has_data = False
         return SSEEvent(event_type, data, self.last_id)
 
+
+    def _too_large(self) -> ProtocolError:
+        self._pending, self._data = [], []  # the stream is dropped: free what it sent
+        return ProtocolError(
+            f"an SSE event is larger than max_message_bytes ({self.max_bytes} bytes, after "
+            "decompression); pass a larger max_message_bytes to the transport if such events "
+            "are expected"
+        )

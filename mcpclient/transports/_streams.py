@@ -10,6 +10,8 @@ from typing import Any, Callable, Iterator
 
 import requests
 
+from .._exceptions import ProtocolError
+from ._exchange import Exchange
 from ._http import translate
 from ._sse import SSEEvent, SSEParser
 
@@ -18,6 +20,7 @@ __all__ = [
     "abort_response",
     "is_event_stream",
     "is_json",
+    "read_body",
     "read_events",
     "set_read_timeout",
 ]
@@ -26,6 +29,17 @@ log = logging.getLogger(__name__)
 
 #: Bytes asked for per read of a streamed body (SSE); a read returns what has arrived.
 STREAM_READ_SIZE = 64 * 1024
+#: Decoded bytes asked for per read of a JSON body.
+BODY_READ_SIZE = 256 * 1024
+#: The default cap on one reply body or SSE event over HTTP (``max_message_bytes``), decoded.
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+
+def too_large(what: str, limit: int) -> ProtocolError:
+    return ProtocolError(
+        f"{what} is larger than max_message_bytes ({limit} bytes, after decompression); "
+        "pass a larger max_message_bytes to the transport if such messages are expected"
+    )
 
 
 def abort_response(response: requests.Response) -> None:
@@ -69,25 +83,80 @@ def _media_type(response: requests.Response) -> str:
     return response.headers.get("content-type", "").partition(";")[0].strip().lower()
 
 
-def read_events(response: requests.Response, parser: SSEParser, what: str) -> Iterator[SSEEvent]:
+def read_events(
+    response: requests.Response, parser: SSEParser, what: str, exchange: Exchange | None = None
+) -> Iterator[SSEEvent]:
     """The events of an SSE response as they arrive; a broken stream raises an MCPError.
 
     Reads with ``read1`` so each event is handed over as soon as its bytes arrive, and reads
-    to the end so the connection goes back to the pool for the next request.
+    to the end so the connection goes back to the pool for the next request. An aborted
+    ``exchange`` raises its own error (closed, cancelled, timed out), not the socket's.
+    The parser caps lines and events (``max_message_bytes``); urllib3 inflates a compressed
+    body a bounded piece per read.
     """
     raw = response.raw
     while True:
         try:
             chunk = raw.read1(STREAM_READ_SIZE, decode_content=True)
         except Exception as exc:
+            if exchange is not None:
+                exchange.check()
             raise translate(exc, what) from exc
         if not chunk:
             break
         yield from parser.feed(chunk)
+    if exchange is not None:
+        exchange.check()
+        exchange.done()  # before the connection can serve another exchange
     try:
         raw.release_conn()
     except Exception:  # the stream is over either way
         pass
+
+
+def read_body(response: requests.Response, what: str, limit: int, exchange: Exchange | None = None) -> bytes:
+    """The whole decoded body, at most ``limit`` bytes: past that, abort and raise ProtocolError.
+
+    A body with a declared length and no compression is refused up front if too long, else
+    read in one go (the common case, one call); any other is read in pieces with
+    ``decode_content`` so a compressed body is counted as it inflates (never ``.content``,
+    which would inflate all of it first). The connection goes back to the pool once the body
+    is read; on any error the response is aborted.
+    """
+    raw = response.raw
+    parts: list[bytes] = []
+    size = 0
+    length = raw.length_remaining
+    plain = length is not None and response.headers.get("content-encoding", "identity").lower() == "identity"
+    try:
+        if plain:  # the usual case: one read, bounded by the declared length
+            if length is not None and length > limit:
+                raise too_large(what, limit)
+            parts.append(raw.read(decode_content=True))
+        while not plain:
+            chunk = raw.read(BODY_READ_SIZE, decode_content=True)
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > limit:
+                raise too_large(what, limit)
+            parts.append(chunk)
+    except ProtocolError:
+        abort_response(response)
+        raise
+    except Exception as exc:
+        abort_response(response)
+        if exchange is not None:
+            exchange.check()
+        raise translate(exc, what) from exc
+    if exchange is not None:
+        exchange.check()
+        exchange.done()
+    try:
+        raw.release_conn()
+    except Exception:  # the body is read either way
+        pass
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 class ThreadPool:

@@ -28,6 +28,10 @@ class Transport(abc.ABC):
       (the client logs and skips it) and ``ConnectionClosed`` when no more can come.
     - ``close()``: release everything; it must unblock a thread waiting in ``receive`` and must
       be safe to call more than once.
+
+    Optionally ``abandon(request_id)``: the caller gave up on that request (cancelled); a
+    transport whose ``send`` may still be blocked on it ends that work. Called from another
+    thread; must not block. The default does nothing.
     """
 
     self_serializing: ClassVar[bool] = False
@@ -39,6 +43,9 @@ class Transport(abc.ABC):
     @abc.abstractmethod
     def receive(self) -> Any:
         """Return the next decoded message from the server."""
+
+    def abandon(self, request_id: Any) -> None:
+        """The request ``request_id`` was cancelled: stop any work in flight for it."""
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -16,8 +16,18 @@ from .._eras.headers import ToolHeaders, request_headers
 from .._eras.modern import MODERN_VERSIONS, PROTOCOL_VERSION_KEY
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
 from . import _http
+from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._http import Requester, TokenProvider
-from ._streams import ThreadPool, abort_response, is_event_stream, is_json, read_events, set_read_timeout
+from ._streams import (
+    MAX_MESSAGE_BYTES,
+    ThreadPool,
+    abort_response,
+    is_event_stream,
+    is_json,
+    read_body,
+    read_events,
+    set_read_timeout,
+)
 from ._sse import SSEParser
 from .base import Transport, encode_message
 
@@ -47,8 +57,8 @@ _CLOSED: Any = object()
 class StreamableHTTPTransport(Transport):
     """Speak MCP over Streamable HTTP to ``url`` (the server's MCP endpoint).
 
-    Every message is POSTed; the reply comes back as a JSON body or an SSE stream, drained by
-    a pool thread so ``send`` returns once the headers are read. The session id is captured
+    Every message is POSTed; the reply comes back as a JSON body (read by the caller's thread)
+    or an SSE stream, drained by a pool thread so ``send`` returns once the headers are read. The session id is captured
     and echoed; after ``initialize`` every request carries ``MCP-Protocol-Version``, and a
     GET stream is opened for messages the server starts (unless ``listen=False``).
 
@@ -64,6 +74,20 @@ class StreamableHTTPTransport(Transport):
       and 503, connection refused, DNS failure, connect timeout), with capped exponential
       backoff honouring ``Retry-After``, within the call's timeout. Nothing is retried once
       the server may have acted on it.
+    - ``max_message_bytes``: the largest reply body or SSE event accepted, counted after
+      decompression (default 64 MiB). A larger one fails its call with ``ProtocolError`` (on
+      the GET stream: the stream is dropped and reopened); nothing is buffered past it, so a
+      server (or a small gzip bomb) cannot grow the client's memory without bound. Lower than
+      stdio's default on purpose: an HTTP server is a remote party, and compression lets it
+      send 400 MiB in 400 KB.
+
+    Every HTTP exchange can be ended from another thread in any phase (``_exchange``):
+    ``close()`` fails the calls in flight with ``ConnectionClosed``, a ``CancelToken`` ends
+    its call (and closes the request's stream, which is the cancellation for stateless and
+    2026-07-28 servers), and the call's timeout holds for the whole reply, however slowly a
+    server trickles it. With a user-supplied ``session`` (whose adapters cannot register
+    their sockets) POSTs expecting a reply run on pool threads so the caller is released
+    all the same, and an exchange is aborted only once its headers arrived.
 
     A 404 on a request carrying the session id means the server ended the session: the
     transport replays the ``initialize`` it carried, once, and re-sends the request. Redirects
@@ -85,7 +109,11 @@ class StreamableHTTPTransport(Transport):
         max_retries: int = 0,
         connect_timeout: float = _http.CONNECT_TIMEOUT,
         listen: bool = True,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
+        if max_message_bytes < 1:
+            raise ValueError("max_message_bytes must be positive")
+        self.max_message_bytes = max_message_bytes
         self._http = Requester(
             url,
             headers,
@@ -101,7 +129,7 @@ class StreamableHTTPTransport(Transport):
         self._closed = threading.Event()
         self._lock = threading.Lock()
         self._renew_lock = threading.Lock()
-        self._live: set[requests.Response] = set()
+        self._exchanges = Exchanges("mcpclient-http-deadlines")
         self._drains = ThreadPool("mcpclient-http-stream")
         self._listen = listen
         self._listening = False
@@ -115,7 +143,6 @@ class StreamableHTTPTransport(Transport):
         # and closing a request's stream is how it is cancelled.
         self._modern = False
         self._tool_headers = ToolHeaders()
-        self._streams: dict[Any, requests.Response] = {}
 
     @property
     def server_key(self) -> tuple[str, str]:
@@ -137,17 +164,27 @@ class StreamableHTTPTransport(Transport):
         version = _meta_version(message)
         if version in MODERN_VERSIONS:
             self._modern = True
-        elif self._modern and method == "notifications/cancelled":
-            self._cancel_stream(message.get("params") or {})
-            return
+        elif method == "notifications/cancelled":
+            # Closing the request's stream is the cancellation in the 2026-07-28 era and for
+            # stateless servers; a legacy server is told as well.
+            params = message.get("params")
+            self.abandon(params.get("requestId") if isinstance(params, dict) else None)
+            if self._modern:
+                return
         if method == "initialize":
             self._modern = False  # the server turned out to be legacy (the probe failed)
             self._init_message = message
             self.session_id = None  # a new handshake starts a new session
             self.protocol_version = None
         body = encode_message(message)
-        response = self._post(body, message, deadline, version)
-        self._take(response, message, request_id, deadline)
+        what = f"{method or 'reply'!r}"
+        exchange = self._exchanges.open(what, deadline, None if request_id is _NO_ID else request_id)
+        if request_id is not _NO_ID and not self._http.own_session:
+            # A user session's sockets cannot be reached before the headers: the caller must
+            # not be the thread waiting for them (it waits on its reply slot instead).
+            self._drains.submit(self._exchange_in_background, exchange, body, message, request_id, deadline, version)
+            return
+        self._exchange(exchange, body, message, request_id, deadline, version)
         if method == "notifications/initialized":
             self._initialized_message = message
             if not self._modern:
@@ -160,11 +197,34 @@ class StreamableHTTPTransport(Transport):
         """
         return self._tool_headers.learn(tools) if self._modern else tools
 
-    def _cancel_stream(self, params: dict[str, Any]) -> None:
-        with self._lock:
-            response = self._streams.pop(params.get("requestId"), None)
-        if response is not None:
-            abort_response(response)  # closing the stream is the cancellation
+    def abandon(self, request_id: Any) -> None:
+        """End the exchange of ``request_id`` in flight, whatever its phase (never blocks)."""
+        try:
+            self._exchanges.abort(request_id, CANCELLED)
+        except TypeError:  # an unhashable id names no exchange
+            pass
+
+    def _exchange(
+        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any,
+        deadline: float | None, version: str | None,
+    ) -> None:
+        """POST one message and take its reply; a streamed reply keeps the exchange open."""
+        streamed = False
+        try:
+            response = self._post(body, message, deadline, version, exchange)
+            streamed = self._take(response, message, request_id, deadline, exchange)
+        finally:
+            if not streamed:
+                self._exchanges.end(exchange)
+
+    def _exchange_in_background(
+        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any,
+        deadline: float | None, version: str | None,
+    ) -> None:
+        try:
+            self._exchange(exchange, body, message, request_id, deadline, version)
+        except MCPError as exc:
+            self._fail(request_id, exc)
 
     def _headers(self, version: str | None = None, message: dict[str, Any] | None = None) -> dict[str, str]:
         if version in MODERN_VERSIONS and message is not None:
@@ -178,57 +238,61 @@ class StreamableHTTPTransport(Transport):
         return headers
 
     def _post(
-        self, body: bytes, message: dict[str, Any], deadline: float | None, version: str | None
+        self, body: bytes, message: dict[str, Any], deadline: float | None, version: str | None, exchange: Exchange
     ) -> requests.Response:
         session_id = self.session_id
         response = self._http.request(
-            "POST", body=body, headers=self._headers(version, message), deadline=deadline, cancelled=self._closed
+            "POST", body=body, headers=self._headers(version, message), deadline=deadline, exchange=exchange
         )
         if response.status_code == 404 and session_id is not None and message.get("method") != "initialize":
             # The server ended the session; the 404 proves it did not process this message.
             response.close()
-            self._renew_session(session_id, deadline)
+            self._renew_session(session_id, deadline, exchange)
             response = self._http.request(
-                "POST", body=body, headers=self._headers(version), deadline=deadline, cancelled=self._closed
+                "POST", body=body, headers=self._headers(version), deadline=deadline, exchange=exchange
             )
         return response
 
-    def _take(self, response: requests.Response, message: dict[str, Any], request_id: Any, deadline: float | None) -> None:
-        """Route the response to one POST: queue its messages, hand a stream to a drainer."""
+    def _take(
+        self, response: requests.Response, message: dict[str, Any], request_id: Any, deadline: float | None,
+        exchange: Exchange,
+    ) -> bool:
+        """Route the response to one POST: queue its messages, hand a stream to a drainer.
+
+        True when a drainer took the stream (and the exchange, which it ends).
+        """
         status = response.status_code
         what = f"{message.get('method') or 'reply'!r}"
         if message.get("method") == "initialize":
             self._init_status = status
         if status >= 300:
             self._take_error(response, request_id, what)
-            return
+            return False
         session_id = response.headers.get("mcp-session-id")
         if session_id and not self._modern:  # 2026-07-28 has no sessions: ignore one offered
             self.session_id = session_id
         if is_event_stream(response):
             if request_id is _NO_ID:  # a stream for a notification: read it all the same
                 request_id = None
-            self._track(response)
-            if self._modern and request_id is not None:
-                with self._lock:
-                    self._streams[request_id] = response
-            self._drains.submit(self._drain, response, request_id, deadline)
-            return
+            self._drains.submit(self._drain, response, request_id, deadline, exchange)
+            return True
         if is_json(response):
-            try:
-                data = response.raw.read(decode_content=True)
-                response.raw.release_conn()
-            except Exception as exc:
-                response.close()
-                raise _http.translate(exc, f"reading the reply to {what}") from exc
+            data = read_body(response, f"the reply to {what}", self.max_message_bytes, exchange)
             if not data.strip() and request_id is _NO_ID:
-                return
+                return False
             try:
                 reply = self._http.decode(data)
             except ProtocolError as exc:
                 raise ProtocolError(f"the server's reply to {what} is not valid JSON: {exc}") from None
-            self._deliver(reply, request_id)
-            return
+            if request_id is _NO_ID:
+                self._deliver(reply)
+            elif not _answers(reply, request_id):
+                # This POST's only reply does not answer it: nothing else will.
+                log.warning("the server's JSON reply to %s (id %r) does not answer it: %.200r", what, request_id, reply)
+                raise ProtocolError(f"the server's JSON reply to {what} does not carry its id {request_id!r}")
+            else:
+                self._deliver(reply, request_id)
+            return False
         response.close()
         if request_id is not _NO_ID:
             if status == 202 or not response.headers.get("content-type"):
@@ -237,6 +301,7 @@ class StreamableHTTPTransport(Transport):
                 f"the server answered {what} with content type "
                 f"{response.headers.get('content-type')!r}; expected JSON or an SSE stream"
             ))
+        return False
 
     def _take_error(self, response: requests.Response, request_id: Any, what: str) -> None:
         body = _http.read_error_body(response)
@@ -278,44 +343,39 @@ class StreamableHTTPTransport(Transport):
 
     # -- SSE streams ------------------------------------------------------------------------
 
-    def _track(self, response: requests.Response) -> None:
-        with self._lock:
-            self._live.add(response)
-        if self._closed.is_set():
-            abort_response(response)
-
-    def _untrack(self, response: requests.Response) -> None:
-        with self._lock:
-            self._live.discard(response)
-
-    def _pump(self, response: requests.Response, parser: SSEParser, request_id: Any) -> tuple[bool, int]:
+    def _pump(
+        self, response: requests.Response, parser: SSEParser, request_id: Any, exchange: Exchange
+    ) -> tuple[bool, int]:
         """Queue every message of one SSE response; return (reply seen, messages seen)."""
         got_reply = False
         count = 0
-        try:
-            for event in read_events(response, parser, "reading an SSE stream"):
-                if not event.data or event.event != "message":
-                    continue  # a priming event (id only), or an event type MCP does not use
-                message = self._http.decode(event.data)
-                count += 1
-                if self._deliver(message, request_id):
-                    got_reply = True
-                    set_read_timeout(response, AFTER_REPLY_GRACE)
-        finally:
-            self._untrack(response)
-            with self._lock:
-                if self._streams.get(request_id) is response:
-                    del self._streams[request_id]
+        for event in read_events(response, parser, "reading an SSE stream", exchange):
+            if not event.data or event.event != "message":
+                continue  # a priming event (id only), or an event type MCP does not use
+            message = self._http.decode(event.data)
+            count += 1
+            if self._deliver(message, request_id) and not got_reply:
+                got_reply = True
+                # The server gets a grace period to end the stream, not the call's whole timeout.
+                self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
         return got_reply, count
 
-    def _drain(self, response: requests.Response, request_id: Any, deadline: float | None) -> None:
+    def _drain(self, response: requests.Response, request_id: Any, deadline: float | None, exchange: Exchange) -> None:
         """Read the SSE reply to one POST; resume it with GET + Last-Event-ID if it breaks."""
-        parser = SSEParser()
+        try:
+            self._drain_streams(response, request_id, deadline, exchange)
+        finally:
+            self._exchanges.end(exchange)
+
+    def _drain_streams(
+        self, response: requests.Response, request_id: Any, deadline: float | None, exchange: Exchange
+    ) -> None:
+        parser = SSEParser(self.max_message_bytes)
         got_reply = request_id is None
         failures = 0
         while True:
             try:
-                got, count = self._pump(response, parser, request_id)
+                got, count = self._pump(response, parser, request_id, exchange)
                 got_reply = got_reply or got
                 broken: MCPError | None = None
             except ProtocolError as exc:
@@ -326,8 +386,8 @@ class StreamableHTTPTransport(Transport):
             except MCPError as exc:
                 abort_response(response)
                 broken, count = exc, 0
-            if got_reply or self._closed.is_set():
-                return
+            if got_reply or self._closed.is_set() or exchange.reason is not None:
+                return  # done, or ended by close, cancel or the deadline: the caller knows
             failures = 0 if count else failures + 1
             if (
                 self._modern  # 2026-07-28 streams cannot be resumed
@@ -339,25 +399,25 @@ class StreamableHTTPTransport(Transport):
                 self._fail(request_id, StreamInterrupted(f"the server's SSE stream ended before the reply{why}"))
                 return
             delay = parser.retry / 1000 if parser.retry is not None else DEFAULT_RECONNECT_DELAY
-            if self._closed.wait(delay):
+            if exchange.wait(delay):  # close, cancel and the deadline wake it
                 return
             log.debug("resuming the SSE stream of request %r after event %r", request_id, parser.last_id)
             try:
-                response = self._resume(parser.last_id, deadline)
+                response = self._resume(parser.last_id, deadline, exchange)
             except MCPError as exc:
-                self._fail(request_id, StreamInterrupted(f"the SSE stream broke and could not be resumed: {exc}"))
+                if exchange.reason is None and not self._closed.is_set():
+                    self._fail(request_id, StreamInterrupted(f"the SSE stream broke and could not be resumed: {exc}"))
                 return
 
-    def _resume(self, last_id: str, deadline: float | None) -> requests.Response:
+    def _resume(self, last_id: str, deadline: float | None, exchange: Exchange) -> requests.Response:
         headers = self._headers()
         headers["Last-Event-ID"] = last_id
-        response = self._http.request("GET", headers=headers, deadline=deadline, cancelled=self._closed)
+        response = self._http.request("GET", headers=headers, deadline=deadline, exchange=exchange)
         if response.status_code >= 300:
             raise self._http.status_error(response, "resuming the stream failed")
         if not is_event_stream(response):
             response.close()
             raise ProtocolError("the server did not answer the resumption GET with an SSE stream")
-        self._track(response)
         return response
 
     # -- the GET stream for messages the server starts ---------------------------------------
@@ -388,13 +448,21 @@ class StreamableHTTPTransport(Transport):
             headers["Last-Event-ID"] = last_id
         # The headers must come within the deadline; the stream itself may then idle forever.
         read_timeout: Any = "deadline" if deadline is not None else None
-        response = self._http.request(
-            "GET", headers=headers, deadline=deadline, read_timeout=read_timeout, cancelled=self._closed
-        )
+        exchange = self._exchanges.open("the GET stream", deadline)
+        try:
+            response = self._http.request(
+                "GET", headers=headers, deadline=deadline, read_timeout=read_timeout, exchange=exchange
+            )
+            return self._listen_response(response, session_id, exchange)
+        except BaseException:
+            self._exchanges.end(exchange)
+            raise
+
+    def _listen_response(self, response: requests.Response, session_id: str | None, exchange: Exchange) -> Any:
         status = response.status_code
         if status == 404 and session_id is not None:
             response.close()
-            self._renew_session(session_id, None)
+            self._renew_session(session_id, None, exchange)
             raise TransportError("the session was renewed; the GET stream reopens")
         if status >= 300 or not is_event_stream(response):
             response.close()
@@ -403,37 +471,45 @@ class StreamableHTTPTransport(Transport):
             else:
                 log.info("the server refused the GET stream (HTTP %d); its messages will "
                          "arrive only with replies", status)
+            self._exchanges.end(exchange)
             return _NO_STREAM
         set_read_timeout(response, None)
-        self._track(response)
-        return response
+        self._exchanges.extend(exchange, None)  # the stream may idle for as long as it likes
+        return response, exchange
 
-    def _listen_loop(self, response: requests.Response | None) -> None:
+    def _listen_loop(self, opened: tuple[requests.Response, Exchange] | None) -> None:
         last_id: str | None = None
         failures = 0
         while not self._closed.is_set():
             delay = None
-            if response is None:
+            if opened is None:
                 try:
-                    response = self._open_listen_stream(last_id, None)
+                    opened = self._open_listen_stream(last_id, None)
                 except MCPError as exc:
                     failures += 1
-                    log.debug("the GET stream failed to open: %s", exc)
-                if response is _NO_STREAM:
+                    if not self._closed.is_set():
+                        log.debug("the GET stream failed to open: %s", exc)
+                if opened is _NO_STREAM:
                     return
-            if response is not None:
-                parser = SSEParser()
+            if opened is not None:
+                response, exchange = opened
+                parser = SSEParser(self.max_message_bytes)
+                count = 0
                 try:
-                    _, count = self._pump(response, parser, None)
+                    _, count = self._pump(response, parser, None, exchange)
                 except MCPError as exc:
                     abort_response(response)
-                    count = 0
-                    log.debug("the GET stream broke: %s", exc)
+                    if self._closed.is_set():
+                        return  # a normal close: nothing broke
+                    level = logging.WARNING if isinstance(exc, ProtocolError) else logging.DEBUG
+                    log.log(level, "the GET stream broke (it reopens): %s", exc)
+                finally:
+                    self._exchanges.end(exchange)
                 last_id = parser.last_id or last_id
                 failures = 0 if count else failures + 1
                 if parser.retry is not None:
                     delay = parser.retry / 1000
-                response = None
+                opened = None
             if failures > MAX_LISTEN_FAILURES:
                 log.warning("the GET stream failed %d times in a row; no longer listening", failures)
                 return
@@ -442,7 +518,7 @@ class StreamableHTTPTransport(Transport):
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def _renew_session(self, expired: str, deadline: float | None) -> None:
+    def _renew_session(self, expired: str, deadline: float | None, exchange: Exchange) -> None:
         """Start a new session by replaying the handshake this transport carried, once."""
         with self._renew_lock:
             if self.session_id != expired:
@@ -456,12 +532,10 @@ class StreamableHTTPTransport(Transport):
             log.warning("the server ended the MCP session at %s; starting a new session", _http.safe_url(self.url))
             self.session_id = None
             replay = dict(init, id=f"mcpclient-renew-{next(self._renewals)}")
-            response = self._http.request(
-                "POST", body=encode_message(replay), deadline=deadline, cancelled=self._closed
-            )
+            response = self._http.request("POST", body=encode_message(replay), deadline=deadline, exchange=exchange)
             if response.status_code >= 300:
                 raise self._http.status_error(response, "starting a new session failed")
-            reply = self._read_one_reply(response, replay["id"])
+            reply = self._read_one_reply(response, replay["id"], exchange)
             result = reply.get("result")
             if not isinstance(result, dict):
                 raise TransportError(
@@ -477,25 +551,21 @@ class StreamableHTTPTransport(Transport):
                     body=encode_message(self._initialized_message),
                     headers=self._headers(),
                     deadline=deadline,
-                    cancelled=self._closed,
+                    exchange=exchange,
                 )
                 response.close()
             log.info("new MCP session started at %s", _http.safe_url(self.url))
 
-    def _read_one_reply(self, response: requests.Response, request_id: str) -> dict[str, Any]:
+    def _read_one_reply(self, response: requests.Response, request_id: str, exchange: Exchange) -> dict[str, Any]:
+        what = "the new session's initialize reply"
         if is_json(response):
-            try:
-                message = self._http.decode(response.raw.read(decode_content=True))
-            except Exception as exc:
-                raise _http.translate(exc, "reading the new session's initialize reply") from exc
-            finally:
-                response.close()
+            message = self._http.decode(read_body(response, what, self.max_message_bytes, exchange))
             if isinstance(message, dict):
                 return message
         elif is_event_stream(response):
-            parser = SSEParser()
+            parser = SSEParser(self.max_message_bytes)
             try:
-                for event in read_events(response, parser, "reading the new session's initialize reply"):
+                for event in read_events(response, parser, f"reading {what}", exchange):
                     if event.data:
                         message = self._http.decode(event.data)
                         if isinstance(message, dict) and message.get("id") == request_id:
@@ -517,28 +587,43 @@ class StreamableHTTPTransport(Transport):
         return item
 
     def close(self) -> None:
-        """Abort streams being read, unblock ``receive``, and DELETE the session (5 s at most)."""
+        """End every exchange in flight (their callers get ``ConnectionClosed``), unblock
+        ``receive``, and DELETE the session (5 s at most, however slow the server)."""
         with self._lock:
             if self._closed.is_set():
                 return
             self._closed.set()
-            live, self._live = list(self._live), set()
-        for response in live:
-            abort_response(response)
+        self._exchanges.abort_all(CLOSED)
         self._drains.shutdown()
         self._inbox.put(_CLOSED)
         if self.session_id is not None:
+            deadline = time.monotonic() + DELETE_TIMEOUT
+            exchange = self._exchanges.open("ending the session", deadline, after_close=True)
             try:
                 response = self._http.request(
-                    "DELETE",
-                    headers=self._headers(),
-                    deadline=time.monotonic() + DELETE_TIMEOUT,
-                    retry=False,
+                    "DELETE", headers=self._headers(), deadline=deadline, retry=False, exchange=exchange
                 )
                 response.close()
             except MCPError as exc:
                 log.debug("could not end the session: %s", exc)
+            finally:
+                self._exchanges.end(exchange)
+        self._exchanges.stop()
         self._http.close()
+
+
+def _answers(reply: Any, request_id: Any) -> bool:
+    """Whether a decoded JSON body (a message or a batch) holds the reply to ``request_id``.
+
+    Ids compare as the engine routes them: a server may stringify ours, or send 5.0 for 5.
+    """
+    items = reply if isinstance(reply, list) else (reply,)
+    for item in items:
+        if isinstance(item, dict) and "method" not in item:
+            got = item.get("id")
+            if got == request_id or (isinstance(got, (str, float)) and str(got).removesuffix(".0") == str(request_id)):
+                return True
+    return False
 
 
 def _meta_version(message: dict[str, Any]) -> str | None:

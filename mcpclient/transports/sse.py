@@ -14,8 +14,9 @@ import requests
 from .. import _origin
 from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
 from . import _http
+from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._http import Requester, TokenProvider
-from ._streams import abort_response, is_event_stream, read_events
+from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
 from ._sse import SSEParser
 from .base import Transport, encode_message
 
@@ -39,7 +40,10 @@ class SSETransport(Transport):
 
     Raises ``TransportError`` (``HTTPStatusError`` for an HTTP error, ``RequestTimeout`` when
     no endpoint comes) if the stream cannot be opened. When the server ends the stream the
-    connection is over: ``receive`` raises ``ConnectionClosed``.
+    connection is over: ``receive`` raises ``ConnectionClosed``. So does an event larger than
+    ``max_message_bytes`` (decoded; default 64 MiB, as for ``StreamableHTTPTransport``): the
+    stream is dropped rather than buffered. ``close()`` ends the stream and every POST in
+    flight at once, whatever the server does (see ``_exchange``).
     """
 
     self_serializing = True
@@ -56,7 +60,11 @@ class SSETransport(Transport):
         max_retries: int = 0,
         connect_timeout: float = _http.CONNECT_TIMEOUT,
         endpoint_timeout: float = ENDPOINT_TIMEOUT,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
+        if max_message_bytes < 1:
+            raise ValueError("max_message_bytes must be positive")
+        self.max_message_bytes = max_message_bytes
         self._http = Requester(
             url,
             headers,
@@ -73,16 +81,25 @@ class SSETransport(Transport):
         self._closed = threading.Event()
         self._endpoint_ready = threading.Event()
         self._failure: MCPError | None = None
+        self._exchanges = Exchanges("mcpclient-sse-deadlines")
         deadline = time.monotonic() + endpoint_timeout
-        response = self._http.request("GET", deadline=deadline, read_timeout=None)
-        if response.status_code >= 300:
-            raise self._http.status_error(response, "opening the SSE stream failed")
-        if not is_event_stream(response):
-            response.close()
-            raise ProtocolError(self._http.redact(
-                f"{_http.safe_url(self.url)} did not answer with an SSE stream "
-                f"(content type {response.headers.get('content-type')!r})"
-            ))
+        self._stream_exchange = exchange = self._exchanges.open("opening the SSE stream", deadline)
+        try:
+            response = self._http.request("GET", deadline=deadline, read_timeout=None, exchange=exchange)
+            if response.status_code >= 300:
+                raise self._http.status_error(response, "opening the SSE stream failed")
+            if not is_event_stream(response):
+                response.close()
+                raise ProtocolError(self._http.redact(
+                    f"{_http.safe_url(self.url)} did not answer with an SSE stream "
+                    f"(content type {response.headers.get('content-type')!r})"
+                ))
+        except BaseException:
+            self._exchanges.end(exchange)
+            self._exchanges.stop()
+            self._http.close()
+            raise
+        self._exchanges.extend(exchange, None)  # the stream may idle once open
         self._stream = response
         self._reader = threading.Thread(target=self._read, name="mcpclient-sse", daemon=True)
         self._reader.start()
@@ -103,10 +120,10 @@ class SSETransport(Transport):
         return f"<SSETransport {_http.safe_url(self.url)!r} {state}>"
 
     def _read(self) -> None:
-        parser = SSEParser()
+        parser = SSEParser(self.max_message_bytes)
         reason = "the server closed the SSE stream"
         try:
-            for event in read_events(self._stream, parser, "reading the SSE stream"):
+            for event in read_events(self._stream, parser, "reading the SSE stream", self._stream_exchange):
                 if event.event == "endpoint":
                     self._set_endpoint(event.data.decode("utf-8", "replace").strip())
                 elif event.event == "message" and event.data:
@@ -116,9 +133,12 @@ class SSETransport(Transport):
                         log.warning("skipping a malformed message from the server: %s", exc)
         except MCPError as exc:
             reason = f"the SSE stream broke: {exc}"
-            self._failure = exc
+            if isinstance(exc, ProtocolError) and not self._closed.is_set():
+                log.warning("dropping the SSE stream: %s", exc)
+            self._failure = self._failure or exc
         finally:
-            abort_response(self._stream)
+            abort_response(self._stream)  # this thread was its reader: closing cannot block
+            self._exchanges.end(self._stream_exchange)
             self._endpoint_ready.set()
             self._inbox.put(_CLOSED if self._closed.is_set() else ConnectionClosed(reason))
 
@@ -138,10 +158,21 @@ class SSETransport(Transport):
         if self._closed.is_set():
             raise ConnectionClosed("the transport is closed")
         deadline = None if timeout is None else time.monotonic() + timeout
-        response = self._http.request(
-            "POST", body=encode_message(message), url=self.endpoint, deadline=deadline, cancelled=self._closed
-        )
         what = repr(message.get("method") or "reply")
+        if message.get("method") == "notifications/cancelled":
+            params = message.get("params")
+            self.abandon(params.get("requestId") if isinstance(params, dict) else None)
+        key = message.get("id") if "method" in message else None
+        exchange = self._exchanges.open(what, deadline, key)
+        try:
+            self._post(message, what, deadline, exchange)
+        finally:
+            self._exchanges.end(exchange)
+
+    def _post(self, message: dict[str, Any], what: str, deadline: float | None, exchange: Exchange) -> None:
+        response = self._http.request(
+            "POST", body=encode_message(message), url=self.endpoint, deadline=deadline, exchange=exchange
+        )
         if response.status_code < 300:
             response.close()  # 202 Accepted; the reply comes on the stream
             return
@@ -163,11 +194,24 @@ class SSETransport(Transport):
             raise ConnectionClosed("the transport is closed") if item is _CLOSED else item
         return item
 
+    def abandon(self, request_id: Any) -> None:
+        """End the POST of ``request_id`` if it is still in flight (never blocks)."""
+        try:
+            self._exchanges.abort(request_id, CANCELLED)
+        except TypeError:  # an unhashable id names no exchange
+            pass
+
     def close(self) -> None:
-        """Close the stream and unblock ``receive``; idempotent."""
+        """End the stream and every POST in flight, unblock ``receive``; idempotent.
+
+        The stream is ended by shutting its socket down (``_exchange``), never by closing the
+        response from this thread: that would wait for the reader thread's buffer lock, for
+        ever on a silent close-delimited stream.
+        """
         if self._closed.is_set():
             return
         self._closed.set()
-        abort_response(self._stream)
+        self._exchanges.abort_all(CLOSED)
+        self._exchanges.stop()
         self._inbox.put(_CLOSED)
         self._http.close()

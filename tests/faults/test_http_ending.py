@@ -1,0 +1,350 @@
+"""Every HTTP call ends: by close(), its cancel, its timeout or the server's death, whatever
+the server withholds or trickles; replies are capped by max_message_bytes.
+
+Real sockets on 127.0.0.1 (tests/faults/ending_http.py). Each caller runs in a thread; the
+server sets an Event once it has read the request, so the ending is applied to a call known
+to be in flight. Release times are asserted loosely (under 2 s).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import tracemalloc
+import uuid
+from typing import Any, Callable
+
+import pytest
+
+from mcpclient import (
+    CancelToken,
+    Client,
+    ClientClosedError,
+    ConnectionClosed,
+    MCPError,
+    ProtocolError,
+    RequestCancelled,
+    RequestTimeout,
+    SSETransport,
+    StreamableHTTPTransport,
+)
+from mcpclient.transports._sse import SSEParser
+from tests.faults.ending_http import EndingServer
+
+pytestmark = pytest.mark.timeout(60)
+
+RELEASED_WITHIN = 2.0
+
+STREAMABLE = {
+    "json-stateful": dict(reply="json"),
+    "sse-stateful": dict(reply="sse"),
+    "json-stateless": dict(reply="json", stateless=True),
+    "sse-stateless": dict(reply="sse", stateless=True),
+}
+ALL = [*STREAMABLE, "legacy-sse"]
+
+
+@pytest.fixture
+def servers():
+    started: list[EndingServer] = []
+
+    def start(**kwargs: Any) -> EndingServer:
+        server = EndingServer(**kwargs).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+def connect(server: EndingServer, **kwargs: Any) -> Client:
+    if server.legacy_sse:
+        transport: Any = SSETransport(server.url, **kwargs)
+    else:
+        transport = StreamableHTTPTransport(server.url, **kwargs)
+    client = Client(transport, timeout=None, protocol="legacy")
+    client.initialize()
+    return client
+
+
+def server_for(servers: Callable[..., EndingServer], kind: str) -> EndingServer:
+    return servers(legacy_sse=True) if kind == "legacy-sse" else servers(**STREAMABLE[kind])
+
+
+class Call:
+    """One ``call_tool`` on its own thread: what it raised and when it returned."""
+
+    def __init__(self, client: Client, args: dict[str, Any], **kwargs: Any) -> None:
+        self.key = args.setdefault("key", uuid.uuid4().hex)
+        self.error: BaseException | None = None
+        self.result: Any = None
+        self.ended_at: float | None = None
+        self._thread = threading.Thread(target=self._run, args=(client, args, kwargs), daemon=True)
+        self._thread.start()
+
+    def _run(self, client: Client, args: dict[str, Any], kwargs: dict[str, Any]) -> None:
+        try:
+            self.result = client.call_tool("work", args, **kwargs)
+        except BaseException as exc:  # recorded for the test
+            self.error = exc
+        self.ended_at = time.monotonic()
+
+    def released_within(self, start: float, seconds: float = RELEASED_WITHIN) -> BaseException | None:
+        self._thread.join(max(0.0, start + seconds + 1 - time.monotonic()))
+        assert self.ended_at is not None, "the caller is still blocked"
+        assert self.ended_at - start < seconds, f"released after {self.ended_at - start:.2f}s"
+        return self.error
+
+
+
+# -- the matrix: transports x endings ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_close_releases_every_pending_call_at_once(servers, kind):
+    server = server_for(servers, kind)
+    client = connect(server)
+    calls = [Call(client, {"mode": "hold"}) for _ in range(3)]
+    if kind == "legacy-sse":  # one call whose POST was accepted, its reply never sent
+        calls.append(Call(client, {"mode": "noreply"}))
+    for call in calls:
+        assert server.arrived[call.key].wait(5)
+    start = time.monotonic()
+    closer = threading.Thread(target=client.close, daemon=True)
+    closer.start()
+    for call in calls:
+        assert isinstance(call.released_within(start), (ClientClosedError, ConnectionClosed))
+    closer.join(RELEASED_WITHIN)
+    assert not closer.is_alive(), "close() itself blocked"
+    for call in calls[:3]:
+        assert server.gone[call.key].wait(2), "the held connection was not closed"
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_a_cancel_ends_a_call_waiting_for_headers_and_closes_its_connection(servers, kind):
+    server = server_for(servers, kind)
+    with connect(server) as client:
+        token = CancelToken()
+        call = Call(client, {"mode": "hold"}, cancel=token)
+        assert server.arrived[call.key].wait(5)
+        start = time.monotonic()
+        token.cancel()
+        assert isinstance(call.released_within(start), RequestCancelled)
+        assert server.gone[call.key].wait(2), "the cancelled request's connection stayed open"
+        assert client.call_tool("work", {"key": "after"}).text == "done"
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_the_timeout_holds_against_a_silent_server(servers, kind):
+    server = server_for(servers, kind)
+    with connect(server) as client:
+        start = time.monotonic()
+        call = Call(client, {"mode": "hold"}, timeout=1)
+        assert isinstance(call.released_within(start, 1 + RELEASED_WITHIN), RequestTimeout)
+
+
+@pytest.mark.parametrize("mode", ["trickle_headers", "trickle_body"])
+@pytest.mark.parametrize("kind", list(STREAMABLE))
+def test_the_timeout_holds_for_the_whole_reply_of_a_trickling_server(servers, kind, mode):
+    server = server_for(servers, kind)
+    with connect(server) as client:
+        start = time.monotonic()
+        call = Call(client, {"mode": mode}, timeout=1)
+        assert isinstance(call.released_within(start, 1 + RELEASED_WITHIN), RequestTimeout)
+        assert server.gone[call.key].wait(2), "the trickling exchange was not aborted"
+
+
+@pytest.mark.parametrize("content_type", ["application/json", "text/event-stream"])
+@pytest.mark.parametrize("kind", list(STREAMABLE))
+def test_close_is_quick_while_a_close_delimited_reply_is_being_read(servers, kind, content_type):
+    server = server_for(servers, kind)
+    client = connect(server)
+    call = Call(client, {"mode": "close_delimited", "content_type": content_type})
+    assert server.arrived[call.key].wait(5)
+    time.sleep(0.1)  # let the headers be read: the body read is what must be interrupted
+    start = time.monotonic()
+    client.close()
+    assert time.monotonic() - start < RELEASED_WITHIN, "close() blocked"
+    assert isinstance(call.released_within(start), (ClientClosedError, ConnectionClosed))
+    assert server.gone[call.key].wait(2)
+
+
+@pytest.mark.parametrize("kind", ALL)
+def test_server_death_releases_a_pending_call(servers, kind):
+    server = server_for(servers, kind)
+    with connect(server) as client:
+        call = Call(client, {"mode": "hold"})
+        assert server.arrived[call.key].wait(5)
+        start = time.monotonic()
+        server.kill()
+        assert isinstance(call.released_within(start), MCPError)
+
+
+# -- streams, backoff, ids, sizes -----------------------------------------------------------------
+
+
+def test_close_is_quick_with_a_close_delimited_get_stream(servers):
+    server = servers(get_stream="close_delimited")
+    client = connect(server)
+    assert server.stream_open.wait(5)
+    start = time.monotonic()
+    client.close()
+    assert time.monotonic() - start < 1.0
+    assert server.stream_gone.wait(2)
+
+
+def test_the_sse_transport_closes_at_once_on_a_silent_close_delimited_stream(servers):
+    server = servers(legacy_sse=True)
+    client = connect(server)
+    assert server.stream_open.wait(5)
+    start = time.monotonic()
+    client.close()
+    assert time.monotonic() - start < 1.0
+    assert server.stream_gone.wait(2)
+
+
+@pytest.mark.parametrize("framing", ["chunked", "close_delimited"])
+def test_a_normal_close_logs_no_error_about_the_get_stream(servers, caplog, framing):
+    server = servers(get_stream=framing)
+    client = connect(server)
+    assert server.stream_open.wait(5)
+    with caplog.at_level(logging.DEBUG, logger="mcpclient"):
+        client.close()
+        time.sleep(0.2)  # the listening thread logs, if it does, as it wakes
+    noisy = [r.getMessage() for r in caplog.records if "broke" in r.getMessage() or "Error" in r.getMessage()]
+    assert not noisy
+
+
+@pytest.mark.parametrize("ending", ["cancel", "close"])
+def test_a_retry_after_backoff_ends_on_cancel_and_close_and_never_resends(servers, ending):
+    server = servers(reply="json")
+    transport = StreamableHTTPTransport(server.url, max_retries=2)
+    client = Client(transport, timeout=None, protocol="legacy")
+    client.initialize()
+    token = CancelToken()
+    call = Call(client, {"mode": "retry_after", "seconds": 3}, cancel=token)
+    assert server.arrived[call.key].wait(5)
+    time.sleep(0.1)  # the 503 is read and the backoff begun
+    start = time.monotonic()
+    if ending == "cancel":
+        token.cancel()
+        assert isinstance(call.released_within(start), RequestCancelled)
+    else:
+        client.close()
+        assert isinstance(call.released_within(start), (ClientClosedError, ConnectionClosed))
+    # The caller's own thread ran the backoff and has returned: no re-send can follow.
+    assert server.posts[call.key] == 1
+    assert server.executions[call.key] == 0
+    client.close()
+
+
+@pytest.mark.parametrize("stateless", [False, True])
+def test_a_json_reply_with_another_id_fails_its_call_at_once(servers, stateless):
+    server = servers(reply="json", stateless=stateless)
+    with connect(server) as client:
+        start = time.monotonic()
+        with pytest.raises(ProtocolError, match="does not carry its id"):
+            client.call_tool("work", {"mode": "wrong_id"}, timeout=30)
+        assert time.monotonic() - start < RELEASED_WITHIN
+        assert client.call_tool("work", {}).text == "done"
+
+
+@pytest.mark.parametrize("reply", ["json", "sse"])
+def test_a_gzip_bomb_stops_at_max_message_bytes_without_inflating(servers, reply):
+    server = servers(reply=reply)
+    with connect(server, max_message_bytes=1 << 20) as client:
+        tracemalloc.start()
+        try:
+            with pytest.raises(ProtocolError, match="max_message_bytes") as info:
+                client.call_tool("work", {"mode": "gzip", "size": 48 << 20}, timeout=30)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert "1048576" in str(info.value)
+        assert peak < 24 << 20, f"peak {peak >> 20} MiB"
+        assert client.call_tool("work", {"mode": "gzip", "size": 512 << 10}, timeout=30).text == "a" * (512 << 10)
+
+
+def test_the_default_cap_refuses_a_reply_past_64_mib(servers):
+    server = servers(reply="json")
+    with connect(server) as client:
+        assert client.transport.max_message_bytes == 64 << 20
+        with pytest.raises(ProtocolError, match="max_message_bytes"):
+            client.call_tool("work", {"mode": "gzip", "size": 66 << 20}, timeout=30)
+
+
+def test_an_oversize_event_drops_the_sse_transport_stream(servers):
+    server = servers(legacy_sse=True)
+    client = connect(server, max_message_bytes=1 << 20)
+    with pytest.raises(ConnectionClosed, match="max_message_bytes"):
+        client.call_tool("work", {"mode": "big_event", "size": 2 << 20}, timeout=10)
+    client.close()
+
+
+def test_the_sse_parser_caps_lines_and_events():
+    parser = SSEParser(max_bytes=100)
+    assert [e.data for e in parser.feed(b"data: " + b"x" * 90 + b"\n\n")] == [b"x" * 90]
+    with pytest.raises(ProtocolError, match="max_message_bytes"):
+        parser.feed(b"data: " + b"x" * 200)  # one unterminated line
+    parser = SSEParser(max_bytes=100)
+    with pytest.raises(ProtocolError, match="max_message_bytes"):
+        for _ in range(5):
+            parser.feed(b"data: " + b"x" * 30 + b"\n")  # one event of many lines
+
+
+@pytest.mark.parametrize("ending", ["close", "cancel"])
+def test_with_a_user_session_callers_are_released_all_the_same(servers, ending):
+    import requests
+
+    server = servers(reply="sse", stateless=True)
+    client = connect(server, session=requests.Session())
+    token = CancelToken()
+    call = Call(client, {"mode": "hold"}, cancel=token)
+    assert server.arrived[call.key].wait(5)
+    start = time.monotonic()
+    if ending == "close":
+        client.close()
+        assert isinstance(call.released_within(start), (ClientClosedError, ConnectionClosed))
+    else:
+        token.cancel()
+        assert isinstance(call.released_within(start), RequestCancelled)
+        client.close()
+
+
+def test_a_cancel_that_beats_its_exchange_still_ends_it():
+    from mcpclient.transports._exchange import CANCELLED, Exchanges
+
+    exchanges = Exchanges("test")
+    assert not exchanges.abort(7, CANCELLED)  # the cancel comes first...
+    exchange = exchanges.open("'tools/call'", None, 7)  # ...then the send opens the exchange
+    with pytest.raises(RequestCancelled):
+        exchange.check()
+    assert exchanges.open("'tools/call'", None, 8).reason is None
+    exchanges.stop()
+
+
+@pytest.mark.parametrize("reply", ["json", "sse"])
+def test_a_plain_reply_over_max_message_bytes_fails_its_call(servers, reply):
+    server = servers(reply=reply)
+    with connect(server, max_message_bytes=10_000) as client:
+        with pytest.raises(ProtocolError, match="max_message_bytes"):
+            client.call_tool("work", {"text": "x" * 20_000}, timeout=10)
+        assert client.call_tool("work", {"text": "y" * 5_000}, timeout=10).text == "y" * 5_000
+
+
+def test_the_deadline_watchdog_comes_back_after_idling_out():
+    from mcpclient.transports import _exchange
+
+    exchanges = _exchange.Exchanges("test")
+    first = exchanges.open("first", time.monotonic() + 0.2)
+    assert first.wait(2) and first.reason == _exchange.TIMEOUT
+    exchanges.end(first)
+    deadline = time.monotonic() + _exchange.IDLE_EXIT + 2
+    while exchanges._thread is not None and time.monotonic() < deadline:  # it idles out...
+        time.sleep(0.05)
+    assert exchanges._thread is None
+    second = exchanges.open("second", time.monotonic() + 0.2)  # ...and the next deadline restarts it
+    assert second.wait(2) and second.reason == _exchange.TIMEOUT
+    exchanges.stop()
