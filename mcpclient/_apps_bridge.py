@@ -14,13 +14,13 @@ thread handles every comm message, and a slow tool must not stop the notebook.
 
 from __future__ import annotations
 
-import base64
 import logging
 import threading
 from typing import Any, Callable, Mapping
 
 from . import types as t
 from ._exceptions import MCPError, RPCError
+from ._wire import unstructure
 from .apps import CSP_KEYS, PERMISSIONS, UIResource, visible_to_app
 
 __all__ = ["PROTOCOL_VERSION", "Bridge"]
@@ -55,17 +55,6 @@ def wire_result(result: t.ToolResult) -> dict[str, Any]:
     return wire
 
 
-def wire_contents(contents: t.ResourceContents) -> dict[str, Any]:
-    wire: dict[str, Any] = {"uri": contents.uri}
-    if contents.mime_type:
-        wire["mimeType"] = contents.mime_type
-    if contents.blob is not None:
-        wire["blob"] = base64.b64encode(contents.blob).decode("ascii")
-    else:
-        wire["text"] = contents.text or ""
-    if contents.meta:
-        wire["_meta"] = contents.meta
-    return wire
 
 
 class Bridge:
@@ -198,7 +187,7 @@ class Bridge:
             uri = params.get("uri")
             if not isinstance(uri, str):
                 raise RPCError(RPCError.INVALID_PARAMS, "resources/read needs a string uri")
-            self._off_thread(ident, lambda: {"contents": [wire_contents(c) for c in self.client.read_resource(uri)]})
+            self._off_thread(ident, lambda: {"contents": [unstructure(c) for c in self.client.read_resource(uri)]})
         elif method == "ui/open-link":
             url = params.get("url")
             if not (isinstance(url, str) and url.lower().startswith(("https://", "http://"))):

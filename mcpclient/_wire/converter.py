@@ -78,6 +78,23 @@ def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.
 
 _converter.register_structure_hook(t.ResourceContents, _structure_resource_contents)
 
+
+def _unstructure_resource_contents(contents: t.ResourceContents) -> dict[str, Any]:
+    """The wire form: ``blob`` base64-encoded (when present) instead of ``text``."""
+    wire: dict[str, Any] = {"uri": contents.uri}
+    if contents.mime_type:
+        wire["mimeType"] = contents.mime_type
+    if contents.blob is not None:
+        wire["blob"] = base64.b64encode(contents.blob).decode("ascii")
+    else:
+        wire["text"] = contents.text or ""
+    if contents.meta:
+        wire["_meta"] = contents.meta
+    return wire
+
+
+_converter.register_unstructure_hook(t.ResourceContents, _unstructure_resource_contents)
+
 _structure_tool_fields = make_dict_structure_fn(t.ToolDef, _converter, **_renames(t.ToolDef, omit=("ui",)))
 
 

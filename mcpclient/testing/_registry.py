@@ -15,6 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .. import types as t
 from .._exceptions import RPCError
+from .._wire import unstructure
 
 __all__ = [
     "PromptEntry",
@@ -79,17 +80,6 @@ def _clean(value: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in value.items() if v is not None}
 
 
-def _resource_contents_to_wire(contents: t.ResourceContents) -> dict[str, Any]:
-    wire: dict[str, Any] = {"uri": contents.uri}
-    if contents.mime_type:
-        wire["mimeType"] = contents.mime_type
-    if contents.blob is not None:
-        wire["blob"] = base64.b64encode(contents.blob).decode("ascii")
-    else:
-        wire["text"] = contents.text or ""
-    if contents.meta:
-        wire["_meta"] = contents.meta
-    return wire
 
 
 def content_to_wire(part: t.ToolContent | str | Mapping[str, Any]) -> dict[str, Any]:
@@ -105,7 +95,7 @@ def content_to_wire(part: t.ToolContent | str | Mapping[str, Any]) -> dict[str, 
     if part.type in ("image", "audio"):
         return _clean({"type": part.type, "data": part.data, "mimeType": part.mime_type})
     if part.type == "resource" and part.resource is not None:
-        return {"type": "resource", "resource": _resource_contents_to_wire(part.resource)}
+        return {"type": "resource", "resource": unstructure(part.resource)}
     if part.type == "resource_link":
         return _clean({"type": "resource_link", "uri": part.uri, "name": part.name or "", "mimeType": part.mime_type})
     return {"type": part.type}
