@@ -3,7 +3,8 @@
 ``http.server`` cannot send a byte of the status line at a time or keep a close-delimited
 body open, so this double writes HTTP by hand. One thread per connection, keep-alive.
 
-Server-wide settings: ``stateless`` (no ``Mcp-Session-Id``), ``reply`` (``"json"`` or ``"sse"``
+Server-wide settings: ``modern`` (answers ``server/discover`` as a 2026-07-28 server, which
+keeps no session), ``stateless`` (no ``Mcp-Session-Id``), ``reply`` (``"json"`` or ``"sse"``
 bodies for normal answers), ``get_stream`` (``None``: GET gets 405; ``"close_delimited"`` or ``"chunked"``:
 a silent event stream of that framing), and ``legacy_sse`` (the 2024-11-05 HTTP+SSE transport:
 GET ``/sse`` is the event stream, close-delimited and silent after its ``endpoint`` event,
@@ -39,6 +40,8 @@ from typing import Any
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
         "serverInfo": {"name": "ending-http", "version": "1"}}
+DISCOVER = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "ending-http", "version": "1"}}
 
 
 class _Gone(Exception):
@@ -47,8 +50,9 @@ class _Gone(Exception):
 
 class EndingServer:
     def __init__(self, *, stateless: bool = False, reply: str = "json", get_stream: str | None = None,
-                 legacy_sse: bool = False, interval: float = 0.2) -> None:
-        self.stateless = stateless
+                 legacy_sse: bool = False, interval: float = 0.2, modern: bool = False) -> None:
+        self.modern = modern
+        self.stateless = stateless or modern
         self.reply = reply
         self.get_stream = get_stream
         self.legacy_sse = legacy_sse
@@ -195,6 +199,9 @@ class EndingServer:
         if message.get("method") == "initialize":
             extra = {} if self.stateless else {"Mcp-Session-Id": "s-1"}
             self._answer(conn, {"jsonrpc": "2.0", "id": message["id"], "result": INIT}, extra)
+            return True
+        if message.get("method") == "server/discover" and self.modern:
+            self._answer(conn, {"jsonrpc": "2.0", "id": message["id"], "result": DISCOVER})
             return True
         if message.get("method") != "tools/call":
             self._answer(conn, {"jsonrpc": "2.0", "id": message["id"], "result": {}})

@@ -41,6 +41,9 @@ STREAMABLE = {
     "sse-stateful": dict(reply="sse"),
     "json-stateless": dict(reply="json", stateless=True),
     "sse-stateless": dict(reply="sse", stateless=True),
+    # The 2026-07-28 era (no session, so stateless; a cancel is the end of the request's stream).
+    "json-modern": dict(reply="json", modern=True),
+    "sse-modern": dict(reply="sse", modern=True),
 }
 ALL = [*STREAMABLE, "legacy-sse"]
 
@@ -64,8 +67,9 @@ def connect(server: EndingServer, **kwargs: Any) -> Client:
         transport: Any = SSETransport(server.url, **kwargs)
     else:
         transport = StreamableHTTPTransport(server.url, **kwargs)
-    client = Client(transport, timeout=None, protocol="legacy")
+    client = Client(transport, timeout=None, protocol="2026-07-28" if server.modern else "legacy")
     client.initialize()
+    assert client.protocol_version == ("2026-07-28" if server.modern else "2025-11-25")
     return client
 
 
