@@ -5,7 +5,8 @@ Usage::
     python tests/faults/hostile_stdio.py [--die-at-pending N] [--die-how exit|sigkill]
                                          [--stderr-flood] [--no-read] [--ignore-eof]
 
-It answers ``initialize`` (legacy era, tools capability), ``ping`` and ``tools/call``.
+It answers ``initialize`` (legacy era, tools capability), ``ping`` and ``tools/call``; with
+``--modern`` also ``server/discover`` (the 2026-07-28 era; without it that is -32601).
 Every message it receives is reported on stderr as ``GOT <method> <id> <params as JSON>``
 (a reply from the client is reported as ``GOT <reply> <id> ...``), so a test can see what
 reached the server through the client's stderr sink.
@@ -26,6 +27,7 @@ Fault knobs:
 ``--die-how``            ``exit`` (code 3, the default) or ``sigkill`` (kills itself).
 ``--stderr-flood``       write to stderr without end from a thread (1 KB lines).
 ``--no-read``            never read stdin (and flood stderr if asked); sleep until killed.
+``--modern``             answer ``server/discover`` as a 2026-07-28 server.
 ``--ignore-eof``         on EOF of stdin keep running (until killed); SIGTERM is ignored too.
 """
 
@@ -87,6 +89,7 @@ def main() -> int:
     die_at = int(argv[argv.index("--die-at-pending") + 1]) if "--die-at-pending" in argv else None
     die_how = argv[argv.index("--die-how") + 1] if "--die-how" in argv else "exit"
     ignore_eof = "--ignore-eof" in argv
+    modern = "--modern" in argv
     if ignore_eof:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if "--stderr-flood" in argv:
@@ -132,6 +135,9 @@ def main() -> int:
             send({"jsonrpc": "2.0", "id": msg_id, "result": {
                 "protocolVersion": params.get("protocolVersion", "2025-11-25"),
                 "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO}})
+        elif method == "server/discover" and modern:
+            send({"jsonrpc": "2.0", "id": msg_id, "result": {
+                "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO}})
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": msg_id, "result": {}})
         elif method == "tools/call":
