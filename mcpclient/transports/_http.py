@@ -32,7 +32,7 @@ from .. import _origin
 from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
 from ._exchange import AbortableAdapter, Exchange, current
-from .base import decode_message
+from .base import Peer, decode_message
 
 __all__ = ["Requester", "TokenProvider", "read_error_body", "translate"]
 
@@ -375,6 +375,13 @@ class _Retryable(Exception):
 
 def _remaining(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.monotonic()
+
+
+def peer(url: str, session_id: str | None) -> Peer:
+    """What telemetry shows of an HTTP server: TCP to the URL's host and port."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80) if parts.hostname else None
+    return Peer(network="tcp", protocol="http", address=parts.hostname or None, port=port, session_id=session_id)
 
 
 def safe_url(url: str) -> str:
