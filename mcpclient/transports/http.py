@@ -28,7 +28,7 @@ from ._streams import (
     set_read_timeout,
 )
 from ._sse import SSEParser
-from .base import MODERN, Failure, Peer, Transport, encode_message
+from .base import MODERN, Failure, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
 
@@ -222,8 +222,8 @@ class StreamableHTTPTransport(Transport):
         """POST one message and take its reply; a streamed reply keeps the exchange open."""
         streamed = False
         try:
-            response = self._post(body, message, deadline, exchange)
-            streamed = self._take(response, message, request_id, deadline, exchange)
+            response, error_body = self._post(body, message, deadline, exchange)
+            streamed = self._take(response, message, request_id, deadline, exchange, error_body)
         finally:
             if not streamed:
                 self._exchanges.end(exchange)
@@ -251,23 +251,37 @@ class StreamableHTTPTransport(Transport):
 
     def _post(
         self, body: bytes, message: dict[str, Any], deadline: float | None, exchange: Exchange
-    ) -> requests.Response:
+    ) -> tuple[requests.Response, bytes | None]:
+        """POST one message; the response, and its error body if one had to be read already.
+
+        A lost session (``_session_lost``) proves the server did not process the message: a
+        new session is started, once, and the message re-sent. A second lost-session answer
+        in a row is the error it is, not a loop.
+        """
         session_id = self.session_id
         response = self._http.request(
             "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange
         )
-        if response.status_code == 404 and session_id is not None and message.get("method") != "initialize":
-            # The server ended the session; the 404 proves it did not process this message.
-            response.close()
-            self._renew_session(session_id, deadline, exchange)
-            response = self._http.request(
-                "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange
-            )
-        return response
+        error_body = None
+        if response.status_code in (400, 404) and session_id is not None and message.get("method") != "initialize":
+            error_body = _http.read_error_body(response)
+            if _session_lost(response.status_code, error_body):
+                self._renew_session(session_id, deadline, exchange)
+                response = self._http.request(
+                    "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange
+                )
+                error_body = None
+                if response.status_code in (400, 404):
+                    error_body = _http.read_error_body(response)
+                    if _session_lost(response.status_code, error_body):
+                        raise self._http.status_error(
+                            response, "the server lost the new session at once as well", error_body
+                        )
+        return response, error_body
 
     def _take(
         self, response: requests.Response, message: dict[str, Any], request_id: Any, deadline: float | None,
-        exchange: Exchange,
+        exchange: Exchange, error_body: bytes | None = None,
     ) -> bool:
         """Route the response to one POST: queue its messages, hand a stream to a drainer.
 
@@ -278,7 +292,7 @@ class StreamableHTTPTransport(Transport):
         if message.get("method") == "initialize":
             self._init_status = status
         if status >= 300:
-            self._take_error(response, request_id, what)
+            self._take_error(response, request_id, what, error_body)
             return False
         session_id = response.headers.get("mcp-session-id")
         if session_id and not self._modern:  # 2026-07-28 has no sessions: ignore one offered
@@ -315,8 +329,9 @@ class StreamableHTTPTransport(Transport):
             ))
         return False
 
-    def _take_error(self, response: requests.Response, request_id: Any, what: str) -> None:
-        body = _http.read_error_body(response)
+    def _take_error(self, response: requests.Response, request_id: Any, what: str, body: bytes | None) -> None:
+        if body is None:
+            body = _http.read_error_body(response)
         if request_id is not _NO_ID and body.lstrip().startswith(b"{"):
             try:
                 reply = self._http.decode(body)
@@ -467,10 +482,10 @@ class StreamableHTTPTransport(Transport):
 
     def _listen_response(self, response: requests.Response, session_id: str | None, exchange: Exchange) -> Any:
         status = response.status_code
-        if status == 404 and session_id is not None:
-            response.close()
-            self._renew_session(session_id, None, exchange)
-            raise TransportError("the session was renewed; the GET stream reopens")
+        if status in (400, 404) and session_id is not None:
+            if _session_lost(status, _http.read_error_body(response)):
+                self._renew_session(session_id, None, exchange)
+                raise TransportError("the session was renewed; the GET stream reopens")
         if status >= 300 or not is_event_stream(response):
             response.close()
             if status == 405:
@@ -536,7 +551,7 @@ class StreamableHTTPTransport(Transport):
                     "the server ended the session (HTTP 404) and no initialize was sent through "
                     "this transport to start a new one", status_code=404, url=_http.safe_url(self.url)
                 )
-            log.warning("the server ended the MCP session at %s; starting a new session", _http.safe_url(self.url))
+            log.warning("the server lost the MCP session at %s; starting a new session", _http.safe_url(self.url))
             self.session_id = None
             replay = dict(init, id=f"mcpclient-renew-{next(self._renewals)}")
             response = self._http.request("POST", body=encode_message(replay), deadline=deadline, exchange=exchange)
@@ -630,3 +645,24 @@ def _answers(reply: Any, request_id: Any) -> bool:
                 return True
     return False
 
+
+def _session_lost(status: int, body: bytes) -> bool:
+    """Whether an answer to a request that carried a session id says the session is gone.
+
+    The spec's form is HTTP 404. Servers built like the TypeScript SDK's examples (server-
+    everything among them) answer 400 with JSON-RPC -32000 "Bad Request: No valid session ID
+    provided" instead. Either way the request was refused before it ran.
+    """
+    if status == 404:
+        return True
+    if status != 400 or not body.lstrip().startswith(b"{"):
+        return False
+    try:
+        reply = decode_message(body)
+    except ProtocolError:
+        return False
+    error = reply.get("error") if isinstance(reply, dict) else None
+    if not isinstance(error, dict) or error.get("code") != -32000:
+        return False
+    text = str(error.get("message", "")).lower()
+    return "session" in text and ("valid" in text or "not found" in text or "unknown" in text)

@@ -20,7 +20,10 @@ that key it is played before the call is answered normally:
 * ``{"fault": "stall"}``: execute, start an SSE reply with half an event, then stall.
 * ``{"fault": "content_type"}``: execute, answer 200 with ``text/html``.
 * ``{"fault": "hang"}``: never answer, not executed.
-* ``{"fault": "expire"}``: end the session before this POST: 404, not executed.
+* ``{"fault": "expire"}``: end the session before this POST: 404, not executed (the
+  server-wide ``lost_session`` says how an unknown session is answered: 404 as the spec asks,
+  or 400 with JSON-RPC -32000 "Bad Request: No valid session ID provided" as the TypeScript
+  SDK's examples do). ``restart()`` forgets every session.
 * ``{"fault": "redirect", "to": url}``: 307 to ``url``, not executed.
 * ``{"fault": "echo_auth", "status": 401}``: that status with the request's Authorization
   header (and every other header) echoed in the body, not executed; with ``"pad": n``, the
@@ -58,6 +61,7 @@ class HostileHTTP:
         self.notifications: list[dict[str, Any]] = []
         self.record_headers = True
         self.sessions: set[str] = set()
+        self.lost_session = 404
         self.session_ids = itertools.count(1)
         self.stopping = threading.Event()
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
@@ -79,6 +83,11 @@ class HostileHTTP:
         self.httpd.server_close()
         if self._thread is not None:
             self._thread.join(5)
+
+    def restart(self) -> None:
+        """A restart that forgets its sessions (the port stays)."""
+        with self.lock:
+            self.sessions.clear()
 
     def headers_with(self, text: str) -> list[dict[str, str]]:
         with self.lock:
@@ -127,6 +136,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(body)
 
+    def _unknown_session(self) -> None:
+        if self.server.state.lost_session == 400:
+            self._send(400, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32000, "message": "Bad Request: No valid session ID provided"}}).encode())
+        else:
+            self._send(404, b'{"error": "unknown session"}')
+
     def _json(self, message: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send(200, json.dumps(message).encode(), headers=headers)
 
@@ -163,7 +179,7 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             known = self.headers.get("Mcp-Session-Id") in state.sessions
         if not known:
-            self._send(404, b'{"error": "unknown session"}')
+            self._unknown_session()
             return
         if msg_id is None:  # a notification (or a reply)
             with state.lock:
@@ -220,7 +236,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "expire":
             with state.lock:
                 state.sessions.discard(self.headers.get("Mcp-Session-Id", ""))
-            self._send(404, b'{"error": "session expired"}')
+            self._unknown_session()
         elif fault == "redirect":
             self._send(307, content_type=None, headers={"Location": str(args["to"])})
         elif fault == "echo_auth":
