@@ -15,8 +15,8 @@ from .. import types as t
 from .._eras.headers import ToolHeaders, request_headers
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
 from . import _http
-from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
-from ._http import Requester, TokenProvider
+from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
+from ._http import Requester, SafeTools, TokenProvider
 from ._streams import (
     MAX_MESSAGE_BYTES,
     ThreadPool,
@@ -79,6 +79,12 @@ class StreamableHTTPTransport(Transport):
       server (or a small gzip bomb) cannot grow the client's memory without bound. Lower than
       stdio's default on purpose: an HTTP server is a remote party, and compression lets it
       send 400 MiB in 400 KB.
+    - ``keepalive_idle``: a pooled connection idle longer than this (seconds, default 4) is
+      not reused: servers close idle ones (Node at 5 s), and a request sent just as that
+      happens fails with no reply. One that still does is sent again on a new connection only
+      if it changes nothing (lists, reads, ping, completion, and ``tools/call`` of a tool
+      annotated ``readOnlyHint`` or ``idempotentHint``); anything else fails with a
+      ``TransportError`` saying it may have run. See docs/reliability.md.
 
     Every HTTP exchange can be ended from another thread in any phase (``_exchange``):
     ``close()`` fails the calls in flight with ``ConnectionClosed``, a ``CancelToken`` ends
@@ -109,6 +115,7 @@ class StreamableHTTPTransport(Transport):
         connect_timeout: float = _http.CONNECT_TIMEOUT,
         listen: bool = True,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
+        keepalive_idle: float = KEEPALIVE_MAX_IDLE,
     ) -> None:
         if max_message_bytes < 1:
             raise ValueError("max_message_bytes must be positive")
@@ -122,6 +129,7 @@ class StreamableHTTPTransport(Transport):
             session=session,
             max_retries=max_retries,
             connect_timeout=connect_timeout,
+            keepalive_idle=keepalive_idle,
         )
         self.url = self._http.url
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -142,6 +150,7 @@ class StreamableHTTPTransport(Transport):
         self._modern = False
         self._listen_after_send = False
         self._tool_headers = ToolHeaders()
+        self._safe_tools = SafeTools()
 
     @property
     def server_key(self) -> tuple[str, str]:
@@ -206,7 +215,9 @@ class StreamableHTTPTransport(Transport):
         """Learn which tool arguments travel as ``Mcp-Param-*`` headers (modern era).
 
         Tools whose ``x-mcp-header`` annotations break the rules are left out, with a warning.
+        Also learns which tools are safe to send again (``SafeTools``).
         """
+        self._safe_tools.learn(tools)
         return self._tool_headers.learn(tools) if self._modern else tools
 
     def abandon(self, request_id: Any) -> None:
@@ -259,8 +270,10 @@ class StreamableHTTPTransport(Transport):
         in a row is the error it is, not a loop.
         """
         session_id = self.session_id
+        safe = self._safe_tools.allow(message)
         response = self._http.request(
-            "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange
+            "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
+            resend_safe=safe,
         )
         error_body = None
         if response.status_code in (400, 404) and session_id is not None and message.get("method") != "initialize":
@@ -268,7 +281,8 @@ class StreamableHTTPTransport(Transport):
             if _session_lost(response.status_code, error_body):
                 self._renew_session(session_id, deadline, exchange)
                 response = self._http.request(
-                    "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange
+                    "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
+                    resend_safe=safe,
                 )
                 error_body = None
                 if response.status_code in (400, 404):
