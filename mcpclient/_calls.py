@@ -62,9 +62,7 @@ class Calls:
 
     def list_tools(self, timeout: float | None) -> list[t.ToolDef]:
         tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools")
-        note_tools = getattr(self._transport, "note_tools", None)
-        if note_tools is not None:
-            tools = note_tools(tools)  # the transport may drop tools it cannot call
+        tools = self._transport.note_tools(tools)  # the transport may drop tools it cannot call
         self._outputs.learn(tools)
         return tools
 

@@ -14,7 +14,7 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from . import types as t
 from ._cache import ResultCache
@@ -27,7 +27,7 @@ from ._notifications import Notifications
 from ._observe import TelemetryOption, make_observer, wrap_handler
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
-from ._session import CLOSED, LEGACY, OPEN, UNOPENED, Session, remember_era
+from ._session import CLOSED, OPEN, UNOPENED, Session, remember_era
 from ._skills import Skill, Skills
 from ._structured import OutputValidator
 from ._subscriptions import Listener
@@ -35,7 +35,7 @@ from ._task import Task
 from ._tasks import Tasks
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Timeouts
 from .apps import AppCall, AppResult, AppViews, UIResource
-from .transports.base import Transport
+from .transports.base import LEGACY, Transport
 
 __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
 
@@ -107,9 +107,8 @@ class Client:
             on_notification=_weak_notification_handler(self),
             max_dispatch=self._max_dispatch,
         )
-        server_key: Hashable | None = getattr(transport, "server_key", None)
         self._session = Session(
-            self._engine, self._handlers, self.client_info, self._protocol, server_key, self._observer
+            self._engine, self._handlers, self.client_info, self._protocol, transport, self._observer
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._tasks = Tasks(self._session, self._timeouts, self._outputs)
@@ -170,7 +169,7 @@ class Client:
         )
         self._finalizer.detach()  # the new wiring registers its own
         self._engine.close()
-        remember_era(getattr(fresh, "server_key", None), LEGACY)
+        remember_era(fresh.server_key, LEGACY)
         self._wire(fresh)
         return True
 

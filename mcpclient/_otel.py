@@ -17,11 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sys
 import threading
 import time
 from typing import Any, Iterator
-from urllib.parse import urlsplit
 
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
@@ -48,38 +46,25 @@ SESSION_KEYS = frozenset({
 
 
 def network_attributes(transport: Transport) -> dict[str, Any]:
-    """``network.transport`` and ``server.address``/``server.port``, from what the transport shows.
-
-    The one place that looks at the kind of transport: stdio is a pipe, the HTTP transports
-    are TCP to their URL's host. Any other transport (a test double, a replay) gets none.
-    A transport class whose module was never imported has no instances, so the modules are
-    looked up, not imported (importing the HTTP ones would load ``requests`` for nothing).
-    """
-    stdio = sys.modules.get("mcpclient.transports.stdio")
-    if stdio is not None and isinstance(transport, stdio.StdioTransport):
-        return {"network.transport": "pipe"}
-    if isinstance(transport, _http_classes()):
-        url = urlsplit(transport.url)
-        found: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
-        if url.hostname:
-            found["server.address"] = url.hostname
-            found["server.port"] = url.port or (443 if url.scheme == "https" else 80)
-        return found
-    return {}
-
-
-def _http_classes() -> tuple[type[Any], ...]:
-    http, sse = sys.modules.get("mcpclient.transports.http"), sys.modules.get("mcpclient.transports.sse")
-    return (() if http is None else (http.StreamableHTTPTransport,)) + (() if sse is None else (sse.SSETransport,))
+    """``network.transport``, ``network.protocol.name`` and ``server.address``/``server.port``,
+    from what the transport shows of its peer (``Transport.peer``); a transport that shows
+    nothing (a test double, a replay) gets none."""
+    peer = transport.peer
+    found: dict[str, Any] = {}
+    if peer.network is not None:
+        found["network.transport"] = peer.network
+    if peer.protocol is not None:
+        found["network.protocol.name"] = peer.protocol
+    if peer.address is not None:
+        found["server.address"] = peer.address
+        if peer.port is not None:
+            found["server.port"] = peer.port
+    return found
 
 
 def _session_id(transport: Transport) -> str | None:
     """The MCP session id, where the transport has one (Streamable HTTP, legacy era)."""
-    http = sys.modules.get("mcpclient.transports.http")
-    if http is not None and isinstance(transport, http.StreamableHTTPTransport):
-        session: str | None = transport.session_id
-        return session
-    return None
+    return transport.peer.session_id
 
 
 class OTelObserver:

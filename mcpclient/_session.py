@@ -35,6 +35,7 @@ from ._race import Finished, Race
 from ._rpc.cancel import Cancel
 from ._rpc.engine import Engine, ProgressCallback
 from ._timeouts import Deadline
+from .transports.base import LEGACY, MODERN, Transport
 
 __all__ = ["PROTOCOLS", "Session", "remember_era"]
 
@@ -55,7 +56,6 @@ IDEMPOTENT_METHODS = frozenset({
     "resources/templates/list", "resources/read", "prompts/get", "completion/complete",
 })
 
-LEGACY, MODERN = "legacy", "modern"
 #: A client's life: created, then open (after initialize), then closed for good.
 UNOPENED, OPEN, CLOSED = "unopened", "open", "closed"
 
@@ -71,7 +71,7 @@ class Session:
         handlers: Handlers,
         client_info: t.Implementation,
         protocol: str,
-        server_key: Hashable | None,
+        transport: Transport,
         observer: Observer | None = None,
     ) -> None:
         if protocol not in PROTOCOLS:
@@ -80,7 +80,9 @@ class Session:
         self.handlers = handlers
         self.client_info = client_info
         self.protocol = protocol
-        self.server_key = server_key
+        #: Told the era and version once they are known (``Transport.set_protocol``).
+        self.transport = transport
+        self.server_key: Hashable | None = transport.server_key
         #: "legacy" or "modern", as the opening found it.
         self.era: str | None = None
         #: The era's rules, chosen once at the end of ``open`` (None until then).
@@ -233,6 +235,7 @@ class Session:
             version = chosen
         self.state = modern.read_discover_result(result, version)
         self.era = MODERN
+        self.transport.set_protocol(MODERN, self.state.protocol_version)
 
     def _initialize(self, timeout: float | None, *, may_be_modern: bool = False) -> None:
         self.declared = self.handlers.capabilities()
@@ -251,6 +254,7 @@ class Session:
     def _finish_initialize(self, result: dict[str, Any], timeout: float | None) -> None:
         self.state = legacy.read_initialize_result(result)
         self.era = LEGACY
+        self.transport.set_protocol(LEGACY, self.state.protocol_version)
         self.notify("notifications/initialized", None, timeout)
 
     def _open_request(self, method: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:

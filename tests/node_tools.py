@@ -170,7 +170,7 @@ def _drain(stream, sink: deque[str], ready: list[str] | None, event: threading.E
         event.set()  # EOF: unblock the waiter (the process died)
 
 
-def start_everything_http(transport: str = "streamableHttp", timeout: float = 30.0) -> NodeServer:
+def start_everything_http(transport: str = "streamableHttp", timeout: float = 30.0, port: int = 0) -> NodeServer:
     """Start server-everything over ``streamableHttp`` or ``sse`` and wait until it listens.
 
     Stdout and stderr are drained by daemon threads for the server's whole
@@ -179,7 +179,7 @@ def start_everything_http(transport: str = "streamableHttp", timeout: float = 30
     """
     if transport == "stdio":
         raise ValueError("start_everything_http is for HTTP transports; use everything_server_cmd('stdio')")
-    cmd = everything_server_cmd(transport, port=0)
+    cmd = everything_server_cmd(transport, port=port)
     proc = subprocess.Popen(
         cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1
     )

@@ -29,7 +29,7 @@ from .._exceptions import (
     RPCError,
     TransportError,
 )
-from ..transports.base import Transport
+from ..transports.base import Failure, Transport
 from .cancel import CancelToken, is_cancelled
 from .pool import DispatchPool
 
@@ -435,7 +435,9 @@ class Engine:
     # -- incoming ---------------------------------------------------------------------------
 
     def _route(self, message: Any) -> None:
-        if isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
+        if isinstance(message, Failure):  # the transport failed one call, not the connection
+            self._fail_one(message)
+        elif isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
             for item in message:
                 self._route_one(item)
         else:
@@ -471,6 +473,15 @@ class Engine:
             log.debug("dropping a reply to unknown or abandoned request id %r", _excerpt(request_id))
             return
         slot.reply = message
+        slot.event.set()
+
+    def _fail_one(self, failure: Failure) -> None:
+        with self._lock:
+            slot = self._pending.pop(failure.request_id, None) if _hashable(failure.request_id) else None
+        if slot is None:
+            log.debug("a failure for unknown or abandoned request id %r: %s", _excerpt(failure.request_id), failure.error)
+            return
+        slot.error = failure.error
         slot.event.set()
 
     def _dispatch_notification(self, message: dict[str, Any], method: str) -> None:
@@ -699,8 +710,6 @@ def _wake_and_abandon(event: threading.Event, transport: Transport, request_id: 
 def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:
     if "error" in reply:
         error = reply["error"]
-        if isinstance(error, MCPError):  # a transport failed this one call (transports/http.py)
-            raise error
         if "result" in reply or not isinstance(error, dict):
             raise ProtocolError(f"the server sent a malformed reply to {method!r}: {reply!r:.200}")
         code = error.get("code")

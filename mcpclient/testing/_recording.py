@@ -24,11 +24,12 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence, Union
+from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, Union
 
+from .. import types as t
 from .._exceptions import ConnectionClosed
 from .._redact import REDACTED, Redactor
-from ..transports.base import Transport
+from ..transports.base import Peer, Transport
 from ..transports.http import StreamableHTTPTransport
 from ..transports.stdio import StdioTransport
 
@@ -144,6 +145,24 @@ class RecordingTransport(Transport):
         finally:
             with self._lock:
                 self._file.close()
+
+    # The rest of the contract is the inner transport's: recording changes none of it.
+    def abandon(self, request_id: Any) -> None:
+        self.inner.abandon(request_id)
+
+    def set_protocol(self, era: str, version: str) -> None:
+        self.inner.set_protocol(era, version)
+
+    def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
+        return self.inner.note_tools(tools)
+
+    @property
+    def server_key(self) -> Hashable | None:
+        return self.inner.server_key
+
+    @property
+    def peer(self) -> Peer:
+        return self.inner.peer
 
     def verify(self) -> None:
         """Nothing to check while recording (the pytest fixture calls it for every mode)."""

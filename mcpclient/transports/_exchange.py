@@ -59,6 +59,8 @@ TIMEOUT = "timeout"
 TICK = 0.1
 #: How long the watchdog thread stays once no exchange has a deadline, in seconds.
 IDLE_EXIT = 1.0
+#: A pooled connection idle longer than this is not reused (Node servers close theirs at 5 s).
+KEEPALIVE_MAX_IDLE = 4.0
 
 
 def _shutdown(sock: Any) -> None:
@@ -80,7 +82,7 @@ def _close_quietly(response: requests.Response) -> None:
 class Exchange:
     """One HTTP request and its reply; ``abort`` ends it from any thread."""
 
-    __slots__ = ("_socks", "_woken", "deadline", "key", "reason", "response", "what")
+    __slots__ = ("_socks", "_woken", "deadline", "key", "reason", "response", "reused", "what")
 
     def __init__(self, what: str = "the request", deadline: float | None = None, key: Any = None) -> None:
         self.what = what
@@ -88,6 +90,8 @@ class Exchange:
         self.key = key
         self.reason: str | None = None
         self.response: requests.Response | None = None
+        #: Whether the current attempt went out on a kept-alive connection from the pool.
+        self.reused = False
         self._socks: list[Any] | None = []  # None once done: the sockets may serve others
         self._woken: threading.Event | None = None
 
@@ -278,6 +282,8 @@ class Exchanges:
 
 
 class _Connection(HTTPConnection):
+    mcp_last_used = 0.0
+
     def connect(self) -> None:
         super().connect()
         exchange = current.exchange
@@ -286,6 +292,8 @@ class _Connection(HTTPConnection):
 
 
 class _HTTPSConnection(HTTPSConnection):
+    mcp_last_used = 0.0
+
     def connect(self) -> None:
         super().connect()
         exchange = current.exchange
@@ -293,38 +301,76 @@ class _HTTPSConnection(HTTPSConnection):
             exchange.attach(self.sock)
 
 
+def _take_conn(conn: Any, max_idle: float) -> None:
+    """A connection leaving the pool: closed if it idled too long, else told to its exchange.
+
+    A server closes a keep-alive connection that idled past its own timeout (Node: 5 s). If
+    the client reuses it just then, the request meets a closing socket and fails with no
+    reply; urllib3's "is it dropped?" check cannot see a close that has not happened yet.
+    Dropping connections idle longer than ``max_idle`` (below the usual server timeouts)
+    makes that race rare; ``Requester`` handles the rest (docs/reliability.md).
+    """
+    if conn.sock is not None and time.monotonic() - conn.mcp_last_used > max_idle:
+        conn.close()  # the request opens a new connection
+    exchange = current.exchange
+    if exchange is not None:
+        exchange.reused = conn.sock is not None
+        if conn.sock is not None:
+            exchange.attach(conn.sock)
+
+
 class _Pool(HTTPConnectionPool):
     ConnectionCls = _Connection
 
+    max_idle = KEEPALIVE_MAX_IDLE  # AbortableAdapter makes subclasses with its own
+
     def _make_request(self, conn: Any, *args: Any, **kwargs: Any) -> Any:
-        exchange = current.exchange
-        if exchange is not None and conn.sock is not None:  # a kept-alive connection
-            exchange.attach(conn.sock)
+        _take_conn(conn, self.max_idle)
         return super()._make_request(conn, *args, **kwargs)
+
+    def _put_conn(self, conn: Any) -> None:
+        if conn is not None:
+            conn.mcp_last_used = time.monotonic()
+        super()._put_conn(conn)
 
 
 class _HTTPSPool(HTTPSConnectionPool):
     ConnectionCls = _HTTPSConnection
 
+    max_idle = KEEPALIVE_MAX_IDLE  # AbortableAdapter makes subclasses with its own
+
     def _make_request(self, conn: Any, *args: Any, **kwargs: Any) -> Any:
-        exchange = current.exchange
-        if exchange is not None and conn.sock is not None:
-            exchange.attach(conn.sock)
+        _take_conn(conn, self.max_idle)
         return super()._make_request(conn, *args, **kwargs)
 
+    def _put_conn(self, conn: Any) -> None:
+        if conn is not None:
+            conn.mcp_last_used = time.monotonic()
+        super()._put_conn(conn)
 
-_POOL_CLASSES = {"http": _Pool, "https": _HTTPSPool}
+
+_POOL_CLASSES: dict[str, type[HTTPConnectionPool]] = {"http": _Pool, "https": _HTTPSPool}
 
 
 class AbortableAdapter(requests.adapters.HTTPAdapter):
-    """An ``HTTPAdapter`` whose connections register their sockets with the current exchange."""
+    """An ``HTTPAdapter`` whose connections register their sockets with the current exchange,
+    and whose pools do not reuse a connection idle longer than ``max_idle`` seconds."""
+
+    def __init__(self, *args: Any, max_idle: float = KEEPALIVE_MAX_IDLE, **kwargs: Any) -> None:
+        self.max_idle = max_idle
+        super().__init__(*args, **kwargs)
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
-        self.poolmanager.pool_classes_by_scheme = _POOL_CLASSES
+        self.poolmanager.pool_classes_by_scheme = self._pool_classes()
+
+    def _pool_classes(self) -> dict[str, type[HTTPConnectionPool]]:
+        if self.max_idle == KEEPALIVE_MAX_IDLE:
+            return _POOL_CLASSES
+        return {scheme: type(cls.__name__, (cls,), {"max_idle": self.max_idle}) for scheme, cls in _POOL_CLASSES.items()}
 
     def proxy_manager_for(self, proxy: str, **proxy_kwargs: Any) -> urllib3.PoolManager:
         manager: urllib3.PoolManager = super().proxy_manager_for(proxy, **proxy_kwargs)
         if not proxy.lower().startswith("socks"):
-            manager.pool_classes_by_scheme = _POOL_CLASSES
+            manager.pool_classes_by_scheme = self._pool_classes()
         return manager

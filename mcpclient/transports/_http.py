@@ -29,10 +29,11 @@ import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
 from .. import _origin
+from .. import types as t
 from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
-from ._exchange import AbortableAdapter, Exchange, current
-from .base import decode_message
+from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current
+from .base import Peer, decode_message
 
 __all__ = ["Requester", "TokenProvider", "read_error_body", "translate"]
 
@@ -52,9 +53,41 @@ ERROR_BODY_READ = 64 * 1024
 ERROR_EXCERPT = 300
 
 RETRY_STATUSES = frozenset({429, 503})
+#: Requests that change nothing on the server: safe to send again if a kept-alive connection
+#: failed under them before any reply (``tools/call`` is one only for a read-only or
+#: idempotent tool, see ``SafeTools``).
+CHANGE_NOTHING = frozenset({
+    "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read",
+    "prompts/get", "completion/complete", "server/discover",
+})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 TokenProvider = Any  # an object with token() -> str, or a plain callable returning str
+
+
+class SafeTools:
+    """Which requests may be sent again: the ``CHANGE_NOTHING`` methods, and ``tools/call``
+    for the tools whose annotations (from ``tools/list``) say ``readOnlyHint`` or
+    ``idempotentHint``."""
+
+    def __init__(self) -> None:
+        self._names: frozenset[str] = frozenset()
+
+    def learn(self, tools: list[t.ToolDef]) -> None:
+        self._names = frozenset(
+            tool.name for tool in tools
+            if isinstance(tool.annotations, dict)
+            and (tool.annotations.get("readOnlyHint") is True or tool.annotations.get("idempotentHint") is True)
+        )
+
+    def allow(self, message: dict[str, Any]) -> bool:
+        method = message.get("method")
+        if method in CHANGE_NOTHING:
+            return True
+        if method == "tools/call":
+            params = message.get("params")
+            return isinstance(params, dict) and params.get("name") in self._names
+        return False
 
 
 class Requester:
@@ -71,6 +104,7 @@ class Requester:
         session: requests.Session | None,
         max_retries: int,
         connect_timeout: float,
+        keepalive_idle: float = KEEPALIVE_MAX_IDLE,
     ) -> None:
         if not isinstance(url, str) or urlsplit(url).scheme not in ("http", "https"):
             raise ValueError(f"an http:// or https:// URL is required, got {url!r}")
@@ -79,7 +113,7 @@ class Requester:
         if token_provider is not None and not (callable(token_provider) or hasattr(token_provider, "token")):
             raise TypeError("token_provider must have a token() method or be callable")
         self.own_session = session is None
-        self.session = session if session is not None else _new_session()
+        self.session = session if session is not None else _new_session(keepalive_idle)
         self._token_provider = token_provider
         self._token_header = auth_header or "Authorization"
         self._token_prefix = "" if auth_header else "Bearer "
@@ -149,6 +183,7 @@ class Requester:
         read_timeout: float | None | str = "deadline",
         retry: bool = True,
         exchange: Exchange | None = None,
+        resend_safe: bool = False,
     ) -> requests.Response:
         """Send one request and return the response once its headers are read.
 
@@ -158,11 +193,16 @@ class Requester:
         ``exchange`` lets another thread end the request in any phase (its sockets are
         registered with it; a backoff wait wakes on its abort, and nothing is re-sent after
         one): then its error is raised. ``read_timeout`` defaults to the time left.
+        ``resend_safe``: the request changes nothing on the server, so if it fails on a
+        kept-alive connection before any reply (the server was closing it), it is sent once
+        more on a new one; otherwise that failure says the request may have run.
         Raises ``RequestTimeout``, ``HTTPStatusError`` (a refused redirect, or 429/503 after
         the last retry is handed back as a response) or ``TransportError``.
         """
         attempts = self.max_retries + 1 if retry else 1
-        for attempt in range(attempts):
+        resent = not resend_safe
+        attempt = 0
+        while attempt < attempts:
             if exchange is not None:
                 exchange.check()
                 exchange.rearm()
@@ -171,8 +211,12 @@ class Requester:
                 raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
             try:
                 response = self._send_following_redirects(
-                    method, body, headers, url, remaining, read_timeout, exchange
+                    method, body, headers, url, remaining, read_timeout, exchange, resent
                 )
+            except _Resend as exc:
+                log.info("%s; sending it again on a new connection (it changes nothing)", exc.error)
+                resent = True
+                continue
             except _Retryable as exc:
                 if exchange is not None:
                     exchange.check()
@@ -208,6 +252,7 @@ class Requester:
                     raise exchange.error()  # woken by close, cancel or the deadline: no re-send
             else:
                 time.sleep(delay)
+            attempt += 1
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _send_following_redirects(
@@ -219,12 +264,15 @@ class Requester:
         remaining: float | None,
         read_timeout: float | None | str,
         exchange: Exchange | None,
+        resent: bool = True,
     ) -> requests.Response:
         prepared = self._prepare(method, body, headers, url)
         connect = self.connect_timeout if remaining is None else min(self.connect_timeout, remaining)
         read = remaining if read_timeout == "deadline" else read_timeout
         for _ in range(MAX_REDIRECTS + 1):
             current.exchange = exchange
+            if exchange is not None:
+                exchange.reused = False
             try:
                 response = self.session.send(prepared, timeout=(connect, read), **self._send_kwargs)  # type: ignore[arg-type]
             except Exception as exc:
@@ -233,6 +281,13 @@ class Requester:
                 error = translate(exc, f"{method} {self._safe(prepared.url)}")
                 if _connect_phase(exc):
                     raise _Retryable(error) from exc
+                if exchange is not None and exchange.reused and _dropped_before_reply(exc):
+                    if not resent:
+                        raise _Resend(error) from exc
+                    raise TransportError(
+                        f"{error} (on a kept-alive connection the server was closing, before any reply; "
+                        "the request may have run on the server, so it was not sent again)"
+                    ) from exc
                 raise error from exc
             finally:
                 current.exchange = None
@@ -367,6 +422,11 @@ class Requester:
         return self.redact(safe_url(url or self.url))
 
 
+class _Resend(Exception):
+    def __init__(self, error: MCPError) -> None:
+        self.error = error
+
+
 class _Retryable(Exception):
     def __init__(self, error: MCPError) -> None:
         super().__init__(str(error))
@@ -375,6 +435,13 @@ class _Retryable(Exception):
 
 def _remaining(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.monotonic()
+
+
+def peer(url: str, session_id: str | None) -> Peer:
+    """What telemetry shows of an HTTP server: TCP to the URL's host and port."""
+    parts = urlsplit(url)
+    port = parts.port or (443 if parts.scheme == "https" else 80) if parts.hostname else None
+    return Peer(network="tcp", protocol="http", address=parts.hostname or None, port=port, session_id=session_id)
 
 
 def safe_url(url: str) -> str:
@@ -446,6 +513,29 @@ def _connect_phase(exc: BaseException) -> bool:
     return False
 
 
+def _dropped_before_reply(exc: BaseException) -> bool:
+    """Whether ``exc`` is the connection failing before the response headers came: closed
+    (``RemoteDisconnected``), reset or broken while the request was written or awaited."""
+    if isinstance(exc, (requests.exceptions.ReadTimeout, urllib3.exceptions.ReadTimeoutError, socket.timeout)):
+        return False
+    seen: set[int] = set()
+    stack: list[Any] = [exc]
+    while stack:
+        item = stack.pop()
+        if not isinstance(item, BaseException) or id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError,
+                             ConnectionAbortedError)):
+            return True
+        if isinstance(item, urllib3.exceptions.MaxRetryError):
+            stack.append(item.reason)
+        stack.extend(arg for arg in item.args if isinstance(arg, BaseException))
+        stack.append(item.__cause__)
+        stack.append(item.__context__)
+    return False
+
+
 #: Connections kept per host by a transport's own session (concurrent callers share them).
 POOL_MAXSIZE = 64
 
@@ -502,7 +592,7 @@ def read_error_body(response: requests.Response) -> bytes:
         response.close()
 
 
-def _new_session() -> requests.Session:
+def _new_session(keepalive_idle: float = KEEPALIVE_MAX_IDLE) -> requests.Session:
     """A session whose pool keeps a connection for each of many concurrent callers, and whose
     connections register their sockets with the exchange using them (see ``_exchange``).
 
@@ -510,7 +600,7 @@ def _new_session() -> requests.Session:
     TCP connection for every call past that.
     """
     session = requests.Session()
-    adapter = AbortableAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE)
+    adapter = AbortableAdapter(pool_connections=4, pool_maxsize=POOL_MAXSIZE, max_idle=keepalive_idle)
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session

@@ -1,14 +1,57 @@
-"""The transport boundary: move one JSON-RPC message each way, and nothing else."""
+"""The transport boundary: move one JSON-RPC message each way, and nothing else.
+
+``Transport`` declares everything the engine and the session may ask of a transport; each
+optional part has a default here, so nobody above this module probes a transport with
+``getattr`` or tests its class.
+"""
 
 from __future__ import annotations
 
 import abc
 import json
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Hashable
 
-from .._exceptions import ProtocolError
+import attrs
 
-__all__ = ["Transport", "decode_message", "encode_message"]
+from .._exceptions import MCPError, ProtocolError
+
+if TYPE_CHECKING:
+    from .. import types as t
+
+__all__ = ["LEGACY", "MODERN", "Failure", "Peer", "Transport", "decode_message", "encode_message"]
+
+#: The two protocol eras, as ``set_protocol`` names them: the ``initialize`` handshake with
+#: sessions (2024-11-05 to 2025-11-25), and ``server/discover`` without them (2026-07-28).
+LEGACY, MODERN = "legacy", "modern"
+
+
+@attrs.frozen
+class Failure:
+    """What ``receive()`` returns when the transport failed one request, not the connection.
+
+    The HTTP transports read each reply on their own threads; when that reading breaks (a
+    stream ended before the reply, a bad event) the caller waiting for ``request_id`` must get
+    ``error``, and only that caller. The engine fails that one call with it.
+    """
+
+    request_id: Any
+    error: MCPError
+
+
+@attrs.frozen
+class Peer:
+    """What a transport shows of the other end, for telemetry (read-only).
+
+    ``network`` is ``"pipe"`` or ``"tcp"``; ``protocol`` the application protocol over it
+    (``"http"``); ``address``/``port`` the server's; ``session_id`` the MCP session id while
+    there is one. None where a transport has nothing to say.
+    """
+
+    network: str | None = None
+    protocol: str | None = None
+    address: str | None = None
+    port: int | None = None
+    session_id: str | None = None
 
 
 class Transport(abc.ABC):
@@ -24,14 +67,15 @@ class Transport(abc.ABC):
       block past ``timeout`` seconds when given. Raise ``TransportError`` (or
       ``ConnectionClosed``) on failure.
     - ``receive()``: block until the next message arrives and return it decoded (a ``dict``,
-      or a ``list`` for a JSON-RPC batch). Raise ``ProtocolError`` for one malformed message
-      (the client logs and skips it) and ``ConnectionClosed`` when no more can come.
+      or a ``list`` for a JSON-RPC batch), or a ``Failure`` for one request that failed.
+      Raise ``ProtocolError`` for one malformed message (the client logs and skips it) and
+      ``ConnectionClosed`` when no more can come.
     - ``close()``: release everything; it must unblock a thread waiting in ``receive`` and must
       be safe to call more than once.
 
-    Optionally ``abandon(request_id)``: the caller gave up on that request (cancelled); a
-    transport whose ``send`` may still be blocked on it ends that work. Called from another
-    thread; must not block. The default does nothing.
+    The rest has defaults that suit a transport with nothing more to say (stdio, a test
+    double): ``abandon``, ``reopen``, ``set_protocol``, ``note_tools``, ``server_key`` and
+    ``peer``.
     """
 
     self_serializing: ClassVar[bool] = False
@@ -42,14 +86,19 @@ class Transport(abc.ABC):
 
     @abc.abstractmethod
     def receive(self) -> Any:
-        """Return the next decoded message from the server."""
-
-    def abandon(self, request_id: Any) -> None:
-        """The request ``request_id`` was cancelled: stop any work in flight for it."""
+        """Return the next decoded message from the server, or a ``Failure``."""
 
     @abc.abstractmethod
     def close(self) -> None:
         """Release the connection; unblock ``receive``; idempotent."""
+
+    def abandon(self, request_id: Any) -> None:
+        """The request ``request_id`` was cancelled: stop any work in flight for it.
+
+        A transport whose ``send`` may still be blocked on it (an HTTP exchange) ends that
+        work; ending a request's stream is also how a stateless or 2026-07-28 server learns of
+        the cancel. Called from another thread; must not block. The default does nothing.
+        """
 
     def reopen(self) -> Transport | None:
         """A new, unused transport to the same server, or None if this kind cannot make one.
@@ -59,6 +108,34 @@ class Transport(abc.ABC):
         The default is None: the error is raised as it is.
         """
         return None
+
+    def set_protocol(self, era: str, version: str) -> None:
+        """The session found the era (``"legacy"`` or ``"modern"``) and negotiated ``version``.
+
+        Called once per session by ``Session.open``: for the legacy era after the
+        ``initialize`` reply and before ``notifications/initialized``, for the modern era after
+        ``server/discover``. This is how a transport learns what it needs (HTTP: the
+        ``MCP-Protocol-Version`` header, whether there are sessions and a GET stream); it never
+        reads the protocol from the messages it carries. The default ignores it.
+        """
+
+    def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
+        """The tools ``tools/list`` returned; returns those this transport can call.
+
+        HTTP learns from them which arguments travel as headers (modern era) and which tools
+        are safe to re-send (``readOnlyHint``/``idempotentHint``). The default keeps them all.
+        """
+        return tools
+
+    @property
+    def server_key(self) -> Hashable | None:
+        """Identifies the server for the client's per-server era cache; None: not cached."""
+        return None
+
+    @property
+    def peer(self) -> Peer:
+        """The other end, as telemetry describes it (``Peer``); empty by default."""
+        return Peer()
 
     def __enter__(self) -> Transport:
         return self

@@ -13,11 +13,10 @@ import requests
 
 from .. import types as t
 from .._eras.headers import ToolHeaders, request_headers
-from .._eras.modern import MODERN_VERSIONS, PROTOCOL_VERSION_KEY
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
 from . import _http
-from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
-from ._http import Requester, TokenProvider
+from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
+from ._http import Requester, SafeTools, TokenProvider
 from ._streams import (
     MAX_MESSAGE_BYTES,
     ThreadPool,
@@ -29,7 +28,7 @@ from ._streams import (
     set_read_timeout,
 )
 from ._sse import SSEParser
-from .base import Transport, encode_message
+from .base import MODERN, Failure, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
 
@@ -80,6 +79,12 @@ class StreamableHTTPTransport(Transport):
       server (or a small gzip bomb) cannot grow the client's memory without bound. Lower than
       stdio's default on purpose: an HTTP server is a remote party, and compression lets it
       send 400 MiB in 400 KB.
+    - ``keepalive_idle``: a pooled connection idle longer than this (seconds, default 4) is
+      not reused: servers close idle ones (Node at 5 s), and a request sent just as that
+      happens fails with no reply. One that still does is sent again on a new connection only
+      if it changes nothing (lists, reads, ping, completion, and ``tools/call`` of a tool
+      annotated ``readOnlyHint`` or ``idempotentHint``); anything else fails with a
+      ``TransportError`` saying it may have run. See docs/reliability.md.
 
     Every HTTP exchange can be ended from another thread in any phase (``_exchange``):
     ``close()`` fails the calls in flight with ``ConnectionClosed``, a ``CancelToken`` ends
@@ -110,6 +115,7 @@ class StreamableHTTPTransport(Transport):
         connect_timeout: float = _http.CONNECT_TIMEOUT,
         listen: bool = True,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
+        keepalive_idle: float = KEEPALIVE_MAX_IDLE,
     ) -> None:
         if max_message_bytes < 1:
             raise ValueError("max_message_bytes must be positive")
@@ -123,6 +129,7 @@ class StreamableHTTPTransport(Transport):
             session=session,
             max_retries=max_retries,
             connect_timeout=connect_timeout,
+            keepalive_idle=keepalive_idle,
         )
         self.url = self._http.url
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
@@ -137,17 +144,35 @@ class StreamableHTTPTransport(Transport):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._init_message: dict[str, Any] | None = None
-        self._initialized_message: dict[str, Any] | None = None
         self._init_status: int | None = None
         # The modern era (2026-07-28): no session, no GET stream, headers mirror the body,
-        # and closing a request's stream is how it is cancelled.
+        # and closing a request's stream is how it is cancelled. Told by set_protocol.
         self._modern = False
+        self._listen_after_send = False
         self._tool_headers = ToolHeaders()
+        self._safe_tools = SafeTools()
 
     @property
     def server_key(self) -> tuple[str, str]:
         """Identifies the server (for the client's per-server protocol-era cache)."""
         return ("http", _http.safe_url(self.url))
+
+    @property
+    def peer(self) -> Peer:
+        return _http.peer(self.url, self.session_id)
+
+    def set_protocol(self, era: str, version: str) -> None:
+        """Legacy: send ``MCP-Protocol-Version: version`` from now on, and open the GET stream
+        once the next message (the session's ``notifications/initialized``) went out, before
+        that send returns, so nothing the server sends right after the handshake finds no
+        stream to go to. Modern: no session, headers mirror each body."""
+        self._modern = era == MODERN
+        if self._modern:
+            self.session_id = None
+            self.protocol_version = None
+            return
+        self.protocol_version = version
+        self._listen_after_send = True
 
     def __repr__(self) -> str:
         state = "closed" if self._closed.is_set() else ("session" if self.session_id else "no session")
@@ -161,10 +186,7 @@ class StreamableHTTPTransport(Transport):
         deadline = None if timeout is None else time.monotonic() + timeout
         method = message.get("method")
         request_id = message["id"] if method is not None and "id" in message else _NO_ID
-        version = _meta_version(message)
-        if version in MODERN_VERSIONS:
-            self._modern = True
-        elif method == "notifications/cancelled":
+        if method == "notifications/cancelled":
             # Closing the request's stream is the cancellation in the 2026-07-28 era and for
             # stateless servers; a legacy server is told as well.
             params = message.get("params")
@@ -172,9 +194,9 @@ class StreamableHTTPTransport(Transport):
             if self._modern:
                 return
         if method == "initialize":
-            self._modern = False  # the server turned out to be legacy (the probe failed)
+            # Kept to replay if the server loses the session; a new handshake, a new session.
             self._init_message = message
-            self.session_id = None  # a new handshake starts a new session
+            self.session_id = None
             self.protocol_version = None
         body = encode_message(message)
         what = f"{method or 'reply'!r}"
@@ -182,19 +204,20 @@ class StreamableHTTPTransport(Transport):
         if request_id is not _NO_ID and not self._http.own_session:
             # A user session's sockets cannot be reached before the headers: the caller must
             # not be the thread waiting for them (it waits on its reply slot instead).
-            self._drains.submit(self._exchange_in_background, exchange, body, message, request_id, deadline, version)
+            self._drains.submit(self._exchange_in_background, exchange, body, message, request_id, deadline)
             return
-        self._exchange(exchange, body, message, request_id, deadline, version)
-        if method == "notifications/initialized":
-            self._initialized_message = message
-            if not self._modern:
-                self._start_listening(deadline)
+        self._exchange(exchange, body, message, request_id, deadline)
+        if self._listen_after_send:
+            self._listen_after_send = False
+            self._start_listening(deadline)
 
     def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
         """Learn which tool arguments travel as ``Mcp-Param-*`` headers (modern era).
 
         Tools whose ``x-mcp-header`` annotations break the rules are left out, with a warning.
+        Also learns which tools are safe to send again (``SafeTools``).
         """
+        self._safe_tools.learn(tools)
         return self._tool_headers.learn(tools) if self._modern else tools
 
     def abandon(self, request_id: Any) -> None:
@@ -205,57 +228,74 @@ class StreamableHTTPTransport(Transport):
             pass
 
     def _exchange(
-        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any,
-        deadline: float | None, version: str | None,
+        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any, deadline: float | None,
     ) -> None:
         """POST one message and take its reply; a streamed reply keeps the exchange open."""
         streamed = False
         try:
-            response = self._post(body, message, deadline, version, exchange)
-            streamed = self._take(response, message, request_id, deadline, exchange)
+            response, error_body = self._post(body, message, deadline, exchange)
+            streamed = self._take(response, message, request_id, deadline, exchange, error_body)
         finally:
             if not streamed:
                 self._exchanges.end(exchange)
 
     def _exchange_in_background(
-        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any,
-        deadline: float | None, version: str | None,
+        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any, deadline: float | None,
     ) -> None:
         try:
-            self._exchange(exchange, body, message, request_id, deadline, version)
+            self._exchange(exchange, body, message, request_id, deadline)
         except MCPError as exc:
             self._fail(request_id, exc)
 
-    def _headers(self, version: str | None = None, message: dict[str, Any] | None = None) -> dict[str, str]:
-        if version in MODERN_VERSIONS and message is not None:
+    def _headers(self, message: dict[str, Any] | None = None) -> dict[str, str]:
+        """The MCP headers of one request: in the modern era (and for the probe's
+        ``server/discover``, a modern-only method) they mirror the body; else the session id
+        and the version the session negotiated."""
+        if message is not None and (self._modern or message.get("method") == "server/discover"):
             return request_headers(message, self._tool_headers)
         headers = {}
         if self.session_id is not None:
             headers["Mcp-Session-Id"] = self.session_id
-        version = version or self.protocol_version
-        if version is not None:
-            headers["MCP-Protocol-Version"] = version
+        if self.protocol_version is not None:
+            headers["MCP-Protocol-Version"] = self.protocol_version
         return headers
 
     def _post(
-        self, body: bytes, message: dict[str, Any], deadline: float | None, version: str | None, exchange: Exchange
-    ) -> requests.Response:
+        self, body: bytes, message: dict[str, Any], deadline: float | None, exchange: Exchange
+    ) -> tuple[requests.Response, bytes | None]:
+        """POST one message; the response, and its error body if one had to be read already.
+
+        A lost session (``_session_lost``) proves the server did not process the message: a
+        new session is started, once, and the message re-sent. A second lost-session answer
+        in a row is the error it is, not a loop.
+        """
         session_id = self.session_id
+        safe = self._safe_tools.allow(message)
         response = self._http.request(
-            "POST", body=body, headers=self._headers(version, message), deadline=deadline, exchange=exchange
+            "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
+            resend_safe=safe,
         )
-        if response.status_code == 404 and session_id is not None and message.get("method") != "initialize":
-            # The server ended the session; the 404 proves it did not process this message.
-            response.close()
-            self._renew_session(session_id, deadline, exchange)
-            response = self._http.request(
-                "POST", body=body, headers=self._headers(version), deadline=deadline, exchange=exchange
-            )
-        return response
+        error_body = None
+        if response.status_code in (400, 404) and session_id is not None and message.get("method") != "initialize":
+            error_body = _http.read_error_body(response)
+            if _session_lost(response.status_code, error_body):
+                self._renew_session(session_id, deadline, exchange)
+                response = self._http.request(
+                    "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
+                    resend_safe=safe,
+                )
+                error_body = None
+                if response.status_code in (400, 404):
+                    error_body = _http.read_error_body(response)
+                    if _session_lost(response.status_code, error_body):
+                        raise self._http.status_error(
+                            response, "the server lost the new session at once as well", error_body
+                        )
+        return response, error_body
 
     def _take(
         self, response: requests.Response, message: dict[str, Any], request_id: Any, deadline: float | None,
-        exchange: Exchange,
+        exchange: Exchange, error_body: bytes | None = None,
     ) -> bool:
         """Route the response to one POST: queue its messages, hand a stream to a drainer.
 
@@ -266,7 +306,7 @@ class StreamableHTTPTransport(Transport):
         if message.get("method") == "initialize":
             self._init_status = status
         if status >= 300:
-            self._take_error(response, request_id, what)
+            self._take_error(response, request_id, what, error_body)
             return False
         session_id = response.headers.get("mcp-session-id")
         if session_id and not self._modern:  # 2026-07-28 has no sessions: ignore one offered
@@ -303,8 +343,9 @@ class StreamableHTTPTransport(Transport):
             ))
         return False
 
-    def _take_error(self, response: requests.Response, request_id: Any, what: str) -> None:
-        body = _http.read_error_body(response)
+    def _take_error(self, response: requests.Response, request_id: Any, what: str, body: bytes | None) -> None:
+        if body is None:
+            body = _http.read_error_body(response)
         if request_id is not _NO_ID and body.lstrip().startswith(b"{"):
             try:
                 reply = self._http.decode(body)
@@ -324,14 +365,9 @@ class StreamableHTTPTransport(Transport):
         message = self._http.deliverable(message)
         items = message if isinstance(message, list) else (message,)
         is_reply = False
-        init = self._init_message
         for item in items:
             if not isinstance(item, dict) or "method" in item:
                 continue
-            if init is not None and item.get("id") == init.get("id") and isinstance(item.get("result"), dict):
-                version = item["result"].get("protocolVersion")
-                if isinstance(version, str):
-                    self.protocol_version = version
             if request_id is not _NO_ID and item.get("id") == request_id:
                 is_reply = True
         self._inbox.put(message)
@@ -339,7 +375,7 @@ class StreamableHTTPTransport(Transport):
 
     def _fail(self, request_id: Any, error: MCPError) -> None:
         """Fail one call: the engine raises ``error`` to the caller waiting for ``request_id``."""
-        self._inbox.put({"jsonrpc": "2.0", "id": request_id, "error": error})
+        self._inbox.put(Failure(request_id, error))
 
     # -- SSE streams ------------------------------------------------------------------------
 
@@ -460,10 +496,10 @@ class StreamableHTTPTransport(Transport):
 
     def _listen_response(self, response: requests.Response, session_id: str | None, exchange: Exchange) -> Any:
         status = response.status_code
-        if status == 404 and session_id is not None:
-            response.close()
-            self._renew_session(session_id, None, exchange)
-            raise TransportError("the session was renewed; the GET stream reopens")
+        if status in (400, 404) and session_id is not None:
+            if _session_lost(status, _http.read_error_body(response)):
+                self._renew_session(session_id, None, exchange)
+                raise TransportError("the session was renewed; the GET stream reopens")
         if status >= 300 or not is_event_stream(response):
             response.close()
             if status == 405:
@@ -529,7 +565,7 @@ class StreamableHTTPTransport(Transport):
                     "the server ended the session (HTTP 404) and no initialize was sent through "
                     "this transport to start a new one", status_code=404, url=_http.safe_url(self.url)
                 )
-            log.warning("the server ended the MCP session at %s; starting a new session", _http.safe_url(self.url))
+            log.warning("the server lost the MCP session at %s; starting a new session", _http.safe_url(self.url))
             self.session_id = None
             replay = dict(init, id=f"mcpclient-renew-{next(self._renewals)}")
             response = self._http.request("POST", body=encode_message(replay), deadline=deadline, exchange=exchange)
@@ -541,19 +577,17 @@ class StreamableHTTPTransport(Transport):
                 raise TransportError(
                     f"starting a new session failed: the server answered {self._http.redact(repr(reply))[:200]}"
                 )
-            if isinstance(result.get("protocolVersion"), str):
-                self.protocol_version = result["protocolVersion"]
+            # The version stays the one the session negotiated: the same initialize asks for it.
             session_id = response.headers.get("mcp-session-id")
             self.session_id = session_id or None
-            if self._initialized_message is not None:
-                response = self._http.request(
-                    "POST",
-                    body=encode_message(self._initialized_message),
-                    headers=self._headers(),
-                    deadline=deadline,
-                    exchange=exchange,
-                )
-                response.close()
+            response = self._http.request(
+                "POST",
+                body=encode_message({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+                headers=self._headers(),
+                deadline=deadline,
+                exchange=exchange,
+            )
+            response.close()
             log.info("new MCP session started at %s", _http.safe_url(self.url))
 
     def _read_one_reply(self, response: requests.Response, request_id: str, exchange: Exchange) -> dict[str, Any]:
@@ -626,9 +660,23 @@ def _answers(reply: Any, request_id: Any) -> bool:
     return False
 
 
-def _meta_version(message: dict[str, Any]) -> str | None:
-    """The protocol version a modern-era request names in its ``_meta``, if any."""
-    params = message.get("params")
-    meta = params.get("_meta") if isinstance(params, dict) else None
-    version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
-    return version if isinstance(version, str) else None
+def _session_lost(status: int, body: bytes) -> bool:
+    """Whether an answer to a request that carried a session id says the session is gone.
+
+    The spec's form is HTTP 404. Servers built like the TypeScript SDK's examples (server-
+    everything among them) answer 400 with JSON-RPC -32000 "Bad Request: No valid session ID
+    provided" instead. Either way the request was refused before it ran.
+    """
+    if status == 404:
+        return True
+    if status != 400 or not body.lstrip().startswith(b"{"):
+        return False
+    try:
+        reply = decode_message(body)
+    except ProtocolError:
+        return False
+    error = reply.get("error") if isinstance(reply, dict) else None
+    if not isinstance(error, dict) or error.get("code") != -32000:
+        return False
+    text = str(error.get("message", "")).lower()
+    return "session" in text and ("valid" in text or "not found" in text or "unknown" in text)

@@ -18,7 +18,7 @@ from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._http import Requester, TokenProvider
 from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
 from ._sse import SSEParser
-from .base import Transport, encode_message
+from .base import Peer, Transport, encode_message
 
 __all__ = ["SSETransport"]
 
@@ -114,6 +114,10 @@ class SSETransport(Transport):
     def server_key(self) -> tuple[str, str]:
         """Identifies the server (for the client's per-server protocol-era cache)."""
         return ("http+sse", _http.safe_url(self.url))
+
+    @property
+    def peer(self) -> Peer:
+        return _http.peer(self.url, None)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed.is_set() else "open"

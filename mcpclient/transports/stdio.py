@@ -17,7 +17,7 @@ from typing import IO, Any, Callable, Iterable, Mapping, Union
 
 from .._exceptions import ConnectionClosed, TransportError
 from . import _watchdog
-from .base import Transport, decode_message, encode_message
+from .base import Peer, Transport, decode_message, encode_message
 
 __all__ = ["StdioTransport"]
 
@@ -115,6 +115,10 @@ class StdioTransport(Transport):
         """Identifies the server configuration (command, added environment, working directory)
         for the client's per-server protocol-era cache, so later clients skip the probe."""
         return ("stdio", self._config)
+
+    @property
+    def peer(self) -> Peer:
+        return Peer(network="pipe")
 
     def reopen(self) -> StdioTransport:
         """The same command started again, with the same environment, directory and stderr."""

@@ -20,7 +20,15 @@ that key it is played before the call is answered normally:
 * ``{"fault": "stall"}``: execute, start an SSE reply with half an event, then stall.
 * ``{"fault": "content_type"}``: execute, answer 200 with ``text/html``.
 * ``{"fault": "hang"}``: never answer, not executed.
-* ``{"fault": "expire"}``: end the session before this POST: 404, not executed.
+* ``{"fault": "expire"}``: end the session before this POST: 404, not executed (the
+  server-wide ``lost_session`` says how an unknown session is answered: 404 as the spec asks,
+  or 400 with JSON-RPC -32000 "Bad Request: No valid session ID provided" as the TypeScript
+  SDK's examples do). ``restart()`` forgets every session.
+
+``idle_close`` (seconds, default None): a kept-alive connection that idled at least that long
+is closed (RST) when its next request arrives, unanswered, as a server whose keep-alive timer
+fires just as the client reuses the connection (``dropped`` counts them). ``tools/list``
+offers ``echo`` (no hints), ``reader`` (``readOnlyHint``) and ``setter`` (``idempotentHint``).
 * ``{"fault": "redirect", "to": url}``: 307 to ``url``, not executed.
 * ``{"fault": "echo_auth", "status": 401}``: that status with the request's Authorization
   header (and every other header) echoed in the body, not executed; with ``"pad": n``, the
@@ -37,6 +45,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -58,6 +67,9 @@ class HostileHTTP:
         self.notifications: list[dict[str, Any]] = []
         self.record_headers = True
         self.sessions: set[str] = set()
+        self.lost_session = 404
+        self.idle_close: float | None = None
+        self.dropped = 0
         self.session_ids = itertools.count(1)
         self.stopping = threading.Event()
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
@@ -79,6 +91,11 @@ class HostileHTTP:
         self.httpd.server_close()
         if self._thread is not None:
             self._thread.join(5)
+
+    def restart(self) -> None:
+        """A restart that forgets its sessions (the port stays)."""
+        with self.lock:
+            self.sessions.clear()
 
     def headers_with(self, text: str) -> list[dict[str, str]]:
         with self.lock:
@@ -107,8 +124,21 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
+        self._last_done: float | None = None  # when this connection's last reply went out
         # Headers and body go out in two writes: without this, Nagle and delayed ACKs add 40 ms.
         self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def handle_one_request(self) -> None:
+        state = self.server.state
+        last = self._last_done
+        if state.idle_close is not None and last is not None and self.rfile.peek(1):  # waits for it
+            if time.monotonic() - last >= state.idle_close:
+                with state.lock:
+                    state.dropped += 1
+                self._reset()
+                return
+        super().handle_one_request()
+        self._last_done = time.monotonic()
 
     def _record(self) -> None:
         state = self.server.state
@@ -126,6 +156,13 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _unknown_session(self) -> None:
+        if self.server.state.lost_session == 400:
+            self._send(400, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32000, "message": "Bad Request: No valid session ID provided"}}).encode())
+        else:
+            self._send(404, b'{"error": "unknown session"}')
 
     def _json(self, message: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send(200, json.dumps(message).encode(), headers=headers)
@@ -163,7 +200,7 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             known = self.headers.get("Mcp-Session-Id") in state.sessions
         if not known:
-            self._send(404, b'{"error": "unknown session"}')
+            self._unknown_session()
             return
         if msg_id is None:  # a notification (or a reply)
             with state.lock:
@@ -172,6 +209,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if method == "ping":
             self._json({"jsonrpc": "2.0", "id": msg_id, "result": {}})
+        elif method == "tools/list":
+            schema = {"type": "object"}
+            self._json({"jsonrpc": "2.0", "id": msg_id, "result": {"tools": [
+                {"name": "echo", "inputSchema": schema},
+                {"name": "reader", "inputSchema": schema, "annotations": {"readOnlyHint": True}},
+                {"name": "setter", "inputSchema": schema, "annotations": {"idempotentHint": True}},
+            ]}})
         elif method == "tools/call":
             self._tools_call(message)
         else:
@@ -220,7 +264,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "expire":
             with state.lock:
                 state.sessions.discard(self.headers.get("Mcp-Session-Id", ""))
-            self._send(404, b'{"error": "session expired"}')
+            self._unknown_session()
         elif fault == "redirect":
             self._send(307, content_type=None, headers={"Location": str(args["to"])})
         elif fault == "echo_auth":

@@ -239,8 +239,8 @@ def everything_server():
         pytest.skip("Node 22 or server-everything missing: run `npm ci` in tests/node")
     started: list[Any] = []
 
-    def start(transport: str) -> Any:
-        server = node_tools.start_everything_http(transport)
+    def start(transport: str, port: int = 0) -> Any:
+        server = node_tools.start_everything_http(transport, port=port)
         started.append(server)
         return server
 
