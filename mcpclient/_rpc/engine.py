@@ -81,7 +81,7 @@ class _Slot:
 
     __slots__ = (
         "event", "reply", "error", "method", "on_progress", "touched", "last_progress", "progress_idle",
-        "progress_queued",
+        "progress_queued", "renew",
     )
 
     def __init__(self, method: str) -> None:
@@ -94,6 +94,8 @@ class _Slot:
         self.last_progress: float | None = None
         self.progress_idle: threading.Condition | None = None  # set when progress is asked for
         self.progress_queued = 0  # progress callbacks queued and not yet run
+        #: Tells the transport the deadline progress renewed (set when progress is asked for).
+        self.renew: Callable[[float], None] | None = None
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -299,6 +301,8 @@ class Engine:
             params["_meta"] = meta
             slot.on_progress = on_progress
             slot.progress_idle = threading.Condition()
+            if timeout is not None:
+                slot.renew = functools.partial(self._renew, request_id, timeout, hard_deadline)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -349,7 +353,8 @@ class Engine:
                 if renewed > now and (hard_deadline is None or now < hard_deadline):
                     deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
                     continue
-                raise self._timed_out(request_id, method, timeout, cancel_on_timeout)
+                capped = hard_deadline is not None and now >= hard_deadline
+                raise self._timed_out(request_id, method, timeout, cancel_on_timeout, max_total if capped else None)
         except BaseException as exc:
             if not isinstance(exc, MCPError):  # KeyboardInterrupt and the like: tell the server
                 self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
@@ -367,14 +372,27 @@ class Engine:
             _wait_for_progress(slot)
         return _read_reply(slot.reply, method, request_id)
 
-    def _timed_out(self, request_id: Any, method: str, timeout: float | None, cancel: bool) -> RequestTimeout:
-        """Tell the server to drop a request that took too long; the error for its caller."""
+    def _renew(self, request_id: Any, timeout: float, hard_deadline: float | None, now: float) -> None:
+        """Progress came at ``now``: the transport's bound on the exchange moves with the call's."""
+        deadline = now + timeout if hard_deadline is None else min(now + timeout, hard_deadline)
+        self._transport.renew(request_id, deadline)
+
+    def _timed_out(
+        self, request_id: Any, method: str, timeout: float | None, cancel: bool, max_total: float | None = None
+    ) -> RequestTimeout:
+        """Tell the server to drop a request that took too long; the error for its caller.
+
+        ``max_total`` is given when that cap ended a call its progress kept alive, so the
+        message names what really ran out.
+        """
+        limit: float | None = timeout
+        what = f"no reply to {method!r} within {timeout}s"
+        if max_total is not None:
+            what, limit = f"{method!r} was still running after max_total={max_total:.3g}s", max_total
         if cancel:
-            self._send_cancelled(request_id, f"timed out after {timeout}s")
+            self._send_cancelled(request_id, f"timed out after {limit}s")
         told = "; the server was told to cancel it" if cancel else ""
-        return RequestTimeout(
-            f"no reply to {method!r} within {timeout}s{told}", method=method, timeout=timeout, delivered=True
-        )
+        return RequestTimeout(f"{what}{told}", method=method, timeout=limit, delivered=True)
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
         """Send a notification; raises like ``request`` when it cannot be sent."""
@@ -510,6 +528,8 @@ class Engine:
         if slot is None or slot.on_progress is None or not isinstance(progress, (int, float)):
             return
         slot.touched = time.monotonic()  # progress renews an idle timeout
+        if slot.renew is not None:
+            slot.renew(slot.touched)
         if slot.last_progress is not None and progress <= slot.last_progress:
             return  # progress only increases; a stale one arrived late
         slot.last_progress = progress

@@ -212,6 +212,12 @@ class Exchanges:
             if self._idle or self._thread is None:
                 self._wake()
 
+    def renew(self, key: Any, deadline: float | None) -> None:
+        """Move the deadline of request ``key``'s exchange, if one is in flight."""
+        exchange = self._by_key.get(key)
+        if exchange is not None:
+            self.extend(exchange, deadline)
+
     def _wake(self) -> None:
         """Start the watchdog, or wake it from idle (it holds the lock from its idle check
         until it waits, so this notify cannot fall between the two)."""

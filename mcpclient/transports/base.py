@@ -100,6 +100,14 @@ class Transport(abc.ABC):
         the cancel. Called from another thread; must not block. The default does nothing.
         """
 
+    def renew(self, request_id: Any, deadline: float | None) -> None:
+        """Progress renewed the idle timeout of ``request_id``: its new deadline (monotonic).
+
+        A transport that bounds a whole exchange by the call's deadline (HTTP) moves that
+        bound, so a stream kept alive by progress is not cut at the first idle timeout.
+        Called from the reader thread; must not block. The default does nothing.
+        """
+
     def reopen(self) -> Transport | None:
         """A new, unused transport to the same server, or None if this kind cannot make one.
 

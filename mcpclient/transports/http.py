@@ -227,6 +227,13 @@ class StreamableHTTPTransport(Transport):
         except TypeError:  # an unhashable id names no exchange
             pass
 
+    def renew(self, request_id: Any, deadline: float | None) -> None:
+        """Progress kept ``request_id`` alive: its exchange's deadline moves too (never blocks)."""
+        try:
+            self._exchanges.renew(request_id, deadline)
+        except TypeError:  # an unhashable id names no exchange
+            pass
+
     def _exchange(
         self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any, deadline: float | None,
     ) -> None:

@@ -22,6 +22,8 @@ POST ``/messages`` answers 202 and replies go on the stream).
   ``reply``), a few hundred KB on the wire for hundreds of MB.
 * (legacy_sse only) ``noreply``: 202 and no reply on the stream; ``big_event``: 202, then an
   event of ``size`` bytes on the stream.
+* ``progress``: an SSE reply carrying a progress notification every ``interval`` seconds for
+  the call's ``progressToken``, and never the result (until the client goes away).
 * ``retry_after``: HTTP 503 with ``Retry-After: <seconds>`` the first time, not executed.
 
 For every key: ``arrived[key]`` is set when its request was read, ``gone[key]`` when the client
@@ -256,6 +258,22 @@ class EndingServer:
         if mode == "trickle_body":
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
             self._trickle(conn, key, b'{"jsonrpc": "2.0", "id": ' + b" " * 100_000)
+            return False
+        if mode == "progress":
+            token = ((message.get("params") or {}).get("_meta") or {}).get("progressToken")
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n")
+            for n in range(1, 10_000):
+                event = json.dumps({"jsonrpc": "2.0", "method": "notifications/progress",
+                                    "params": {"progressToken": token, "progress": n}}).encode()
+                chunk = b"event: message\ndata: " + event + b"\n\n"
+                try:
+                    conn.sendall(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                except OSError:
+                    self.gone[key].set()
+                    return False
+                if self._wait_gone(conn, self.interval):
+                    self.gone[key].set()
+                    return False
             return False
         if mode == "close_delimited":
             content_type = str(args.get("content_type", "application/json"))

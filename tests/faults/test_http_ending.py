@@ -186,6 +186,23 @@ def test_server_death_releases_a_pending_call(servers, kind):
         assert isinstance(call.released_within(start), MCPError)
 
 
+@pytest.mark.parametrize("kind", ["sse-stateless", "sse-modern"])
+def test_a_call_kept_alive_by_progress_is_cancelled_by_ending_its_stream(servers, kind):
+    # A stateless server (legacy or 2026-07-28) has no session to send notifications/cancelled
+    # to: the end of the request's own stream is the cancellation, and the server must see it.
+    server = server_for(servers, kind)
+    with connect(server) as client:
+        seen: list[float] = []
+        start = time.monotonic()
+        call = Call(client, {"mode": "progress"}, timeout=0.5, max_total=1.5,
+                    on_progress=lambda progress, total, message: seen.append(progress))
+        error = call.released_within(start, 1.5 + RELEASED_WITHIN)
+        assert isinstance(error, RequestTimeout)
+        assert len(seen) >= 5, "progress did not keep the stream alive past its idle timeout"
+        assert server.gone[call.key].wait(2), "the request's stream stayed open after the timeout"
+        assert "max_total=1.5s" in str(error) and "told to cancel" in str(error), str(error)
+
+
 # -- streams, backoff, ids, sizes -----------------------------------------------------------------
 
 
