@@ -36,7 +36,7 @@ from ._observe import Telemetry
 from ._rpc.cancel import CancelToken
 from ._shared import SharedClient
 from ._skills import Skill, SkillFile
-from ._task import Task
+from ._task_handle import Task
 from .ai import tools
 from .transports import StdioTransport, Transport
 from .types import (

@@ -20,7 +20,7 @@ from ._pages import pages
 from ._rpc.cancel import Cancel
 from ._rpc.engine import ProgressCallback
 from ._structured import OutputValidator
-from ._task import Task
+from ._task_handle import Task
 from ._tasks import Tasks
 from ._wire import structure, structure_list, unstructure
 

@@ -31,7 +31,7 @@ from ._session import CLOSED, OPEN, UNOPENED, Session, remember_era
 from ._skills import Skill, Skills
 from ._structured import OutputValidator
 from ._subscriptions import Listener
-from ._task import Task
+from ._task_handle import Task
 from ._tasks import Tasks
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Timeouts
 from .apps import AppCall, AppResult, AppViews, UIResource

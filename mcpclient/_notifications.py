@@ -15,7 +15,7 @@ from ._elicitation import Elicitation
 from ._handlers import Handlers
 from ._logging import LOG_LEVELS, LogRouter
 from ._subscriptions import Listener
-from ._task import STATUS_NOTIFICATIONS
+from ._task_handle import STATUS_NOTIFICATIONS
 from ._tasks import Tasks
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from .transports.stdio import StdioTransport
 if TYPE_CHECKING:
     from ._skills import Skill
     from .apps import UIResource
-    from ._task import Task
+    from ._task_handle import Task
     from .config import ServerConfig
 
 __all__ = ["RETRY_MODES", "SharedClient", "release_inherited", "safe_tool", "server_of"]

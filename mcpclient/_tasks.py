@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ._exceptions import ProtocolError
 from ._pages import pages
 from ._rpc.cancel import Cancel
-from ._task import Task
+from ._task_handle import Task
 from ._timeouts import Timeouts
 
 if TYPE_CHECKING:

@@ -18,8 +18,8 @@ ROOT = Path(mcpclient.__file__).resolve().parent
 
 def all_modules():
     for info in pkgutil.walk_packages(mcpclient.__path__, "mcpclient."):
-        if info.name.startswith(("mcpclient.llm.", "mcpclient.notebook")):
-            continue  # optional dependencies
+        if info.name.startswith(("mcpclient.llm.", "mcpclient.notebook", "mcpclient.contrib.")):
+            continue  # optional dependencies (Django's app needs configured settings to import)
         yield import_module(info.name)
 
 

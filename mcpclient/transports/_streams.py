@@ -12,8 +12,8 @@ import requests
 
 from .._exceptions import ProtocolError
 from ._exchange import Exchange
-from ._http import translate
-from ._sse import SSEEvent, SSEParser
+from ._requester import translate
+from ._sse_parser import SSEEvent, SSEParser
 
 __all__ = [
     "ThreadPool",

@@ -14,9 +14,9 @@ import requests
 from .. import types as t
 from .._eras.headers import ToolHeaders, request_headers
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
-from . import _http
+from . import _requester
 from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
-from ._http import Requester, SafeTools, TokenProvider
+from ._requester import Requester, SafeTools, TokenProvider
 from ._streams import (
     MAX_MESSAGE_BYTES,
     ThreadPool,
@@ -27,7 +27,7 @@ from ._streams import (
     read_events,
     set_read_timeout,
 )
-from ._sse import SSEParser
+from ._sse_parser import SSEParser
 from .base import MODERN, Failure, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
@@ -112,7 +112,7 @@ class StreamableHTTPTransport(Transport):
         auth: requests.auth.AuthBase | None = None,
         session: requests.Session | None = None,
         max_retries: int = 0,
-        connect_timeout: float = _http.CONNECT_TIMEOUT,
+        connect_timeout: float = _requester.CONNECT_TIMEOUT,
         listen: bool = True,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         keepalive_idle: float = KEEPALIVE_MAX_IDLE,
@@ -120,7 +120,7 @@ class StreamableHTTPTransport(Transport):
         if max_message_bytes < 1:
             raise ValueError("max_message_bytes must be positive")
         self.max_message_bytes = max_message_bytes
-        self._http = Requester(
+        self._requester = Requester(
             url,
             headers,
             token_provider=token_provider,
@@ -131,7 +131,7 @@ class StreamableHTTPTransport(Transport):
             connect_timeout=connect_timeout,
             keepalive_idle=keepalive_idle,
         )
-        self.url = self._http.url
+        self.url = self._requester.url
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = threading.Event()
         self._lock = threading.Lock()
@@ -155,11 +155,11 @@ class StreamableHTTPTransport(Transport):
     @property
     def server_key(self) -> tuple[str, str]:
         """Identifies the server (for the client's per-server protocol-era cache)."""
-        return ("http", _http.safe_url(self.url))
+        return ("http", _requester.safe_url(self.url))
 
     @property
     def peer(self) -> Peer:
-        return _http.peer(self.url, self.session_id)
+        return _requester.peer(self.url, self.session_id)
 
     def set_protocol(self, era: str, version: str) -> None:
         """Legacy: send ``MCP-Protocol-Version: version`` from now on, and open the GET stream
@@ -176,7 +176,7 @@ class StreamableHTTPTransport(Transport):
 
     def __repr__(self) -> str:
         state = "closed" if self._closed.is_set() else ("session" if self.session_id else "no session")
-        return f"<StreamableHTTPTransport {_http.safe_url(self.url)!r} {state}>"
+        return f"<StreamableHTTPTransport {_requester.safe_url(self.url)!r} {state}>"
 
     # -- sending ----------------------------------------------------------------------------
 
@@ -201,7 +201,7 @@ class StreamableHTTPTransport(Transport):
         body = encode_message(message)
         what = f"{method or 'reply'!r}"
         exchange = self._exchanges.open(what, deadline, None if request_id is _NO_ID else request_id)
-        if request_id is not _NO_ID and not self._http.own_session:
+        if request_id is not _NO_ID and not self._requester.own_session:
             # A user session's sockets cannot be reached before the headers: the caller must
             # not be the thread waiting for them (it waits on its reply slot instead).
             self._drains.submit(self._exchange_in_background, exchange, body, message, request_id, deadline)
@@ -278,24 +278,24 @@ class StreamableHTTPTransport(Transport):
         """
         session_id = self.session_id
         safe = self._safe_tools.allow(message)
-        response = self._http.request(
+        response = self._requester.request(
             "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
             resend_safe=safe,
         )
         error_body = None
         if response.status_code in (400, 404) and session_id is not None and message.get("method") != "initialize":
-            error_body = _http.read_error_body(response)
+            error_body = _requester.read_error_body(response)
             if _session_lost(response.status_code, error_body):
                 self._renew_session(session_id, deadline, exchange)
-                response = self._http.request(
+                response = self._requester.request(
                     "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
                     resend_safe=safe,
                 )
                 error_body = None
                 if response.status_code in (400, 404):
-                    error_body = _http.read_error_body(response)
+                    error_body = _requester.read_error_body(response)
                     if _session_lost(response.status_code, error_body):
-                        raise self._http.status_error(
+                        raise self._requester.status_error(
                             response, "the server lost the new session at once as well", error_body
                         )
         return response, error_body
@@ -328,7 +328,7 @@ class StreamableHTTPTransport(Transport):
             if not data.strip() and request_id is _NO_ID:
                 return False
             try:
-                reply = self._http.decode(data)
+                reply = self._requester.decode(data)
             except ProtocolError as exc:
                 raise ProtocolError(f"the server's reply to {what} is not valid JSON: {exc}") from None
             if request_id is _NO_ID:
@@ -344,7 +344,7 @@ class StreamableHTTPTransport(Transport):
         if request_id is not _NO_ID:
             if status == 202 or not response.headers.get("content-type"):
                 raise ProtocolError(f"the server accepted {what} but sent no reply (HTTP {status})")
-            raise ProtocolError(self._http.redact(
+            raise ProtocolError(self._requester.redact(
                 f"the server answered {what} with content type "
                 f"{response.headers.get('content-type')!r}; expected JSON or an SSE stream"
             ))
@@ -352,24 +352,24 @@ class StreamableHTTPTransport(Transport):
 
     def _take_error(self, response: requests.Response, request_id: Any, what: str, body: bytes | None) -> None:
         if body is None:
-            body = _http.read_error_body(response)
+            body = _requester.read_error_body(response)
         if request_id is not _NO_ID and body.lstrip().startswith(b"{"):
             try:
-                reply = self._http.decode(body)
+                reply = self._requester.decode(body)
             except ProtocolError:
                 reply = None
             if isinstance(reply, dict) and isinstance(reply.get("error"), dict) and "result" not in reply:
                 # A JSON-RPC error carried by an HTTP error status: it answers this request.
-                self._inbox.put({"jsonrpc": "2.0", "id": request_id, "error": self._http.redactor.redact_value(reply["error"])})
+                self._inbox.put({"jsonrpc": "2.0", "id": request_id, "error": self._requester.redactor.redact_value(reply["error"])})
                 return
-        raise self._http.status_error(response, f"sending {what} failed", body)
+        raise self._requester.status_error(response, f"sending {what} failed", body)
 
     def _deliver(self, message: Any, request_id: Any = _NO_ID) -> bool:
         """Queue one decoded message (or batch); True if it holds the reply to ``request_id``.
 
         Error texts are redacted first (``Requester.deliverable``); results are not.
         """
-        message = self._http.deliverable(message)
+        message = self._requester.deliverable(message)
         items = message if isinstance(message, list) else (message,)
         is_reply = False
         for item in items:
@@ -395,7 +395,7 @@ class StreamableHTTPTransport(Transport):
         for event in read_events(response, parser, "reading an SSE stream", exchange):
             if not event.data or event.event != "message":
                 continue  # a priming event (id only), or an event type MCP does not use
-            message = self._http.decode(event.data)
+            message = self._requester.decode(event.data)
             count += 1
             if self._deliver(message, request_id) and not got_reply:
                 got_reply = True
@@ -455,9 +455,9 @@ class StreamableHTTPTransport(Transport):
     def _resume(self, last_id: str, deadline: float | None, exchange: Exchange) -> requests.Response:
         headers = self._headers()
         headers["Last-Event-ID"] = last_id
-        response = self._http.request("GET", headers=headers, deadline=deadline, exchange=exchange)
+        response = self._requester.request("GET", headers=headers, deadline=deadline, exchange=exchange)
         if response.status_code >= 300:
-            raise self._http.status_error(response, "resuming the stream failed")
+            raise self._requester.status_error(response, "resuming the stream failed")
         if not is_event_stream(response):
             response.close()
             raise ProtocolError("the server did not answer the resumption GET with an SSE stream")
@@ -493,7 +493,7 @@ class StreamableHTTPTransport(Transport):
         read_timeout: Any = "deadline" if deadline is not None else None
         exchange = self._exchanges.open("the GET stream", deadline)
         try:
-            response = self._http.request(
+            response = self._requester.request(
                 "GET", headers=headers, deadline=deadline, read_timeout=read_timeout, exchange=exchange
             )
             return self._listen_response(response, session_id, exchange)
@@ -504,7 +504,7 @@ class StreamableHTTPTransport(Transport):
     def _listen_response(self, response: requests.Response, session_id: str | None, exchange: Exchange) -> Any:
         status = response.status_code
         if status in (400, 404) and session_id is not None:
-            if _session_lost(status, _http.read_error_body(response)):
+            if _session_lost(status, _requester.read_error_body(response)):
                 self._renew_session(session_id, None, exchange)
                 raise TransportError("the session was renewed; the GET stream reopens")
         if status >= 300 or not is_event_stream(response):
@@ -556,7 +556,7 @@ class StreamableHTTPTransport(Transport):
             if failures > MAX_LISTEN_FAILURES:
                 log.warning("the GET stream failed %d times in a row; no longer listening", failures)
                 return
-            if self._closed.wait(delay if delay is not None else _http.backoff(failures)):
+            if self._closed.wait(delay if delay is not None else _requester.backoff(failures)):
                 return
 
     # -- sessions ---------------------------------------------------------------------------
@@ -570,24 +570,24 @@ class StreamableHTTPTransport(Transport):
             if init is None:
                 raise HTTPStatusError(
                     "the server ended the session (HTTP 404) and no initialize was sent through "
-                    "this transport to start a new one", status_code=404, url=_http.safe_url(self.url)
+                    "this transport to start a new one", status_code=404, url=_requester.safe_url(self.url)
                 )
-            log.warning("the server lost the MCP session at %s; starting a new session", _http.safe_url(self.url))
+            log.warning("the server lost the MCP session at %s; starting a new session", _requester.safe_url(self.url))
             self.session_id = None
             replay = dict(init, id=f"mcpclient-renew-{next(self._renewals)}")
-            response = self._http.request("POST", body=encode_message(replay), deadline=deadline, exchange=exchange)
+            response = self._requester.request("POST", body=encode_message(replay), deadline=deadline, exchange=exchange)
             if response.status_code >= 300:
-                raise self._http.status_error(response, "starting a new session failed")
+                raise self._requester.status_error(response, "starting a new session failed")
             reply = self._read_one_reply(response, replay["id"], exchange)
             result = reply.get("result")
             if not isinstance(result, dict):
                 raise TransportError(
-                    f"starting a new session failed: the server answered {self._http.redact(repr(reply))[:200]}"
+                    f"starting a new session failed: the server answered {self._requester.redact(repr(reply))[:200]}"
                 )
             # The version stays the one the session negotiated: the same initialize asks for it.
             session_id = response.headers.get("mcp-session-id")
             self.session_id = session_id or None
-            response = self._http.request(
+            response = self._requester.request(
                 "POST",
                 body=encode_message({"jsonrpc": "2.0", "method": "notifications/initialized"}),
                 headers=self._headers(),
@@ -595,12 +595,12 @@ class StreamableHTTPTransport(Transport):
                 exchange=exchange,
             )
             response.close()
-            log.info("new MCP session started at %s", _http.safe_url(self.url))
+            log.info("new MCP session started at %s", _requester.safe_url(self.url))
 
     def _read_one_reply(self, response: requests.Response, request_id: str, exchange: Exchange) -> dict[str, Any]:
         what = "the new session's initialize reply"
         if is_json(response):
-            message = self._http.decode(read_body(response, what, self.max_message_bytes, exchange))
+            message = self._requester.decode(read_body(response, what, self.max_message_bytes, exchange))
             if isinstance(message, dict):
                 return message
         elif is_event_stream(response):
@@ -608,10 +608,10 @@ class StreamableHTTPTransport(Transport):
             try:
                 for event in read_events(response, parser, f"reading {what}", exchange):
                     if event.data:
-                        message = self._http.decode(event.data)
+                        message = self._requester.decode(event.data)
                         if isinstance(message, dict) and message.get("id") == request_id:
                             return message
-                        self._inbox.put(self._http.deliverable(message))
+                        self._inbox.put(self._requester.deliverable(message))
             finally:
                 response.close()
         else:
@@ -641,7 +641,7 @@ class StreamableHTTPTransport(Transport):
             deadline = time.monotonic() + DELETE_TIMEOUT
             exchange = self._exchanges.open("ending the session", deadline, after_close=True)
             try:
-                response = self._http.request(
+                response = self._requester.request(
                     "DELETE", headers=self._headers(), deadline=deadline, retry=False, exchange=exchange
                 )
                 response.close()
@@ -650,7 +650,7 @@ class StreamableHTTPTransport(Transport):
             finally:
                 self._exchanges.end(exchange)
         self._exchanges.stop()
-        self._http.close()
+        self._requester.close()
 
 
 def _answers(reply: Any, request_id: Any) -> bool:

@@ -13,11 +13,11 @@ import requests
 
 from .. import _origin
 from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
-from . import _http
+from . import _requester
 from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
-from ._http import Requester, TokenProvider
+from ._requester import Requester, TokenProvider
 from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
-from ._sse import SSEParser
+from ._sse_parser import SSEParser
 from .base import Peer, Transport, encode_message
 
 __all__ = ["SSETransport"]
@@ -58,14 +58,14 @@ class SSETransport(Transport):
         auth: requests.auth.AuthBase | None = None,
         session: requests.Session | None = None,
         max_retries: int = 0,
-        connect_timeout: float = _http.CONNECT_TIMEOUT,
+        connect_timeout: float = _requester.CONNECT_TIMEOUT,
         endpoint_timeout: float = ENDPOINT_TIMEOUT,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
     ) -> None:
         if max_message_bytes < 1:
             raise ValueError("max_message_bytes must be positive")
         self.max_message_bytes = max_message_bytes
-        self._http = Requester(
+        self._requester = Requester(
             url,
             headers,
             token_provider=token_provider,
@@ -75,7 +75,7 @@ class SSETransport(Transport):
             max_retries=max_retries,
             connect_timeout=connect_timeout,
         )
-        self.url = self._http.url
+        self.url = self._requester.url
         self.endpoint: str | None = None
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = threading.Event()
@@ -85,19 +85,19 @@ class SSETransport(Transport):
         deadline = time.monotonic() + endpoint_timeout
         self._stream_exchange = exchange = self._exchanges.open("opening the SSE stream", deadline)
         try:
-            response = self._http.request("GET", deadline=deadline, read_timeout=None, exchange=exchange)
+            response = self._requester.request("GET", deadline=deadline, read_timeout=None, exchange=exchange)
             if response.status_code >= 300:
-                raise self._http.status_error(response, "opening the SSE stream failed")
+                raise self._requester.status_error(response, "opening the SSE stream failed")
             if not is_event_stream(response):
                 response.close()
-                raise ProtocolError(self._http.redact(
-                    f"{_http.safe_url(self.url)} did not answer with an SSE stream "
+                raise ProtocolError(self._requester.redact(
+                    f"{_requester.safe_url(self.url)} did not answer with an SSE stream "
                     f"(content type {response.headers.get('content-type')!r})"
                 ))
         except BaseException:
             self._exchanges.end(exchange)
             self._exchanges.stop()
-            self._http.close()
+            self._requester.close()
             raise
         self._exchanges.extend(exchange, None)  # the stream may idle once open
         self._stream = response
@@ -113,15 +113,15 @@ class SSETransport(Transport):
     @property
     def server_key(self) -> tuple[str, str]:
         """Identifies the server (for the client's per-server protocol-era cache)."""
-        return ("http+sse", _http.safe_url(self.url))
+        return ("http+sse", _requester.safe_url(self.url))
 
     @property
     def peer(self) -> Peer:
-        return _http.peer(self.url, None)
+        return _requester.peer(self.url, None)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed.is_set() else "open"
-        return f"<SSETransport {_http.safe_url(self.url)!r} {state}>"
+        return f"<SSETransport {_requester.safe_url(self.url)!r} {state}>"
 
     def _read(self) -> None:
         parser = SSEParser(self.max_message_bytes)
@@ -132,7 +132,7 @@ class SSETransport(Transport):
                     self._set_endpoint(event.data.decode("utf-8", "replace").strip())
                 elif event.event == "message" and event.data:
                     try:
-                        self._inbox.put(self._http.deliverable(self._http.decode(event.data)))
+                        self._inbox.put(self._requester.deliverable(self._requester.decode(event.data)))
                     except ProtocolError as exc:
                         log.warning("skipping a malformed message from the server: %s", exc)
         except MCPError as exc:
@@ -148,10 +148,10 @@ class SSETransport(Transport):
 
     def _set_endpoint(self, data: str) -> None:
         endpoint = urljoin(self.url, data)
-        if not _origin.same_origin(endpoint, self._http.origin):
-            self._failure = TransportError(self._http.redact(
+        if not _origin.same_origin(endpoint, self._requester.origin):
+            self._failure = TransportError(self._requester.redact(
                 "the server named a message endpoint on another origin, or one the URL parsers read "
-                f"differently ({_http.shown_url(endpoint)}); refused"
+                f"differently ({_requester.shown_url(endpoint)}); refused"
             ))
             abort_response(self._stream)
             return
@@ -174,22 +174,22 @@ class SSETransport(Transport):
             self._exchanges.end(exchange)
 
     def _post(self, message: dict[str, Any], what: str, deadline: float | None, exchange: Exchange) -> None:
-        response = self._http.request(
+        response = self._requester.request(
             "POST", body=encode_message(message), url=self.endpoint, deadline=deadline, exchange=exchange
         )
         if response.status_code < 300:
             response.close()  # 202 Accepted; the reply comes on the stream
             return
-        body = _http.read_error_body(response)
+        body = _requester.read_error_body(response)
         if "id" in message and "method" in message and body.lstrip().startswith(b"{"):
             try:
-                reply = self._http.decode(body)
+                reply = self._requester.decode(body)
             except ProtocolError:
                 reply = None
             if isinstance(reply, dict) and isinstance(reply.get("error"), dict):
-                self._inbox.put({"jsonrpc": "2.0", "id": message["id"], "error": self._http.redactor.redact_value(reply["error"])})
+                self._inbox.put({"jsonrpc": "2.0", "id": message["id"], "error": self._requester.redactor.redact_value(reply["error"])})
                 return
-        raise self._http.status_error(response, f"sending {what} failed", body)
+        raise self._requester.status_error(response, f"sending {what} failed", body)
 
     def receive(self) -> Any:
         item = self._inbox.get()
@@ -218,4 +218,4 @@ class SSETransport(Transport):
         self._exchanges.abort_all(CLOSED)
         self._exchanges.stop()
         self._inbox.put(_CLOSED)
-        self._http.close()
+        self._requester.close()

@@ -29,7 +29,7 @@ from mcpclient import (
     SSETransport,
     StreamableHTTPTransport,
 )
-from mcpclient.transports._sse import SSEParser
+from mcpclient.transports._sse_parser import SSEParser
 from tests.faults.ending_http import EndingServer
 
 pytestmark = pytest.mark.timeout(60)

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from mcpclient import Client, StreamableHTTPTransport, TransportError
-from mcpclient.transports._sse import SSEParser
+from mcpclient.transports._sse_parser import SSEParser
 
 from .conftest import BLOCK, URL, StreamBody, result, sse, wait_for
 
