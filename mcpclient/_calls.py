@@ -1,7 +1,7 @@
 """Asking the server for something: lists, tools, resources, prompts, completions.
 
 ``Calls`` is the client's collaborator for the server's features. Its methods take timeouts
-already resolved (the ``Client`` resolves ``DEFAULT``) and go straight to ``Session.call``.
+already resolved (the ``Client`` resolves ``DEFAULT``) and go straight to ``Conversation.call``.
 Every list follows its pages through ``_pages``; every ``tools/call`` goes through
 ``_send_tool_call``, the one place that retries a call the server rejected for stale headers.
 """
@@ -25,7 +25,7 @@ from ._tasks import Tasks
 from ._wire import structure, structure_list, unstructure
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from ._conversation import Conversation
     from .transports.base import Transport
 
 __all__ = ["Calls"]
@@ -43,13 +43,13 @@ class Calls:
 
     def __init__(
         self,
-        session: Session,
+        session: Conversation,
         transport: Transport,
         cache: ResultCache | None,
         outputs: OutputValidator,
         tasks: Tasks,
     ) -> None:
-        self._session = session
+        self._conversation = session
         self._transport = transport
         self._cache = cache
         self._outputs = outputs
@@ -58,7 +58,7 @@ class Calls:
     # -- tools --------------------------------------------------------------------------------
 
     def ping(self, timeout: float | None) -> None:
-        self._session.strategy.ping(self._session, timeout)
+        self._conversation.strategy.ping(self._conversation, timeout)
 
     def list_tools(self, timeout: float | None) -> list[t.ToolDef]:
         tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools")
@@ -76,7 +76,7 @@ class Calls:
         max_total: float | None = None,
         cancel: Cancel | None = None,
     ) -> t.ToolResult:
-        self._session.require("tools", "tools/call")
+        self._conversation.require("tools", "tools/call")
         params = _tool_params(name, arguments)
         result = self._send_tool_call(params, timeout, on_progress=on_progress, max_total=max_total, cancel=cancel)
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
@@ -87,9 +87,9 @@ class Calls:
     def call_tool_as_task(
         self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None
     ) -> Task:
-        era = self._session.strategy
+        era = self._conversation.strategy
         params = _tool_params(name, arguments)
-        era.require_tasks(self._session.capabilities, "start")
+        era.require_tasks(self._conversation.capabilities, "start")
         result = self._send_tool_call(era.task_params(params, ttl), timeout)
         state = era.task_state(result)
         return self._tasks.handle(state, name) if state is not None else self._tasks.done(result, name)
@@ -101,13 +101,13 @@ class Calls:
         means the tool list this client learned the headers from is out of date.
         """
         try:
-            return self._session.call("tools/call", params, timeout=timeout, **options)
+            return self._conversation.call("tools/call", params, timeout=timeout, **options)
         except RPCError as exc:
             if exc.code != modern.HEADER_MISMATCH:
                 raise
             log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
             self.list_tools(timeout)
-            return self._session.call("tools/call", params, timeout=timeout, **options)
+            return self._conversation.call("tools/call", params, timeout=timeout, **options)
 
     # -- resources ------------------------------------------------------------------------------
 
@@ -120,13 +120,13 @@ class Calls:
     def read_resource(
         self, uri: str, timeout: float | None, *, on_progress: ProgressCallback | None = None, cancel: Cancel | None = None
     ) -> list[t.ResourceContents]:
-        self._session.require("resources", "resources/read")
+        self._conversation.require("resources", "resources/read")
         key = ("read", uri)
         cached = self._cache.get(key) if self._cache is not None else None
         if cached is not None:
             return list(cached)
         try:
-            result = self._session.call(
+            result = self._conversation.call(
                 "resources/read", {"uri": uri}, timeout=timeout, on_progress=on_progress, cancel=cancel
             )
         except RPCError as exc:
@@ -149,11 +149,11 @@ class Calls:
         on_progress: ProgressCallback | None = None,
         cancel: Cancel | None = None,
     ) -> tuple[str | None, list[t.PromptMessage]]:
-        self._session.require("prompts", "prompts/get")
+        self._conversation.require("prompts", "prompts/get")
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = dict(arguments)
-        result = self._session.call("prompts/get", params, timeout=timeout, on_progress=on_progress, cancel=cancel)
+        result = self._conversation.call("prompts/get", params, timeout=timeout, on_progress=on_progress, cancel=cancel)
         messages = structure_list(result.get("messages", []), t.PromptMessage)
         description = result.get("description")
         return (description if isinstance(description, str) else None), messages
@@ -166,11 +166,11 @@ class Calls:
         context: Mapping[str, str] | None,
         timeout: float | None,
     ) -> t.Completion:
-        self._session.require("completions", "completion/complete")
+        self._conversation.require("completions", "completion/complete")
         params: dict[str, Any] = {"ref": unstructure(ref), "argument": {"name": arg_name, "value": arg_value}}
         if context:
             params["context"] = {"arguments": dict(context)}
-        result = self._session.call("completion/complete", params, timeout=timeout)
+        result = self._conversation.call("completion/complete", params, timeout=timeout)
         completion = result.get("completion")
         if not isinstance(completion, dict):
             raise ProtocolError(f"the server's completion result has no completion object: {result!r:.200}")
@@ -179,14 +179,14 @@ class Calls:
     # -- lists and the cache --------------------------------------------------------------------
 
     def _listing(self, method: str, key: str, cls: type[T], timeout: float | None, capability: str) -> list[T]:
-        self._session.require(capability, method)
+        self._conversation.require(capability, method)
         # Keyed by method too: resources/list and resources/templates/list share a capability
         # (and are dropped together by its list_changed).
         cache_key = (capability, method)
         cached = self._cache.get(cache_key) if self._cache is not None else None
         if cached is not None:
             return list(cached)
-        results = list(pages(self._session, method, timeout))
+        results = list(pages(self._conversation, method, timeout))
         items = [item for page in results for item in structure_list(page.get(key, []), cls)]
         self._store(capability, cache_key, results, items)
         return items
@@ -194,7 +194,7 @@ class Calls:
     def _store(self, capability: str, key: Hashable, results: list[dict[str, Any]], value: Any) -> None:
         if self._cache is None:
             return
-        caps = self._session.capabilities.get(capability)
+        caps = self._conversation.capabilities.get(capability)
         announces = isinstance(caps, dict) and bool(caps.get("listChanged") or caps.get("subscribe"))
         ttl, private = freshness(results, LEGACY_CACHE_TTL if announces else None)
         if private:

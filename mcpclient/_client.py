@@ -4,7 +4,7 @@
 is open, resolves its timeout, and hands the call in one step to the collaborator that owns
 the feature: ``Calls`` (tools, resources, prompts, completions, tool tasks), ``Tasks``,
 ``Notifications``, ``Skills`` and ``Elicitation``. They talk to the server through the
-``Session``, whose era strategy owns what differs between protocol eras.
+``Conversation``, whose era strategy owns what differs between protocol eras.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from ._notifications import Notifications
 from ._observe import TelemetryOption, make_observer, wrap_handler
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
-from ._session import CLOSED, OPEN, UNOPENED, Session, remember_era
+from ._conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
 from ._skills import Skill, Skills
 from ._structured import OutputValidator
 from ._subscriptions import Listener
@@ -107,15 +107,15 @@ class Client:
             on_notification=_weak_notification_handler(self),
             max_dispatch=self._max_dispatch,
         )
-        self._session = Session(
+        self._conversation = Conversation(
             self._engine, self._handlers, self.client_info, self._protocol, transport, self._observer
         )
         # The features, each given what it needs; none of them refers back to the Client.
-        self._tasks = Tasks(self._session, self._timeouts, self._outputs)
-        self._calls = Calls(self._session, transport, self._cache, self._outputs, self._tasks)
-        self._skills = Skills(self._session, self._calls)
+        self._tasks = Tasks(self._conversation, self._timeouts, self._outputs)
+        self._calls = Calls(self._conversation, transport, self._cache, self._outputs, self._tasks)
+        self._skills = Skills(self._conversation, self._calls)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
-        self._notices = Notifications(self._session, self._handlers, self._cache, self._tasks, self._elicitation)
+        self._notices = Notifications(self._conversation, self._handlers, self._cache, self._tasks, self._elicitation)
         self._apps = AppViews(self._calls) if self._handlers.apps else None
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.
@@ -144,11 +144,11 @@ class Client:
             if self._state == CLOSED:
                 raise ClientClosedError()
             try:
-                self._session.open(self._timeouts.resolve(timeout))
+                self._conversation.open(self._timeouts.resolve(timeout))
             except ConnectionClosed as exc:
-                if not (self._session.probe_killed and self._restart_after_probe(exc)):
+                if not (self._conversation.probe_killed and self._restart_after_probe(exc)):
                     raise
-                self._session.open(self._timeouts.resolve(timeout))
+                self._conversation.open(self._timeouts.resolve(timeout))
             self._state = OPEN
         self._notices.update_listener()  # a modern server sends changes only to a listen stream
 
@@ -219,19 +219,19 @@ class Client:
     @property
     def protocol_version(self) -> str:
         """The protocol version in use; "" until ``initialize()`` succeeded."""
-        return self._session.version
+        return self._conversation.version
 
     @property
     def server_info(self) -> t.Implementation | None:
-        return self._session.state.server_info if self._session.state else None
+        return self._conversation.state.server_info if self._conversation.state else None
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
-        return Capabilities(self._session.capabilities)
+        return Capabilities(self._conversation.capabilities)
 
     @property
     def instructions(self) -> str | None:
-        return self._session.state.instructions if self._session.state else None
+        return self._conversation.state.instructions if self._conversation.state else None
 
     def _ready(self, timeout: float | None) -> float | None:
         """Check that the client is open, and resolve ``timeout`` (``DEFAULT``: the client's)."""
@@ -296,13 +296,13 @@ class Client:
         self._handlers.set_roots(roots)
         if self._state == OPEN and self._handlers.roots is not None:
             try:
-                self._session.strategy.roots_changed(self._session, self._timeouts.resolve(DEFAULT))
+                self._conversation.strategy.roots_changed(self._conversation, self._timeouts.resolve(DEFAULT))
             except MCPError as exc:
                 log.warning("could not tell the server that the roots changed: %s", exc)
 
     def _warn_if_late(self, what: str) -> None:
         if self._state == OPEN:
-            self._session.strategy.handler_set_late(what)
+            self._conversation.strategy.handler_set_late(what)
 
     # -- tools --------------------------------------------------------------------------------
 

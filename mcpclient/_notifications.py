@@ -19,7 +19,7 @@ from ._task_handle import STATUS_NOTIFICATIONS
 from ._tasks import Tasks
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from ._conversation import Conversation
 
 __all__ = ["Notifications"]
 
@@ -35,13 +35,13 @@ class Notifications:
 
     def __init__(
         self,
-        session: Session,
+        session: Conversation,
         handlers: Handlers,
         cache: ResultCache | None,
         tasks: Tasks,
         elicitation: Elicitation,
     ) -> None:
-        self._session = session
+        self._conversation = session
         self._handlers = handlers
         self._cache = cache
         self._tasks = tasks
@@ -55,7 +55,7 @@ class Notifications:
     def set_log_level(self, level: str, timeout: float | None) -> None:
         if level not in LOG_LEVELS:
             raise ValueError(f"level must be one of {LOG_LEVELS}, got {level!r}")
-        self._session.strategy.set_log_level(self._session, level, timeout)
+        self._conversation.strategy.set_log_level(self._conversation, level, timeout)
 
     def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
         self._resource_updated = handler
@@ -65,29 +65,29 @@ class Notifications:
         self.update_listener()
 
     def subscribe(self, uri: str, timeout: float | None) -> None:
-        self._session.strategy.subscribe(self._session, uri, timeout)
+        self._conversation.strategy.subscribe(self._conversation, uri, timeout)
         self._subscribed.add(uri)
         self.update_listener()
 
     def unsubscribe(self, uri: str, timeout: float | None) -> None:
-        self._session.strategy.unsubscribe(self._session, uri, timeout)
+        self._conversation.strategy.unsubscribe(self._conversation, uri, timeout)
         self._subscribed.discard(uri)
         self.update_listener()
 
     def update_listener(self) -> None:
         """Hold the listen stream the era wants for what is asked now (nothing before opening)."""
-        era = self._session.era_strategy
+        era = self._conversation.era_strategy
         if era is None:
             return
         wants_lists = self._list_changed is not None or self._cache is not None
-        wanted = era.listen_filter(self._session.capabilities, wants_lists, self._subscribed)
+        wanted = era.listen_filter(self._conversation.capabilities, wants_lists, self._subscribed)
         if wanted is not None:
             self.listener.update(**wanted)
 
     def on_notification(self, method: str, params: dict[str, Any]) -> None:
         """Route one notification from the server; runs on a dispatch thread."""
         if method == "notifications/message":
-            state = self._session.state
+            state = self._conversation.state
             self.logs.route(params, state.server_info if state else None)
         elif method in _LIST_CHANGED:
             kind = _LIST_CHANGED[method]

@@ -1,6 +1,6 @@
 """What the session tells an observer about each call, and the choice of whether to observe.
 
-The Session (client requests and notifications) and the engine's dispatch of server
+The Conversation (client requests and notifications) and the engine's dispatch of server
 requests call an ``Observer`` when there is one. There is one only when telemetry is on
 (``Client(telemetry=...)``); otherwise the session holds ``None`` and a call costs one
 ``is None`` test. This module imports nothing optional: the OpenTelemetry observer lives in

@@ -14,7 +14,7 @@ from ._rpc.cancel import Cancel
 from ._timeouts import Deadline
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from ._conversation import Conversation
 
 __all__ = ["MAX_PAGES", "pages"]
 
@@ -22,11 +22,11 @@ __all__ = ["MAX_PAGES", "pages"]
 MAX_PAGES = 10_000
 
 
-def pages(session: Session, method: str, timeout: float | None, cancel: Cancel | None = None) -> Iterator[dict[str, Any]]:
+def pages(session: Conversation, method: str, timeout: float | None, cancel: Cancel | None = None) -> Iterator[dict[str, Any]]:
     """Yield each page ``method`` returns, first to last, all within ``timeout`` seconds.
 
     Raises ``ProtocolError`` when the server repeats a cursor (or sends one that is not a
-    string) or goes past ``MAX_PAGES``, and what ``Session.call`` raises.
+    string) or goes past ``MAX_PAGES``, and what ``Conversation.call`` raises.
     """
     deadline = Deadline(timeout)
     cursor: str | None = None

@@ -31,7 +31,7 @@ from ._pages import pages
 
 if TYPE_CHECKING:
     from ._calls import Calls
-    from ._session import Session
+    from ._conversation import Conversation
 
 __all__ = ["SKILLS_EXTENSION", "Skill", "SkillFile", "Skills"]
 
@@ -90,14 +90,14 @@ class Skill:
 class Skills:
     """Skills: list them, load one, read its files, each verified; reads go through ``Calls``."""
 
-    def __init__(self, session: Session, calls: Calls) -> None:
-        self._session = session
+    def __init__(self, session: Conversation, calls: Calls) -> None:
+        self._conversation = session
         self._calls = calls
 
     def list_skills(self, timeout: float | None) -> list[Skill]:
         self._require_skills("skills/list")
         skills: list[Skill] = []
-        for page in pages(self._session, "skills/list", timeout):
+        for page in pages(self._conversation, "skills/list", timeout):
             entries = page.get("skills")
             if not isinstance(entries, list):
                 raise ProtocolError(f"the server's skills/list result has no skills list: {page!r:.200}")
@@ -110,7 +110,7 @@ class Skills:
 
     def get_skill(self, uri: str, timeout: float | None) -> Skill:
         self._require_skills("skills/get")
-        result = self._session.call("skills/get", {"uri": uri}, timeout=timeout)
+        result = self._conversation.call("skills/get", {"uri": uri}, timeout=timeout)
         return _read_entry(result.get("skill"))
 
     def load_skill(self, skill: Skill | str, allow_dynamic: bool, timeout: float | None) -> str:
@@ -126,7 +126,7 @@ class Skills:
     # -- helpers ------------------------------------------------------------------------------
 
     def _require_skills(self, method: str) -> None:
-        extensions = self._session.capabilities.get("extensions")
+        extensions = self._conversation.capabilities.get("extensions")
         if not (isinstance(extensions, dict) and SKILLS_EXTENSION in extensions):
             raise CapabilityError(f"extensions.{SKILLS_EXTENSION}", method)
 

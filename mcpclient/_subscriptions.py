@@ -16,7 +16,7 @@ from ._exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestC
 from ._rpc.cancel import CancelToken
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from ._conversation import Conversation
 
 __all__ = ["Listener"]
 
@@ -29,8 +29,8 @@ RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
 class Listener:
     """Keeps one ``subscriptions/listen`` stream open with the current filter (modern era)."""
 
-    def __init__(self, session: Session) -> None:
-        self._session = session
+    def __init__(self, session: Conversation) -> None:
+        self._conversation = session
         self._lock = threading.Lock()
         self._filter: dict[str, Any] = {}
         self._token: CancelToken | None = None
@@ -76,7 +76,7 @@ class Listener:
                     return
                 token = self._token = CancelToken()
             try:
-                self._session.call(
+                self._conversation.call(
                     "subscriptions/listen", {"notifications": notifications}, timeout=None, cancel=token
                 )
                 failures = 0

@@ -32,7 +32,7 @@ from ._wire import structure
 
 if TYPE_CHECKING:
     from ._eras.base import Era
-    from ._session import Session
+    from ._conversation import Conversation
     from ._structured import OutputValidator
 
 __all__ = ["STATUS_NOTIFICATIONS", "TASKS_EXTENSION", "TERMINAL", "Task"]
@@ -66,7 +66,7 @@ class Task:
 
     def __init__(
         self,
-        session: Session,
+        session: Conversation,
         timeouts: Timeouts,
         outputs: OutputValidator,
         task_id: str,
@@ -76,7 +76,7 @@ class Task:
         self.task_id = task_id
         #: The tool the task runs, when known.
         self.tool = tool
-        self._session = session
+        self._conversation = session
         self._timeouts = timeouts
         self._outputs = outputs
         self._era: Era = session.strategy
@@ -170,7 +170,7 @@ class Task:
         """Ask the server for the task's state (``tasks/get``) and return its status."""
         if not self.task_id:
             return self.status  # a call the server answered at once: nothing to ask
-        result = self._session.call("tasks/get", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
+        result = self._conversation.call("tasks/get", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
         self._update(result)
         return self.status
 
@@ -206,8 +206,8 @@ class Task:
         """
         if not self.task_id or self.done:
             return
-        self._era.require_tasks(self._session.capabilities, "cancel")
-        result = self._session.call("tasks/cancel", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
+        self._era.require_tasks(self._conversation.capabilities, "cancel")
+        result = self._conversation.call("tasks/cancel", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
         if isinstance(result.get("status"), str):
             self._update(result)  # 2025-11-25 answers with the task; the extension only acks
 
@@ -302,7 +302,7 @@ class Task:
     def _fetch_result(self, timeout: float | None, cancel: Any = None) -> None:
         """``tasks/result`` (legacy): blocks until the end; the server asks for input meanwhile."""
         try:
-            result = self._session.call("tasks/result", {"taskId": self.task_id}, timeout=timeout, cancel=cancel)
+            result = self._conversation.call("tasks/result", {"taskId": self.task_id}, timeout=timeout, cancel=cancel)
         except RPCError as exc:
             self._finish(exc)
             return
@@ -322,12 +322,12 @@ class Task:
             fresh = {key: value for key, value in requests.items() if key not in self._answered}
             if not fresh:
                 return False  # already answered; the server has not caught up yet
-            responses = self._session.handlers.answer_inputs(
+            responses = self._conversation.handlers.answer_inputs(
                 fresh, cancel, f"task {self.task_id!r}",
                 "; the task stays input_required (cancel() it, or install a handler)",
             )
             update = {"taskId": self.task_id, "inputResponses": responses}
-            self._session.call("tasks/update", update, timeout=self._timeouts.resolve(DEFAULT if timeout is None else timeout))
+            self._conversation.call("tasks/update", update, timeout=self._timeouts.resolve(DEFAULT if timeout is None else timeout))
             self._answered.update(fresh)
         return True
 

@@ -19,7 +19,7 @@ from ._task_handle import Task
 from ._timeouts import Timeouts
 
 if TYPE_CHECKING:
-    from ._session import Session
+    from ._conversation import Conversation
     from ._structured import OutputValidator
 
 __all__ = ["Tasks"]
@@ -30,24 +30,24 @@ log = logging.getLogger("mcpclient")
 class Tasks:
     """The tasks of one client: handles are shared, so a notification reaches every waiter."""
 
-    def __init__(self, session: Session, timeouts: Timeouts, outputs: OutputValidator) -> None:
-        self._session = session
+    def __init__(self, session: Conversation, timeouts: Timeouts, outputs: OutputValidator) -> None:
+        self._conversation = session
         self._timeouts = timeouts
         self._outputs = outputs
         self._lock = threading.Lock()
         self._live: weakref.WeakValueDictionary[str, Task] = weakref.WeakValueDictionary()
 
     def get_task(self, task_id: str, timeout: float | None) -> Task:
-        self._session.strategy.require_tasks(self._session.capabilities, "get")
+        self._conversation.strategy.require_tasks(self._conversation.capabilities, "get")
         task = self._live_task(task_id)
         task.refresh(timeout=timeout)
         return task
 
     def list_tasks(self, timeout: float | None) -> list[Task]:
-        self._session.strategy.require_tasks(self._session.capabilities, "list")
+        self._conversation.strategy.require_tasks(self._conversation.capabilities, "list")
         return [
             self.handle(item, None)
-            for page in pages(self._session, "tasks/list", timeout)
+            for page in pages(self._conversation, "tasks/list", timeout)
             for item in page.get("tasks") or []
             if isinstance(item, dict) and isinstance(item.get("taskId"), str)
         ]
@@ -63,7 +63,7 @@ class Tasks:
 
     def done(self, result: dict[str, Any], tool: str) -> Task:
         """A handle already finished: the server answered at once instead of making a task."""
-        task = Task(self._session, self._timeouts, self._outputs, "", tool=tool)
+        task = Task(self._conversation, self._timeouts, self._outputs, "", tool=tool)
         task._finish(result)
         return task
 
@@ -90,7 +90,7 @@ class Tasks:
         with self._lock:
             task = self._live.get(task_id)
             if task is None:
-                task = Task(self._session, self._timeouts, self._outputs, task_id, tool=tool)
+                task = Task(self._conversation, self._timeouts, self._outputs, task_id, tool=tool)
                 self._live[task_id] = task
         if tool and task.tool is None:
             task.tool = tool

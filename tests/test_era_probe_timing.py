@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from mcpclient import Client, StdioTransport, connect
-from mcpclient import _session
-from mcpclient._session import _era_cache
+from mcpclient import _conversation
+from mcpclient._conversation import _era_cache
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -55,12 +55,12 @@ def test_a_server_silent_to_discover_costs_about_the_grace_not_the_probe_timeout
         elapsed = time.monotonic() - start
         assert client.protocol_version == LEGACY
         assert client.list_tools() == []
-    assert elapsed < _session.PROBE_GRACE + 1.0 < _session.PROBE_TIMEOUT
+    assert elapsed < _conversation.PROBE_GRACE + 1.0 < _conversation.PROBE_TIMEOUT
     assert sink.methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
 
 
 def test_initialize_answered_first_stays_legacy_when_discover_answers_later(monkeypatch):
-    monkeypatch.setattr(_session, "PROBE_GRACE", 0.2)
+    monkeypatch.setattr(_conversation, "PROBE_GRACE", 0.2)
     sink = Lines()
     with fresh_client("late-discover", "0.6", sink=sink) as client:
         assert client.protocol_version == LEGACY
@@ -72,7 +72,7 @@ def test_initialize_answered_first_stays_legacy_when_discover_answers_later(monk
 
 
 def test_a_slow_modern_server_is_not_taken_for_legacy(monkeypatch):
-    monkeypatch.setattr(_session, "PROBE_GRACE", 0.2)
+    monkeypatch.setattr(_conversation, "PROBE_GRACE", 0.2)
     sink = Lines()
     with fresh_client("slow-modern", "0.6", sink=sink) as client:
         assert client.protocol_version == MODERN

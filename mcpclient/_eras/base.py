@@ -1,6 +1,6 @@
 """What every protocol era provides: the result of opening, and the ``Era`` strategy.
 
-A session is opened once (``Session.open``: the ``initialize`` handshake, or
+A session is opened once (``Conversation.open``: the ``initialize`` handshake, or
 ``server/discover``); what it found is a ``HandshakeResult`` and one ``Era`` object, chosen
 there and never changed. After that, everything that differs between the eras is a method of
 that object, so the client's features ask the era instead of testing which one it is:
@@ -47,7 +47,7 @@ class HandshakeResult:
 class Wire(Protocol):
     """What an era needs of its session: send one logical request or a notification.
 
-    ``Session`` is the one implementation; the protocol keeps the eras below the session.
+    ``Conversation`` is the one implementation; the protocol keeps the eras below the session.
     """
 
     @property
@@ -61,7 +61,7 @@ class Wire(Protocol):
 class Era(abc.ABC):
     """One protocol era's rules for a session already open (see the table above)."""
 
-    #: "legacy" or "modern", as ``Session.era`` names it.
+    #: "legacy" or "modern", as ``Conversation.era`` names it.
     name: ClassVar[str]
     #: Whether a task's outcome comes from the blocking ``tasks/result`` (which also carries
     #: the server's input requests), rather than inline from ``tasks/get`` with input

@@ -20,7 +20,7 @@ from .._exceptions import (
     TransportError,
 )
 from .._open import open_target
-from .._session import PROTOCOLS
+from .._conversation import PROTOCOLS
 from ..types import CompletionRef
 from . import _format as fmt
 from ._ask import CtrlC, TerminalIO, interactive, terminal_prompter

@@ -155,7 +155,7 @@ def test_users_meta_keys_kept_beside_the_trace_context(otel):
     transport = QueueTransport()
     ScriptedServer(transport, {"tools/call": lambda params, msg: {"content": []}})
     with Client(transport, protocol="legacy", telemetry=otel.telemetry()) as client:
-        client._session.call("tools/call", {"name": "x", "_meta": {"mine": 1}}, timeout=5)
+        client._conversation.call("tools/call", {"name": "x", "_meta": {"mine": 1}}, timeout=5)
     meta = [m for m in transport.sent if m.get("method") == "tools/call"][0]["params"]["_meta"]
     assert meta["mine"] == 1 and meta["traceparent"].startswith("00-")
 

@@ -37,7 +37,7 @@ from ._rpc.engine import Engine, ProgressCallback
 from ._timeouts import Deadline
 from .transports.base import LEGACY, MODERN, Transport
 
-__all__ = ["PROTOCOLS", "Session", "remember_era"]
+__all__ = ["PROTOCOLS", "Conversation", "remember_era"]
 
 log = logging.getLogger("mcpclient")
 
@@ -64,7 +64,14 @@ _era_cache: dict[Hashable, str] = {}
 _era_cache_lock = threading.Lock()
 
 
-class Session:
+class Conversation:
+    """The client's side of its talk with one server: the era, the version, every call.
+
+    Named apart from the three other sessions in sight: a ``requests.Session`` (the HTTP
+    connection pool), the MCP session id a Streamable HTTP server hands out, and the legacy
+    spec's "session" (the time between ``initialize`` and close), which this object spans.
+    """
+
     def __init__(
         self,
         engine: Engine,
