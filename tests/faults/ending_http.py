@@ -3,7 +3,8 @@
 ``http.server`` cannot send a byte of the status line at a time or keep a close-delimited
 body open, so this double writes HTTP by hand. One thread per connection, keep-alive.
 
-Server-wide settings: ``modern`` (answers ``server/discover`` as a 2026-07-28 server, which
+Server-wide settings: ``drop_discover`` (a ``server/discover`` POST has its connection closed
+without an answer, as an old server that dies on an unknown method would), ``modern`` (answers ``server/discover`` as a 2026-07-28 server, which
 keeps no session), ``stateless`` (no ``Mcp-Session-Id``), ``reply`` (``"json"`` or ``"sse"``
 bodies for normal answers), ``get_stream`` (``None``: GET gets 405; ``"close_delimited"`` or ``"chunked"``:
 a silent event stream of that framing), and ``legacy_sse`` (the 2024-11-05 HTTP+SSE transport:
@@ -52,8 +53,10 @@ class _Gone(Exception):
 
 class EndingServer:
     def __init__(self, *, stateless: bool = False, reply: str = "json", get_stream: str | None = None,
-                 legacy_sse: bool = False, interval: float = 0.2, modern: bool = False) -> None:
+                 legacy_sse: bool = False, interval: float = 0.2, modern: bool = False,
+                 drop_discover: bool = False) -> None:
         self.modern = modern
+        self.drop_discover = drop_discover
         self.stateless = stateless or modern
         self.reply = reply
         self.get_stream = get_stream
@@ -202,6 +205,9 @@ class EndingServer:
             extra = {} if self.stateless else {"Mcp-Session-Id": "s-1"}
             self._answer(conn, {"jsonrpc": "2.0", "id": message["id"], "result": INIT}, extra)
             return True
+        if message.get("method") == "server/discover" and self.drop_discover:
+            self.arrived["server/discover"].set()
+            return False  # the connection is closed with no answer
         if message.get("method") == "server/discover" and self.modern:
             self._answer(conn, {"jsonrpc": "2.0", "id": message["id"], "result": DISCOVER})
             return True

@@ -203,6 +203,23 @@ def test_a_call_kept_alive_by_progress_is_cancelled_by_ending_its_stream(servers
         assert "max_total=1.5s" in str(error) and "told to cancel" in str(error), str(error)
 
 
+def test_a_connection_dropped_on_the_era_probe_goes_straight_to_initialize(servers, caplog):
+    # An HTTP server that drops the probe's connection is taken for legacy, like a stdio
+    # server the probe killed: the client initializes at once and remembers it.
+    from mcpclient._conversation import _era_cache
+
+    server = servers(drop_discover=True)
+    caplog.set_level(logging.DEBUG, logger="mcpclient")
+    start = time.monotonic()
+    with Client(StreamableHTTPTransport(server.url), timeout=10) as client:
+        assert time.monotonic() - start < RELEASED_WITHIN
+        assert client.protocol_version == "2025-11-25"
+        assert client.call_tool("work", {"key": "k"}).text == "done"
+        assert _era_cache[client.transport.server_key] == "legacy"
+    assert server.arrived["server/discover"].is_set()
+    assert any("server/discover" in r.getMessage() for r in caplog.records), "nothing said what happened"
+
+
 # -- streams, backoff, ids, sizes -----------------------------------------------------------------
 
 
