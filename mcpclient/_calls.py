@@ -22,7 +22,7 @@ from ._rpc.engine import ProgressCallback
 from ._structured import OutputValidator
 from ._task import Task
 from ._tasks import Tasks
-from ._wire import structure, structure_list, unstructure
+from ._wire import structure, structure_list, structure_tool_result, unstructure
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -84,7 +84,7 @@ class Calls:
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = max_total if max_total is not None else timeout
             result = self._tasks.finish(result, name, budget, cancel)
-        return self._outputs.check(name, structure(result, t.ToolResult))
+        return self._outputs.check(name, structure_tool_result(result))
 
     def call_tool_as_task(
         self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None
