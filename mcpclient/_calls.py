@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import abc
 from typing import TYPE_CHECKING, Any, Hashable, Mapping, TypeVar
 
 from . import types as t
@@ -205,7 +206,8 @@ class Calls:
 
 
 def _tool_params(name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-    if arguments is not None and not isinstance(arguments, Mapping):
+    # A plain dict first: isinstance against the Mapping ABC costs more than the copy.
+    if type(arguments) is not dict and arguments is not None and not isinstance(arguments, abc.Mapping):
         raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
     return {"name": name, "arguments": dict(arguments) if arguments else {}}
 
