@@ -255,7 +255,7 @@ class Session:
 
     def _open_request(self, method: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
         """A request of the opening (``initialize``, ``server/discover``), observed like any call."""
-        if self.observer is None:
+        if self.observer is None or self.observer.idle():
             return self.engine.request(method, params, **options)
         with self.observer.client_call(method, params, "") as seen:
             return self.engine.request(method, seen.inject(params), on_sent=seen.sent, **options)
@@ -303,7 +303,7 @@ class Session:
 
         ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
         """
-        if self.observer is None:
+        if self.observer is None or self.observer.idle():
             return self._call(method, params, None, timeout, on_progress, max_total, cancel)
         with self.observer.client_call(method, params, self.version) as seen:
             result = self._call(method, params, seen, timeout, on_progress, max_total, cancel)
@@ -390,7 +390,7 @@ class Session:
             )
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
-        if self.observer is None:
+        if self.observer is None or self.observer.idle():
             self.engine.notify(method, params, timeout=timeout)
             return
         with self.observer.client_call(method, params, self.version) as seen:
