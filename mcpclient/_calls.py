@@ -81,7 +81,7 @@ class Calls:
     ) -> t.ToolResult:
         self._session.require("tools", "tools/call")
         params = _tool_params(name, arguments)
-        result = self._send_tool_call(params, timeout, on_progress=on_progress, max_total=max_total, cancel=cancel)
+        result = self._send_tool_call(params, timeout, on_progress, max_total, cancel)
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = max_total if max_total is not None else timeout
             result = self._tasks.finish(result, name, budget, cancel)
@@ -97,20 +97,31 @@ class Calls:
         state = era.task_state(result)
         return self._tasks.handle(state, name) if state is not None else self._tasks.done(result, name)
 
-    def _send_tool_call(self, params: dict[str, Any], timeout: float | None, **options: Any) -> dict[str, Any]:
+    def _send_tool_call(
+        self,
+        params: dict[str, Any],
+        timeout: float | None,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: Cancel | None = None,
+    ) -> dict[str, Any]:
         """``tools/call``, sent again once if the server found its headers stale (-32020).
 
         A modern server checks the ``Mcp-Param-*`` headers against the arguments; a mismatch
         means the tool list this client learned the headers from is out of date.
         """
         try:
-            return self._session.call("tools/call", params, timeout=timeout, **options)
+            return self._session.call(
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+            )
         except RPCError as exc:
             if exc.code != modern.HEADER_MISMATCH:
                 raise
             log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
             self.list_tools(timeout)
-            return self._session.call("tools/call", params, timeout=timeout, **options)
+            return self._session.call(
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+            )
 
     # -- resources ------------------------------------------------------------------------------
 

@@ -286,7 +286,8 @@ class Session:
 
     def require(self, capability: str, method: str) -> None:
         """Raise ``CapabilityError`` if the server did not declare ``capability``."""
-        if capability not in self.capabilities:
+        state = self.state  # the capabilities property, without its call: on every call
+        if state is None or capability not in state.capabilities:
             raise CapabilityError(capability, method)
 
     def call(
@@ -334,11 +335,15 @@ class Session:
         total = None if max_total is None else Deadline(max_total)
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
+            left = None if total is None else total.remaining()
             try:
-                result = self._request(
-                    method, retry or None, seen, timeout, on_progress,
-                    None if total is None else total.remaining(), cancel, on_sent,
-                )
+                try:
+                    result = self.engine.request(
+                        method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
+                        cancel=cancel, on_sent=on_sent,
+                    )
+                except StreamInterrupted as exc:
+                    result = self._resend(exc, method, retry or None, seen, timeout, on_progress, left, cancel, on_sent)
             except RPCError as exc:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
             kind = result.get("resultType", "complete")
@@ -361,8 +366,9 @@ class Session:
                 retry["requestState"] = state
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
 
-    def _request(
+    def _resend(
         self,
+        exc: StreamInterrupted,
         method: str,
         params: dict[str, Any] | None,
         seen: Observation | None,
@@ -372,22 +378,16 @@ class Session:
         cancel: Cancel | None,
         on_sent: Any,
     ) -> dict[str, Any]:
-        """One request; re-sent once (as a new request) if a change-nothing request's stream broke."""
-        try:
-            return self.engine.request(
-                method, params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
-                on_sent=on_sent,
-            )
-        except StreamInterrupted as exc:
-            if method not in IDEMPOTENT_METHODS:
-                raise
-            log.info("the reply stream of %r broke (%s); sending it again", method, exc)
-            if seen is not None:
-                seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
-            return self.engine.request(
-                method, params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
-                on_sent=on_sent,
-            )
+        """A request whose reply stream broke, re-sent once (as a new request) if it changes nothing."""
+        if method not in IDEMPOTENT_METHODS:
+            raise exc
+        log.info("the reply stream of %r broke (%s); sending it again", method, exc)
+        if seen is not None:
+            seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
+        return self.engine.request(
+            method, params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
+            on_sent=on_sent,
+        )
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
         if self.observer is None or self.observer.idle():

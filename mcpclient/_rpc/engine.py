@@ -421,21 +421,12 @@ class Engine:
 
     def _send(self, message: dict[str, Any], deadline: float | None) -> None:
         lock = self._write_lock
-        if lock is None:
-            self._transport_send(message, _remaining(deadline))
-            return
-        if not lock.acquire(False):  # taken: wait for it, within the deadline
+        if lock is not None and not lock.acquire(False):  # taken: wait for it, within the deadline
             wait = _remaining(deadline)
             if not lock.acquire(timeout=-1 if wait is None else wait):
                 raise RequestTimeout("timed out waiting to write", method=message.get("method"))
         try:
-            self._transport_send(message, _remaining(deadline))
-        finally:
-            lock.release()
-
-    def _transport_send(self, message: dict[str, Any], timeout: float | None) -> None:
-        try:
-            self._transport.send(message, timeout=timeout)
+            self._transport.send(message, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except MCPError:
             if self._dead is not None:
                 self._raise_dead()
@@ -444,6 +435,9 @@ class Engine:
             raise RequestTimeout(f"timed out writing to the server: {exc}") from exc
         except (OSError, ValueError) as exc:
             raise TransportError(f"could not send to the server: {exc}") from exc
+        finally:
+            if lock is not None:
+                lock.release()
 
     # -- incoming ---------------------------------------------------------------------------
 

@@ -169,13 +169,7 @@ def _structure_prompt_message(value: dict[str, Any], _type: Any = None) -> t.Pro
 
 
 def _structure_tool_result(value: dict[str, Any], _type: Any = None) -> t.ToolResult:
-    content = value.get("content") or []
-    return t.ToolResult(
-        content=[_structure_tool_content(p) for p in content],
-        is_error=bool(value.get("isError", False)),
-        structured_content=value.get("structuredContent"),
-        meta=value.get("_meta"),
-    )
+    return structure_tool_result(value)
 
 
 def _structure_create_message_request(
@@ -242,7 +236,13 @@ def structure(value: Any, cls: type[T]) -> T:
 def structure_tool_result(value: Any) -> t.ToolResult:
     """``structure(value, ToolResult)`` without the converter's dispatch: every tool call's."""
     try:
-        return _structure_tool_result(value)
+        content = value.get("content") or []
+        return t.ToolResult(
+            content=[_structure_tool_content(p) for p in content],
+            is_error=bool(value.get("isError", False)),
+            structured_content=value.get("structuredContent"),
+            meta=value.get("_meta"),
+        )
     except ProtocolError:
         raise
     except _INVALID as exc:
