@@ -112,6 +112,8 @@ def _structure_tool_content(part: dict[str, Any], _type: Any = None) -> t.ToolCo
     kind = part.get("type")
     if kind == "text":  # nearly every part: the same fields as below, with fewer tests
         text = part.get("text", "")
+        if len(part) == 2 and isinstance(text, str) and "text" in part:  # {"type", "text"} alone
+            return t.ToolContent(type=kind, text=text, raw=part)
         return t.ToolContent(
             type=kind,
             text=text if isinstance(text, str) else "",
