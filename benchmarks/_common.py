@@ -70,6 +70,23 @@ def sync_rate(call_text: CallText, callers: int, window: float) -> float:
     return n / elapsed
 
 
+def sync_rate_cpu(call_text: CallText, callers: int, window: float) -> tuple[float, float]:
+    """(calls per second, client CPU microseconds per call) of ``sync_count``.
+
+    The CPU is ``time.process_time`` of this process, every thread of it (callers, reader)
+    and none of the server's, which is another process: on a shared machine it is steadier
+    than the rate, which also counts the time spent waiting for the other engineers' work.
+    """
+    cpu = time.process_time()
+    n, elapsed = sync_count(call_text, callers, window)
+    return n / elapsed, cpu_per_call(cpu, n)
+
+
+def cpu_per_call(start: float, calls: int) -> float:
+    """Microseconds of this process's CPU per call since ``process_time()`` was ``start``."""
+    return (time.process_time() - start) / max(calls, 1) * 1e6
+
+
 def check_big(text: str, size: int) -> None:
     if len(text) != size:
         raise BenchFailure(f"big result has {len(text)} characters, expected {size}")

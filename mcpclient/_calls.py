@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections import abc
 from typing import TYPE_CHECKING, Any, Hashable, Mapping, TypeVar
 
 from . import types as t
@@ -22,7 +23,7 @@ from ._rpc.engine import ProgressCallback
 from ._structured import OutputValidator
 from ._task_handle import Task
 from ._tasks import Tasks
-from ._wire import structure, structure_list, unstructure
+from ._wire import structure, structure_list, structure_tool_result, unstructure
 
 if TYPE_CHECKING:
     from ._conversation import Conversation
@@ -78,11 +79,11 @@ class Calls:
     ) -> t.ToolResult:
         self._conversation.require("tools", "tools/call")
         params = _tool_params(name, arguments)
-        result = self._send_tool_call(params, timeout, on_progress=on_progress, max_total=max_total, cancel=cancel)
+        result = self._send_tool_call(params, timeout, on_progress, max_total, cancel)
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = max_total if max_total is not None else timeout
             result = self._tasks.finish(result, name, budget, cancel)
-        return self._outputs.check(name, structure(result, t.ToolResult))
+        return self._outputs.check(name, structure_tool_result(result))
 
     def call_tool_as_task(
         self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None
@@ -94,20 +95,31 @@ class Calls:
         state = era.task_state(result)
         return self._tasks.handle(state, name) if state is not None else self._tasks.done(result, name)
 
-    def _send_tool_call(self, params: dict[str, Any], timeout: float | None, **options: Any) -> dict[str, Any]:
+    def _send_tool_call(
+        self,
+        params: dict[str, Any],
+        timeout: float | None,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: Cancel | None = None,
+    ) -> dict[str, Any]:
         """``tools/call``, sent again once if the server found its headers stale (-32020).
 
         A modern server checks the ``Mcp-Param-*`` headers against the arguments; a mismatch
         means the tool list this client learned the headers from is out of date.
         """
         try:
-            return self._conversation.call("tools/call", params, timeout=timeout, **options)
+            return self._conversation.call(
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+            )
         except RPCError as exc:
             if exc.code != modern.HEADER_MISMATCH:
                 raise
             log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
             self.list_tools(timeout)
-            return self._conversation.call("tools/call", params, timeout=timeout, **options)
+            return self._conversation.call(
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+            )
 
     # -- resources ------------------------------------------------------------------------------
 
@@ -203,7 +215,8 @@ class Calls:
 
 
 def _tool_params(name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
-    if arguments is not None and not isinstance(arguments, Mapping):
+    # A plain dict first: isinstance against the Mapping ABC costs more than the copy.
+    if type(arguments) is not dict and arguments is not None and not isinstance(arguments, abc.Mapping):
         raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
     return {"name": name, "arguments": dict(arguments) if arguments else {}}
 

@@ -239,7 +239,7 @@ class Client:
             if self._state == CLOSED:
                 raise ClientClosedError()
             raise MCPError("call initialize() first (or use the client in a with block)")
-        return self._timeouts.resolve(timeout)
+        return self._timeouts.default if timeout is DEFAULT else timeout  # Timeouts.resolve, inline
 
     # -- what the server may ask of us ------------------------------------------------------
 

@@ -266,7 +266,7 @@ class Conversation:
 
     def _open_request(self, method: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
         """A request of the opening (``initialize``, ``server/discover``), observed like any call."""
-        if self.observer is None:
+        if self.observer is None or self.observer.idle():
             return self.engine.request(method, params, **options)
         with self.observer.client_call(method, params, "") as seen:
             return self.engine.request(method, seen.inject(params), on_sent=seen.sent, **options)
@@ -297,7 +297,8 @@ class Conversation:
 
     def require(self, capability: str, method: str) -> None:
         """Raise ``CapabilityError`` if the server did not declare ``capability``."""
-        if capability not in self.capabilities:
+        state = self.state  # the capabilities property, without its call: on every call
+        if state is None or capability not in state.capabilities:
             raise CapabilityError(capability, method)
 
     def call(
@@ -314,11 +315,10 @@ class Conversation:
 
         ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
         """
-        options: dict[str, Any] = {"timeout": timeout, "on_progress": on_progress, "max_total": max_total, "cancel": cancel}
-        if self.observer is None:
-            return self._call(method, params, None, **options)
+        if self.observer is None or self.observer.idle():
+            return self._call(method, params, None, timeout, on_progress, max_total, cancel)
         with self.observer.client_call(method, params, self.version) as seen:
-            result = self._call(method, params, seen, **options)
+            result = self._call(method, params, seen, timeout, on_progress, max_total, cancel)
             seen.finished(result)
             return result
 
@@ -327,35 +327,34 @@ class Conversation:
         method: str,
         params: dict[str, Any] | None,
         seen: Observation | None,
-        *,
         timeout: float | None,
         on_progress: ProgressCallback | None,
         max_total: float | None,
         cancel: Cancel | None,
     ) -> dict[str, Any]:
-        base = dict(params) if params else {}
+        # ``params`` is not copied: the era's decorate and the observer's inject copy before
+        # they add anything, and an input round copies before it adds its answers.
+        base = params if params else {}
         if self.era_strategy is not None:
             base = self.era_strategy.decorate(base)
-        extra: dict[str, Any] = {}
+        on_sent = None
         if seen is not None:
             base = seen.inject(base)
-            extra["on_sent"] = seen.sent
+            on_sent = seen.sent
             if on_progress is not None:
                 on_progress = _progress_events(seen, on_progress)
-        total = Deadline(max_total)
+        total = None if max_total is None else Deadline(max_total)
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
+            left = None if total is None else total.remaining()
             try:
-                result = self._request(
-                    method,
-                    retry or None,
-                    timeout=timeout,
-                    on_progress=on_progress,
-                    max_total=total.remaining(),
-                    cancel=cancel,
-                    seen=seen,
-                    **extra,
-                )
+                try:
+                    result = self.engine.request(
+                        method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
+                        cancel=cancel, on_sent=on_sent,
+                    )
+                except StreamInterrupted as exc:
+                    result = self._resend(exc, method, retry or None, seen, timeout, on_progress, left, cancel, on_sent)
             except RPCError as exc:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
             kind = result.get("resultType", "complete")
@@ -378,20 +377,31 @@ class Conversation:
                 retry["requestState"] = state
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
 
-    def _request(self, method: str, params: dict[str, Any] | None, seen: Observation | None, **options: Any) -> dict[str, Any]:
-        """One request; re-sent once (as a new request) if a change-nothing request's stream broke."""
-        try:
-            return self.engine.request(method, params, **options)
-        except StreamInterrupted as exc:
-            if method not in IDEMPOTENT_METHODS:
-                raise
-            log.info("the reply stream of %r broke (%s); sending it again", method, exc)
-            if seen is not None:
-                seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
-            return self.engine.request(method, params, **options)
+    def _resend(
+        self,
+        exc: StreamInterrupted,
+        method: str,
+        params: dict[str, Any] | None,
+        seen: Observation | None,
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+        max_total: float | None,
+        cancel: Cancel | None,
+        on_sent: Any,
+    ) -> dict[str, Any]:
+        """A request whose reply stream broke, re-sent once (as a new request) if it changes nothing."""
+        if method not in IDEMPOTENT_METHODS:
+            raise exc
+        log.info("the reply stream of %r broke (%s); sending it again", method, exc)
+        if seen is not None:
+            seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
+        return self.engine.request(
+            method, params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
+            on_sent=on_sent,
+        )
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
-        if self.observer is None:
+        if self.observer is None or self.observer.idle():
             self.engine.notify(method, params, timeout=timeout)
             return
         with self.observer.client_call(method, params, self.version) as seen:

@@ -3,7 +3,8 @@
 The Conversation (client requests and notifications) and the engine's dispatch of server
 requests call an ``Observer`` when there is one. There is one only when telemetry is on
 (``Client(telemetry=...)``); otherwise the session holds ``None`` and a call costs one
-``is None`` test. This module imports nothing optional: the OpenTelemetry observer lives in
+``is None`` test. With telemetry on and nothing installed to record or propagate (the
+OpenTelemetry API alone), ``Observer.idle`` says so and the call skips the observer too. This module imports nothing optional: the OpenTelemetry observer lives in
 ``_otel`` and is imported by ``make_observer`` the first time a client asks for it.
 """
 
@@ -58,6 +59,9 @@ class Observation(Protocol):
 
 
 class Observer(Protocol):
+    def idle(self) -> bool:
+        """Whether a client call observed now would record and send nothing (then it is not)."""
+
     def client_call(self, method: str, params: dict[str, Any] | None, version: str) -> ContextManager[Observation]:
         """Observe one client request or notification; an exception leaving the block is its failure."""
 

@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any, Iterator
 
-from opentelemetry import metrics, propagate, trace
+from opentelemetry import baggage, context, metrics, propagate, trace
 from opentelemetry.trace import Span, SpanKind, StatusCode
 
 from ._exceptions import RequestTimeout, RPCError
@@ -40,6 +40,18 @@ METRIC_KEYS = frozenset({
     "gen_ai.operation.name", "mcp.protocol.version", "network.transport", "network.protocol.name",
     "server.address", "server.port",
 })
+# Whether a provider is installed, read cheaply (see OTelObserver.idle): OpenTelemetry's own
+# globals, None until an application installs one. get_tracer_provider() and
+# get_meter_provider() say it too, but each costs two environment look-ups that raise KeyError,
+# on every call. Should a release rename these, no call is ever taken for idle.
+try:
+    from opentelemetry.metrics import _internal as _metrics_state
+    from opentelemetry.metrics._internal import _ProxyMeterProvider
+
+    _unset = (trace._TRACER_PROVIDER, _metrics_state._METER_PROVIDER)  # AttributeError if renamed
+    _PROVIDER_GLOBALS = True
+except (ImportError, AttributeError):
+    _PROVIDER_GLOBALS = False
 SESSION_KEYS = frozenset({
     "error.type", "mcp.protocol.version", "network.transport", "network.protocol.name", "server.address", "server.port",
 })
@@ -90,6 +102,33 @@ class OTelObserver:
         self._lock = threading.Lock()
         self._session_start: float | None = None
         self._version = ""
+        # Only OpenTelemetry's own proxies can be "nothing installed": a provider or propagator
+        # given here, or installed before this client, always records or injects.
+        self._may_idle = (
+            _PROVIDER_GLOBALS
+            and config.tracer_provider is None
+            and config.meter_provider is None
+            and config.propagator is None
+            and isinstance(self._tracer, trace.ProxyTracer)
+            and isinstance(metrics.get_meter_provider(), _ProxyMeterProvider)
+        )
+
+    def idle(self) -> bool:
+        """Whether observing a client call now would record nothing and send nothing.
+
+        True while no tracer provider and no meter provider is installed (OpenTelemetry's
+        proxies stand in, whose spans and histograms are no-ops) and the current context has
+        no valid span and no baggage (so the propagator has nothing to put in ``_meta``): the
+        session then skips ``client_call``, about 100k instructions a call with
+        ``opentelemetry-api`` installed and not configured. Asked per call, because the
+        application may install its providers at any time; the proxies then delegate to them.
+        """
+        if not self._may_idle or trace._TRACER_PROVIDER is not None or _metrics_state._METER_PROVIDER is not None:
+            return False
+        current = context.get_current()
+        if not current:  # nothing in the context at all: the usual case
+            return True
+        return not trace.get_current_span(current).get_span_context().is_valid and not baggage.get_all(current)
 
     def _inject(self, carrier: dict[str, Any]) -> None:
         (self._propagator or propagate.get_global_textmap()).inject(carrier)

@@ -50,8 +50,7 @@ class OutputValidator:
     def check(self, tool: str, result: t.ToolResult) -> t.ToolResult:
         if self.mode == "off" or result.is_error:
             return result  # a failed tool run carries no structured promise
-        with self._lock:
-            schema = self._schemas.get(tool)
+        schema = self._schemas.get(tool)  # no lock: learn() swaps in a whole new dict
         if schema is None:
             return result
         if result.structured_content is None:

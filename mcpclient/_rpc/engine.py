@@ -179,9 +179,10 @@ class Engine:
             self._closed = True
             if self._dead is None:
                 self._dead = ClientClosedError()
-            pending, self._pending = self._pending, {}
+            # _dead is set before the table is swapped: see Engine.request.
+            pending, self._pending = list(self._pending.values()), {}
             tokens = list(self._inbound.values())
-        for slot in pending.values():
+        for slot in pending:
             slot.error = ClientClosedError()
             slot.event.set()
         if self._forked:
@@ -242,12 +243,13 @@ class Engine:
         with self._lock:
             if self._dead is None:
                 self._dead = error
-            pending, self._pending = self._pending, {}
+            # _dead is set before the table is swapped: see Engine.request.
+            pending, self._pending = list(self._pending.values()), {}
             tokens = list(self._inbound.values())
         if forked:
             # The locks and threads we would use belong to the parent; touch nothing else.
             return
-        for slot in pending.values():
+        for slot in pending:
             slot.error = error
             slot.event.set()
         for token in tokens:
@@ -285,11 +287,14 @@ class Engine:
         ``RequestCancelled`` when cancelled, ``ConnectionClosed`` or ``ClientClosedError``
         when the connection ends first.
         """
-        start = time.monotonic()
-        deadline = None if timeout is None else start + timeout
-        hard_deadline = None if max_total is None else start + max_total
-        if hard_deadline is not None and (deadline is None or hard_deadline < deadline):
-            deadline = hard_deadline
+        if timeout is None and max_total is None:
+            deadline = hard_deadline = None
+        else:
+            start = time.monotonic()
+            deadline = None if timeout is None else start + timeout
+            hard_deadline = None if max_total is None else start + max_total
+            if hard_deadline is not None and (deadline is None or hard_deadline < deadline):
+                deadline = hard_deadline
         request_id = next(self._ids)
         if on_sent is not None:
             on_sent(request_id)
@@ -306,18 +311,24 @@ class Engine:
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
-        with self._lock:
-            if self._dead is not None:
-                self._raise_dead()
-            self._pending[request_id] = slot
-        wake: Callable[[], None] = slot.event.set
+        # No lock on the pending table: one dict store, then a look at _dead. Whoever ends the
+        # connection sets _dead before swapping the table for an empty one, so either it finds
+        # this slot in the table and wakes it, or this look sees _dead (the GIL, or the
+        # free-threaded build's per-dict locks, make each step atomic).
+        pending = self._pending
+        pending[request_id] = slot
+        if self._dead is not None:
+            pending.pop(request_id, None)
+            self._raise_dead()
+        wake: Callable[[], None] | None = None
         poll = None
-        if isinstance(cancel, CancelToken):
-            # A send still blocked on this request (an HTTP exchange) must end too.
-            wake = functools.partial(_wake_and_abandon, slot.event, self._transport, request_id)
-            cancel.add_callback(wake)
-        elif cancel is not None:
-            poll = CANCEL_POLL_INTERVAL  # a plain Event cannot wake us: look at it now and then
+        if cancel is not None:
+            if isinstance(cancel, CancelToken):
+                # A send still blocked on this request (an HTTP exchange) must end too.
+                wake = functools.partial(_wake_and_abandon, slot.event, self._transport, request_id)
+                cancel.add_callback(wake)
+            else:
+                poll = CANCEL_POLL_INTERVAL  # a plain Event cannot wake us: look at it now and then
         try:
             try:
                 self._send(message, deadline)
@@ -332,14 +343,15 @@ class Engine:
                 # The cancel ended the send itself (an HTTP exchange); it may have reached the server.
                 self._send_cancelled(request_id, "cancelled by the caller")
                 raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method) from None
+            wait_event = slot.event.wait
             while True:
-                wait = _remaining(deadline)
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
                 if poll is not None:
                     wait = poll if wait is None else min(wait, poll)
-                woke = slot.event.wait(wait)
+                woke = wait_event(wait)
                 if slot.reply is not None or slot.error is not None:
                     break
-                if is_cancelled(cancel):
+                if cancel is not None and is_cancelled(cancel):
                     self._send_cancelled(request_id, "cancelled by the caller")
                     raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method)
                 if woke:  # a spurious wake-up: re-arm, then look once more
@@ -360,10 +372,10 @@ class Engine:
                 self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
             raise
         finally:
-            with self._lock:
+            if slot.reply is None:  # the reader pops the slot of every reply it routes
                 self._pending.pop(request_id, None)
-            if isinstance(cancel, CancelToken):
-                cancel.remove_callback(wake)
+            if wake is not None:
+                cancel.remove_callback(wake)  # type: ignore[union-attr]
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
         if on_progress is not None and not self._lane_flag.on_lane:
@@ -427,20 +439,12 @@ class Engine:
 
     def _send(self, message: dict[str, Any], deadline: float | None) -> None:
         lock = self._write_lock
-        if lock is None:
-            self._transport_send(message, _remaining(deadline))
-            return
-        wait = _remaining(deadline)
-        if not lock.acquire(timeout=-1 if wait is None else wait):
-            raise RequestTimeout("timed out waiting to write", method=message.get("method"))
+        if lock is not None and not lock.acquire(False):  # taken: wait for it, within the deadline
+            wait = _remaining(deadline)
+            if not lock.acquire(timeout=-1 if wait is None else wait):
+                raise RequestTimeout("timed out waiting to write", method=message.get("method"))
         try:
-            self._transport_send(message, _remaining(deadline))
-        finally:
-            lock.release()
-
-    def _transport_send(self, message: dict[str, Any], timeout: float | None) -> None:
-        try:
-            self._transport.send(message, timeout=timeout)
+            self._transport.send(message, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except MCPError:
             if self._dead is not None:
                 self._raise_dead()
@@ -449,11 +453,16 @@ class Engine:
             raise RequestTimeout(f"timed out writing to the server: {exc}") from exc
         except (OSError, ValueError) as exc:
             raise TransportError(f"could not send to the server: {exc}") from exc
+        finally:
+            if lock is not None:
+                lock.release()
 
     # -- incoming ---------------------------------------------------------------------------
 
     def _route(self, message: Any) -> None:
-        if isinstance(message, Failure):  # the transport failed one call, not the connection
+        if type(message) is dict and "method" not in message:
+            self._route_reply(message)  # the usual message: a reply
+        elif isinstance(message, Failure):  # the transport failed one call, not the connection
             self._fail_one(message)
         elif isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
             for item in message:
@@ -480,12 +489,14 @@ class Engine:
             log.warning("skipping a message that is neither request, reply nor notification: %r", _excerpt(message))
             return
         request_id = message.get("id")
-        if isinstance(request_id, str) and len(request_id) < 20 and request_id.isascii() and request_id.isdigit():
-            request_id = int(request_id)  # servers that stringify our ids (but int() refuses "²")
-        with self._lock:
+        # No lock: one dict pop (see Engine.request); the caller's slot leaves the table here.
+        if type(request_id) is int:  # the usual case: our own id, as we sent it
+            slot = self._pending.pop(request_id, None)
+        else:
+            if isinstance(request_id, str) and len(request_id) < 20 and request_id.isascii() and request_id.isdigit():
+                request_id = int(request_id)  # servers that stringify our ids (but int() refuses "²")
             slot = self._pending.pop(request_id, None) if _hashable(request_id) else None
-        if slot is None and isinstance(request_id, float) and request_id.is_integer():
-            with self._lock:
+            if slot is None and isinstance(request_id, float) and request_id.is_integer():
                 slot = self._pending.pop(int(request_id), None)
         if slot is None:
             log.debug("dropping a reply to unknown or abandoned request id %r", _excerpt(request_id))

@@ -127,6 +127,20 @@ _converter.register_structure_hook(t.ToolDef, _structure_tool_def)
 
 def _structure_tool_content(part: dict[str, Any], _type: Any = None) -> t.ToolContent:
     kind = part.get("type")
+    if kind == "text":  # nearly every part: the same fields as below, with fewer tests
+        text = part.get("text", "")
+        if len(part) == 2 and isinstance(text, str) and "text" in part:  # {"type", "text"} alone
+            return t.ToolContent(type=kind, text=text, raw=part)
+        return t.ToolContent(
+            type=kind,
+            text=text if isinstance(text, str) else "",
+            mime_type=part.get("mimeType"),
+            uri=part.get("uri"),
+            name=part.get("name"),
+            annotations=part.get("annotations"),
+            meta=part.get("_meta"),
+            raw=part,
+        )
     if not isinstance(kind, str):
         raise ProtocolError(f"content part without a type: {_excerpt(part)}")
     text = part.get("text", "") if kind == "text" else ""
@@ -174,13 +188,7 @@ def _structure_prompt_message(value: dict[str, Any], _type: Any = None) -> t.Pro
 
 
 def _structure_tool_result(value: dict[str, Any], _type: Any = None) -> t.ToolResult:
-    content = value.get("content") or []
-    return t.ToolResult(
-        content=[_structure_tool_content(p) for p in content],
-        is_error=bool(value.get("isError", False)),
-        structured_content=value.get("structuredContent"),
-        meta=value.get("_meta"),
-    )
+    return structure_tool_result(value)
 
 
 def _structure_create_message_request(
@@ -231,16 +239,37 @@ _register_out(t.ElicitationResult, keep=("action",))
 _register_out(t.CreateMessageResult, keep=("role", "content", "model"))
 
 
+_INVALID = (BaseValidationError, KeyError, TypeError, ValueError, AttributeError, OverflowError)
+
+
 def structure(value: Any, cls: type[T]) -> T:
     """Build ``cls`` from a server's JSON value; any failure is a ``ProtocolError``."""
     try:
         return _converter.structure(value, cls)
     except ProtocolError:
         raise
-    except (BaseValidationError, KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-        raise ProtocolError(
-            f"the server sent an invalid {cls.__name__}: {exc!r} in {_excerpt(value)}"
-        ) from exc
+    except _INVALID as exc:
+        raise _invalid(cls, value, exc) from exc
+
+
+def structure_tool_result(value: Any) -> t.ToolResult:
+    """``structure(value, ToolResult)`` without the converter's dispatch: every tool call's."""
+    try:
+        content = value.get("content") or []
+        return t.ToolResult(
+            content=[_structure_tool_content(p) for p in content],
+            is_error=bool(value.get("isError", False)),
+            structured_content=value.get("structuredContent"),
+            meta=value.get("_meta"),
+        )
+    except ProtocolError:
+        raise
+    except _INVALID as exc:
+        raise _invalid(t.ToolResult, value, exc) from exc
+
+
+def _invalid(cls: type, value: Any, exc: BaseException) -> ProtocolError:
+    return ProtocolError(f"the server sent an invalid {cls.__name__}: {exc!r} in {_excerpt(value)}")
 
 
 def structure_list(values: Any, cls: type[T]) -> list[T]:
