@@ -120,7 +120,7 @@ def connect(
         try:
             return start(streamable)
         except (HTTPStatusError, RPCError) as exc:
-            status = streamable._init_status
+            status = streamable.initialize_status
             if status not in FALLBACK_STATUSES:
                 raise
             log.info("initialize over Streamable HTTP got HTTP %d; trying the HTTP+SSE transport", status)

@@ -19,6 +19,7 @@ from . import types as t
 from ._eras import legacy, modern
 from ._eras.base import Era, HandshakeResult
 from ._exceptions import (
+    HTTPStatusError,
     CapabilityError,
     ConnectionClosed,
     MCPError,
@@ -447,5 +448,5 @@ def _cached_era(key: Hashable | None) -> str | None:
 
 def _is_fatal(exc: MCPError) -> bool:
     """Whether a transport error during the probe means the server is gone (not just legacy)."""
-    return isinstance(exc, ConnectionClosed) and getattr(exc, "status_code", None) is None
+    return isinstance(exc, ConnectionClosed) and not isinstance(exc, HTTPStatusError)
 

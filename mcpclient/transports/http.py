@@ -144,7 +144,9 @@ class StreamableHTTPTransport(Transport):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._init_message: dict[str, Any] | None = None
-        self._init_status: int | None = None
+        #: The HTTP status the ``initialize`` POST was answered with (None before it was sent):
+        #: ``connect()`` falls back to the HTTP+SSE transport on the statuses the spec names.
+        self.initialize_status: int | None = None
         # The modern era (2026-07-28): no session, no GET stream, headers mirror the body,
         # and closing a request's stream is how it is cancelled. Told by set_protocol.
         self._modern = False
@@ -311,7 +313,7 @@ class StreamableHTTPTransport(Transport):
         status = response.status_code
         what = f"{message.get('method') or 'reply'!r}"
         if message.get("method") == "initialize":
-            self._init_status = status
+            self.initialize_status = status
         if status >= 300:
             self._take_error(response, request_id, what, error_body)
             return False
