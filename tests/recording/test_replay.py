@@ -130,3 +130,22 @@ def test_the_pytest_fixture_records_once_then_replays_strictly(pytester):
     result = pytester.runpytest("-p", "no:cacheprovider", "--mcp-record-mode", "none")
     result.assert_outcomes(passed=2, errors=1)  # test_unused passes, then its teardown fails
     assert "recorded but never sent" in result.stdout.str()
+
+
+def test_the_era_probe_replays_whether_or_not_the_recording_holds_it(tmp_path):
+    # Whether a client probes with server/discover depends on what its process already knew
+    # of the server: a legacy recording replays under protocol="auto" either way, strictly.
+    path = tmp_path / "r.jsonl"
+    record(path, [("add", {"a": 1, "b": 2})])  # legacy: initialize, no probe in the file
+    replay = recorded(path, mode="none")
+    with Client(replay) as client:  # "auto": probes first
+        assert client.call_tool("add", {"a": 1, "b": 2}).text == "3"
+    replay.verify()
+    probed = tmp_path / "probed.jsonl"
+    with Client(recorded(probed, fake(), mode="all")) as client:  # the probe is recorded
+        client.call_tool("add", {"a": 1, "b": 2})
+    assert '"server/discover"' in probed.read_text()
+    replay = recorded(probed, mode="none")
+    with Client(replay, protocol="legacy") as client:  # and not sent on replay
+        assert client.call_tool("add", {"a": 1, "b": 2}).text == "3"
+    replay.verify()
