@@ -10,13 +10,18 @@ an LLM API key) gets an HTML comment on the line just before its fence::
 
     <!-- not run: needs a remote OAuth server -->
 
-with the reason; the test skips it and prints how many were skipped. Keep those few. Blocks in
+with the reason; the test skips it and prints how many were skipped. Keep those few. A block
+that imports a package of an optional extra (an agent framework, OpenTelemetry, a web
+framework) is skipped where that package is not installed (the core-only runs on other
+Pythons), and runs wherever it is (the full suite installs every extra). Blocks in
 other languages (```bash, plain ```) are not run; the CLI examples have their own test
 (tests/test_cli_examples.py).
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.util
 import os
 import re
 import subprocess
@@ -28,6 +33,23 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN = re.compile(r"<!--\s*not run:\s*(.+?)\s*-->")
+#: Top-level packages of the optional extras (setup.cfg): a block needing one that is not
+#: installed is skipped, never one needing mcpclient itself or the standard library.
+OPTIONAL = frozenset({
+    "langchain", "langchain_core", "llama_index", "smolagents", "haystack", "pydantic_ai", "agents",
+    "openai", "anthropic", "anywidget", "opentelemetry", "django", "flask", "celery", "gunicorn",
+})
+
+
+def missing_optional(code: str) -> list[str]:
+    """The optional packages ``code`` imports that are not installed here."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(code)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return sorted(name for name in names & OPTIONAL if importlib.util.find_spec(name) is None)
 
 
 def blocks(path: Path) -> list[tuple[int, str, str | None]]:
@@ -64,6 +86,8 @@ def test_marked_blocks_are_counted():
 def test_a_python_block_runs(path, line, code, reason):
     if reason:
         pytest.skip(f"not run: {reason}")
+    if missing := missing_optional(code):
+        pytest.skip(f"needs {', '.join(missing)} (an optional extra not installed here)")
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                             timeout=60, stdin=subprocess.DEVNULL)
