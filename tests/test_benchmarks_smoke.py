@@ -65,6 +65,7 @@ def test_quick_http_benchmark_reports_every_number_for_every_client_and_reply_mo
             for mode in MODES:
                 assert results["calls_per_s"][reply][client][mode] > 0, (reply, client, mode)
                 assert results["connections_per_100_calls"][reply][client][mode] >= 0, (reply, client, mode)
+                assert results["cpu_us_per_call"][reply][client][mode] > 0, (reply, client, mode)
             if client == "sdk" and reply == "sse" and "sdk" in results["big_rejected"]["sse"]:
                 assert results["big_result_s_sdk_unlimited"]["sse"] > 0  # the 1 MiB limit, lifted
             else:
@@ -72,6 +73,11 @@ def test_quick_http_benchmark_reports_every_number_for_every_client_and_reply_mo
         for mode in MODES:
             assert results["ratios"][reply][mode]["mcpclient/sdk"] > 0, (reply, mode)
             assert results["ratios"][reply][mode]["mcpclient/raw"] > 0, (reply, mode)
+            assert results["ratios"][reply][mode]["cpu_mcpclient/raw"] > 0, (reply, mode)
+            assert results["ratios"][reply][mode]["cpu_sdk/mcpclient"] > 0, (reply, mode)
         assert results["ratios"][reply]["big_speedup_vs_sdk"] > 0, reply
     assert "mcpclient" not in results["big_rejected"]["sse"]
+    for reply in ("json", "sse"):  # issue #15's goals against the SDK
+        for mode in ("sequential", "concurrent_8"):
+            assert results["targets"][f"{reply} {mode} vs SDK"]["value"] > 0, (reply, mode)
     assert all(t["met"] is not None for t in results["targets"].values())
