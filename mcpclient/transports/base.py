@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 import json
+import re
 from typing import TYPE_CHECKING, Any, ClassVar, Hashable
 
 import attrs
@@ -153,15 +154,50 @@ class Transport(abc.ABC):
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+# The C halves of ``json``, called directly: ``JSONEncoder.encode`` and ``json.loads`` add four
+# Python frames, an encoding sniff and two regex matches around them, on every message.
+try:
+    from _json import encode_basestring as _encode_str
+    from _json import make_encoder as _c_make_encoder
+    from _json import make_scanner as _c_make_scanner
+except ImportError:  # an interpreter built without the accelerator: json's Python halves
+    _c_make_encoder = _scan = None  # type: ignore[assignment,misc]
+else:
+    _scan = _c_make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
+_default = _encoder.default
+_whitespace_end = re.compile(r"[ \t\n\r]*").match  # json.decoder.WHITESPACE
 
 
 def encode_message(message: Any) -> bytes:
-    """Serialize one message as compact UTF-8 JSON (no trailing newline)."""
-    return _encoder.encode(message).encode("utf-8")
+    """Serialize one message as compact UTF-8 JSON (no trailing newline).
+
+    Raises ``ValueError`` for a circular value or a NaN, ``TypeError`` for one JSON cannot
+    hold, as ``json.dumps`` does.
+    """
+    if _c_make_encoder is None:  # an interpreter built without the _json accelerator
+        return _encoder.encode(message).encode("utf-8")
+    # What ``_encoder.encode`` does for a non-str, with a fresh circularity table per call
+    # (so threads never share one).
+    chunks = _c_make_encoder({}, _default, _encode_str, None, ":", ",", False, False, False)(message, 0)
+    return "".join(chunks).encode("utf-8")
 
 
 def decode_message(data: bytes | str) -> Any:
-    """Parse one message; a bad one raises ``ProtocolError`` with an excerpt of it."""
+    """Parse one message; a bad one raises ``ProtocolError`` with an excerpt of it.
+
+    UTF-8 (the spec's encoding) is scanned directly; anything else the fast path cannot take
+    (a byte-order mark, leading blanks, another encoding, an error) goes through
+    ``json.loads``, whose result or error is the answer.
+    """
+    if _scan is not None:
+        try:
+            text = data.decode("utf-8", "surrogatepass") if isinstance(data, bytes) else data
+            value, end = _scan(text, 0)
+        except Exception:  # noqa: BLE001 - json.loads below gives the real answer
+            pass
+        else:
+            if end == len(text) or _whitespace_end(text, end).end() == len(text):  # type: ignore[union-attr]
+                return value
     try:
         return json.loads(data)
     except (ValueError, RecursionError) as exc:

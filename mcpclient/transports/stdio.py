@@ -142,17 +142,20 @@ class StdioTransport(Transport):
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         if self._closed:
             raise ConnectionClosed("the transport is closed")
-        data = memoryview(encode_message(message) + b"\n")
-        deadline = None if timeout is None else time.monotonic() + timeout
+        data = encode_message(message) + b"\n"
         written = 0
         try:
             try:
                 written = os.write(self._stdin_fd, data)  # the usual case: it all fits at once
+                if written == len(data):
+                    return
             except BlockingIOError:
                 pass
-            while written < len(data):
+            deadline = None if timeout is None else time.monotonic() + timeout
+            view = memoryview(data)
+            while written < len(view):
                 try:
-                    written += os.write(self._stdin_fd, data[written:])
+                    written += os.write(self._stdin_fd, view[written:])
                     continue
                 except BlockingIOError:
                     pass
@@ -183,7 +186,7 @@ class StdioTransport(Transport):
                 if line is None:
                     self._close_stdout()
                     raise self._exit_error("the server closed its stdout")
-                if line.strip():
+                if line and not line.isspace():  # (isspace stops at the first non-blank)
                     return decode_message(line)
         finally:
             self._reading = False
