@@ -115,7 +115,12 @@ class ResourceContents(_Display):
     meta: Meta | None = None
 
 
-@frozen(kw_only=True)
+# ToolContent and ToolResult, built on every tool call, keep their fields in an instance
+# dict rather than slots: the converter then fills one in a single step (``_wire.converter``:
+# ``build``), where a frozen slotted class's ``__init__`` sets each field through
+# ``object.__setattr__`` (about a thousand instructions a field, the larger part of a call's
+# conversion).
+@frozen(kw_only=True, slots=False)
 class ToolContent:
     """One content part of a tool result, in wire order; ``raw`` is the part as sent.
 
@@ -145,7 +150,7 @@ class ToolContent:
         return decode_base64(self.data)
 
 
-@frozen(kw_only=True)
+@frozen(kw_only=True, slots=False)
 class ToolResult(_Display):
     """The outcome of ``call_tool``.
 
@@ -161,7 +166,11 @@ class ToolResult(_Display):
 
     @property
     def text(self) -> str:
-        return "".join(part.text for part in self.content if part.type == "text")
+        content = self.content
+        if len(content) == 1:  # the usual result: one part, no join
+            part = content[0]
+            return part.text if part.type == "text" else ""
+        return "".join(part.text for part in content if part.type == "text")
 
     def raise_for_error(self, tool: str | None = None) -> ToolResult:
         """Raise ``ToolError`` if the tool reported failure; return self otherwise."""

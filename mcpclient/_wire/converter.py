@@ -125,29 +125,38 @@ def _tool_ui(meta: Any) -> t.ToolUI | None:
 _converter.register_structure_hook(t.ToolDef, _structure_tool_def)
 
 
+_new = object.__new__
+_fill = object.__setattr__  # ``_fill(obj, "__dict__", fields)``: every field at once, see below
+
+
 def _structure_tool_content(part: dict[str, Any], _type: Any = None) -> t.ToolContent:
+    """One content part.
+
+    Built as ``ToolContent(**fields)`` would build it, but in one step: a new instance whose
+    ``__dict__`` is set to every field (``tests/test_types.py`` checks that the two agree,
+    field for field). A frozen class's ``__init__`` sets each field through
+    ``object.__setattr__``, which costs more than the rest of a tool call's conversion.
+    """
     kind = part.get("type")
     if kind == "text":  # nearly every part: the same fields as below, with fewer tests
         text = part.get("text", "")
         if len(part) == 2 and isinstance(text, str) and "text" in part:  # {"type", "text"} alone
-            return t.ToolContent(type=kind, text=text, raw=part)
-        return t.ToolContent(
-            type=kind,
-            text=text if isinstance(text, str) else "",
-            mime_type=part.get("mimeType"),
-            uri=part.get("uri"),
-            name=part.get("name"),
-            annotations=part.get("annotations"),
-            meta=part.get("_meta"),
-            raw=part,
-        )
+            meta = mime_type = uri = name = annotations = None
+        else:
+            text = text if isinstance(text, str) else ""
+            mime_type, uri, name = part.get("mimeType"), part.get("uri"), part.get("name")
+            annotations, meta = part.get("annotations"), part.get("_meta")
+        content = _new(t.ToolContent)
+        _fill(content, "__dict__", {
+            "type": kind, "text": text, "data": "", "mime_type": mime_type, "resource": None, "uri": uri,
+            "name": name, "annotations": annotations, "meta": meta, "raw": part,
+        })
+        return content
     if not isinstance(kind, str):
         raise ProtocolError(f"content part without a type: {_excerpt(part)}")
-    text = part.get("text", "") if kind == "text" else ""
     resource = part.get("resource") if kind == "resource" else None
     return t.ToolContent(
         type=kind,
-        text=text if isinstance(text, str) else "",
         data=part.get("data", "") if kind in ("image", "audio") else "",
         mime_type=part.get("mimeType"),
         resource=_structure_resource_contents(resource) if isinstance(resource, dict) else None,
@@ -255,13 +264,15 @@ def structure(value: Any, cls: type[T]) -> T:
 def structure_tool_result(value: Any) -> t.ToolResult:
     """``structure(value, ToolResult)`` without the converter's dispatch: every tool call's."""
     try:
-        content = value.get("content") or []
-        return t.ToolResult(
-            content=[_structure_tool_content(p) for p in content],
-            is_error=bool(value.get("isError", False)),
-            structured_content=value.get("structuredContent"),
-            meta=value.get("_meta"),
-        )
+        parts = value.get("content") or []
+        result = _new(t.ToolResult)  # in one step, as in _structure_tool_content
+        _fill(result, "__dict__", {
+            "content": [_structure_tool_content(p) for p in parts],
+            "is_error": bool(value.get("isError", False)),
+            "structured_content": value.get("structuredContent"),
+            "meta": value.get("_meta"),
+        })
+        return result
     except ProtocolError:
         raise
     except _INVALID as exc:

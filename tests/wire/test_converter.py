@@ -72,3 +72,51 @@ def test_elicitation_request_in_url_mode():
     request = structure({"mode": "url", "message": "sign in", "url": "https://example.invalid/a",
                          "elicitationId": "e1"}, t.ElicitationRequest)
     assert (request.mode, request.url, request.elicitation_id) == ("url", "https://example.invalid/a", "e1")
+
+
+_PARTS = [
+    {"type": "text", "text": "plain"},
+    {"type": "text", "text": "x", "annotations": {"audience": ["user"]}, "_meta": {"m": 1}, "mimeType": "text/x"},
+    {"type": "text", "text": 7},  # a broken text is read as ""
+    {"type": "text"},
+    {"type": "image", "data": "AAE=", "mimeType": "image/png"},
+    {"type": "resource", "resource": {"uri": "a://b", "text": "t"}},
+    {"type": "from-the-future", "x": 1},
+]
+
+
+@pytest.mark.parametrize("part", _PARTS, ids=lambda p: f"{p['type']}-{len(p)}")
+def test_tool_results_built_in_one_step_match_the_attrs_constructors(part):
+    """The converter fills a ToolContent's and a ToolResult's ``__dict__`` at once rather than
+    calling their ``__init__``: the objects must be the same, every field of them."""
+    import attrs
+
+    result = structure({"content": [part], "isError": True, "structuredContent": {"a": 1}, "_meta": {"k": 2}},
+                       t.ToolResult)
+    (content,) = result.content
+    for obj in (content, result):
+        names = [a.name for a in attrs.fields(type(obj))]
+        assert sorted(vars(obj)) == sorted(names)  # every field set, nothing else
+        rebuilt = type(obj)(**{name: getattr(obj, name) for name in names})
+        assert attrs.asdict(rebuilt, recurse=False) == attrs.asdict(obj, recurse=False)
+        assert rebuilt == obj and repr(rebuilt) == repr(obj)
+    assert content.raw is part
+    assert result == t.ToolResult(content=[content], is_error=True, structured_content={"a": 1}, meta={"k": 2})
+    if part.get("type") == "text":
+        assert content.text == (part["text"] if isinstance(part.get("text"), str) else "")
+        assert (content.mime_type, content.annotations, content.meta) == (
+            part.get("mimeType"), part.get("annotations"), part.get("_meta"))
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        content.text = "changed"  # type: ignore[misc]
+    with pytest.raises(attrs.exceptions.FrozenInstanceError):
+        result.is_error = False  # type: ignore[misc]
+
+
+def test_a_tool_results_text_joins_its_text_parts_in_order():
+    def text_of(*parts):
+        return structure({"content": list(parts)}, t.ToolResult).text
+
+    assert text_of({"type": "text", "text": "a"}) == "a"
+    assert text_of({"type": "image", "data": "", "mimeType": "image/png"}) == ""
+    assert text_of({"type": "text", "text": "a"}, {"type": "image", "data": ""}, {"type": "text", "text": "b"}) == "ab"
+    assert text_of() == ""
