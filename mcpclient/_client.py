@@ -341,8 +341,11 @@ class Client:
         With ``apps=True`` the result is an ``apps.AppResult``: a ``ToolResult`` that renders
         as the tool's view in a live notebook.
         """
+        if self._state != OPEN:
+            self._ready(timeout)  # raises the error for the state
         result = self._calls.call_tool(
-            name, arguments, self._ready(timeout), on_progress=on_progress, max_total=max_total, cancel=cancel
+            name, arguments, self._timeouts.default if timeout is DEFAULT else timeout,  # _ready's, inline
+            on_progress=on_progress, max_total=max_total, cancel=cancel,
         )
         if self._apps is None:
             return result

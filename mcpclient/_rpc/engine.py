@@ -77,25 +77,25 @@ class _LaneFlag(threading.local):
 
 
 class _Slot:
-    """One pending request: the caller waits on ``event``; the reader fills ``reply``."""
+    """One pending request: the caller waits on ``event``; the reader fills ``reply``.
 
-    __slots__ = (
-        "event", "reply", "error", "method", "on_progress", "touched", "last_progress", "progress_idle",
-        "progress_queued", "renew",
-    )
+    Every other field has its default on the class: a call without progress (nearly all)
+    sets two attributes, not ten.
+    """
+
+    reply: dict[str, Any] | None = None
+    error: BaseException | None = None
+    on_progress: ProgressCallback | None = None
+    touched = 0.0
+    last_progress: float | None = None
+    progress_idle: threading.Condition | None = None  # set when progress is asked for
+    progress_queued = 0  # progress callbacks queued and not yet run
+    #: Tells the transport the deadline progress renewed (set when progress is asked for).
+    renew: Callable[[float], None] | None = None
 
     def __init__(self, method: str) -> None:
         self.event = threading.Event()
-        self.reply: dict[str, Any] | None = None
-        self.error: BaseException | None = None
         self.method = method
-        self.on_progress: ProgressCallback | None = None
-        self.touched = 0.0
-        self.last_progress: float | None = None
-        self.progress_idle: threading.Condition | None = None  # set when progress is asked for
-        self.progress_queued = 0  # progress callbacks queued and not yet run
-        #: Tells the transport the deadline progress renewed (set when progress is asked for).
-        self.renew: Callable[[float], None] | None = None
 
 
 def _remaining(deadline: float | None) -> float | None:
@@ -382,7 +382,11 @@ class Engine:
             # On the lane thread (a call made from a progress callback or notification
             # handler) our own callbacks queue behind the one running: they run once it returns.
             _wait_for_progress(slot)
-        return _read_reply(slot.reply, method, request_id)
+        reply: dict[str, Any] = slot.reply  # type: ignore[assignment]  # set: the wait ended on it
+        result = reply.get("result")
+        if type(result) is dict and "error" not in reply:
+            return result  # the usual reply (_read_reply's last line, without its call)
+        return _read_reply(reply, method, request_id)
 
     def _renew(self, request_id: Any, timeout: float, hard_deadline: float | None, now: float) -> None:
         """Progress came at ``now``: the transport's bound on the exchange moves with the call's."""
@@ -460,8 +464,17 @@ class Engine:
     # -- incoming ---------------------------------------------------------------------------
 
     def _route(self, message: Any) -> None:
-        if type(message) is dict and "method" not in message:
-            self._route_reply(message)  # the usual message: a reply
+        if type(message) is dict and "method" not in message:  # the usual message: a reply
+            request_id = message.get("id")
+            if type(request_id) is int and ("result" in message or "error" in message):
+                # The usual reply, to our own id as we sent it: _route_reply's first branch,
+                # here to spare the reader thread a call per message.
+                slot = self._pending.pop(request_id, None)
+                if slot is not None:
+                    slot.reply = message
+                    slot.event.set()
+                    return
+            self._route_reply(message)
         elif isinstance(message, Failure):  # the transport failed one call, not the connection
             self._fail_one(message)
         elif isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
