@@ -12,7 +12,6 @@ __version__ = "0.1.0.dev0"
 
 from typing import TYPE_CHECKING, Any
 
-from . import ai
 from ._client import DEFAULT_TIMEOUT, Client
 from ._exceptions import (
     CapabilityError,
@@ -34,10 +33,8 @@ from ._exceptions import (
 )
 from ._observe import Telemetry
 from ._rpc.cancel import CancelToken
-from ._shared import SharedClient
 from ._skills import Skill, SkillFile
 from ._task_handle import Task
-from .ai import tools
 from .transports import StdioTransport, Transport
 from .types import (
     Completion,
@@ -62,16 +59,22 @@ from .types import (
 )
 
 if TYPE_CHECKING:
-    from . import config, llm, prompting
+    from . import ai, config, llm, prompting
+    from ._shared import SharedClient
+    from .ai import tools
     from ._connect import connect
     from .auth import AuthorizationError, OAuth
     from .group import ClientGroup
     from ._shared_group import SharedGroup
     from .transports import SSETransport, StreamableHTTPTransport
 
-# What needs the HTTP stack (requests) is imported on first use, so that a script that only
-# runs stdio servers starts fast: ``from mcpclient import connect`` works as usual.
+# What needs the HTTP stack (requests), and what a script calling tools does not need, is
+# imported on first use, so that ``import mcpclient`` stays fast: ``from mcpclient import
+# connect`` works as usual.
 _LAZY = {
+    "ai": (".ai", None),
+    "tools": (".ai", "tools"),
+    "SharedClient": ("._shared", "SharedClient"),
     "connect": ("._connect", "connect"),
     "SSETransport": (".transports.sse", "SSETransport"),
     "StreamableHTTPTransport": (".transports.http", "StreamableHTTPTransport"),

@@ -18,7 +18,6 @@ The rules mcpclient keeps, from the extension's "Integrity and Verification" sec
 from __future__ import annotations
 
 import datetime
-import hashlib
 import logging
 import re
 from typing import TYPE_CHECKING, Any
@@ -161,6 +160,8 @@ class Skills:
             raise SkillVerificationError(
                 f"{len(data)} bytes read, the entry says {listed.size}", uri=uri, skill=skill.uri
             )
+        import hashlib  # here: only a verified skill needs it, and it costs import time
+
         digest = "sha256:" + hashlib.sha256(data).hexdigest()
         if digest != listed.digest:
             raise SkillVerificationError(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from typing import Any, Callable, TypeVar
 
 import attrs
@@ -46,23 +47,22 @@ def _renames(cls: type, omit: tuple[str, ...] = ()) -> dict[str, Any]:
     return overrides
 
 
-def _register_model(cls: type, omit: tuple[str, ...] = ()) -> None:
-    _converter.register_structure_hook(
-        cls, make_dict_structure_fn(cls, _converter, **_renames(cls, omit))
-    )
-
-
-for _cls in (
-    t.Implementation,
-    t.Resource,
-    t.ResourceTemplate,
-    t.PromptArgument,
-    t.Prompt,
-    t.Completion,
-    t.SamplingMessage,
-    t.ElicitationRequest,
-):
-    _register_model(_cls)
+# Each model's hook is generated the first time a value of it is read (cattrs caches it), not
+# at import: generating them all takes longer than the rest of ``import mcpclient``.
+_MODELS_IN: dict[type, tuple[str, ...]] = {
+    t.Implementation: (),
+    t.Resource: (),
+    t.ResourceTemplate: (),
+    t.PromptArgument: (),
+    t.Prompt: (),
+    t.Completion: (),
+    t.SamplingMessage: (),
+    t.ElicitationRequest: (),
+}
+_converter.register_structure_hook_factory(
+    lambda cls: cls in _MODELS_IN,
+    lambda cls: make_dict_structure_fn(cls, _converter, **_renames(cls, _MODELS_IN[cls])),
+)
 
 
 def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.ResourceContents:
@@ -95,12 +95,14 @@ def _unstructure_resource_contents(contents: t.ResourceContents) -> dict[str, An
 
 _converter.register_unstructure_hook(t.ResourceContents, _unstructure_resource_contents)
 
-_structure_tool_fields = make_dict_structure_fn(t.ToolDef, _converter, **_renames(t.ToolDef, omit=("ui",)))
+@functools.cache
+def _structure_tool_fields() -> Callable[[Any, Any], t.ToolDef]:
+    return make_dict_structure_fn(t.ToolDef, _converter, **_renames(t.ToolDef, omit=("ui",)))
 
 
 def _structure_tool_def(value: dict[str, Any], _type: Any = None) -> t.ToolDef:
     """A tool, with its MCP Apps ``_meta.ui`` (or the deprecated flat key) read into ``ui``."""
-    tool = _structure_tool_fields(value, t.ToolDef)
+    tool = _structure_tool_fields()(value, t.ToolDef)
     ui = _tool_ui(tool.meta)
     return tool if ui is None else attrs.evolve(tool, ui=ui)
 
@@ -230,22 +232,27 @@ for _hooked, _hook in _HOOKS:
     _converter.register_structure_hook(_hooked, _hook)
 
 
-# Outgoing values: omit whatever is None, keep required fields even at their default.
-def _register_out(cls: type, keep: tuple[str, ...] = ()) -> None:
+# Outgoing values: omit whatever is None, keep required fields even at their default. Their
+# hooks too are generated on first use.
+_MODELS_OUT: dict[type, tuple[str, ...]] = {
+    t.Implementation: ("name", "version"),
+    t.Root: ("uri",),
+    t.CompletionRef: ("type",),
+    t.ElicitationResult: ("action",),
+    t.CreateMessageResult: ("role", "content", "model"),
+}
+
+
+def _unstructure_fn(cls: type) -> Callable[[Any], dict[str, Any]]:
+    keep = _MODELS_OUT[cls]
     overrides = {
         a.name: override(rename=wire_name(a.name), omit_if_default=a.name not in keep)
         for a in attrs.fields(cls)
     }
-    _converter.register_unstructure_hook(
-        cls, make_dict_unstructure_fn(cls, _converter, _cattrs_omit_if_default=True, **overrides)  # type: ignore[arg-type]
-    )
+    return make_dict_unstructure_fn(cls, _converter, _cattrs_omit_if_default=True, **overrides)  # type: ignore[arg-type]
 
 
-_register_out(t.Implementation, keep=("name", "version"))
-_register_out(t.Root, keep=("uri",))
-_register_out(t.CompletionRef, keep=("type",))
-_register_out(t.ElicitationResult, keep=("action",))
-_register_out(t.CreateMessageResult, keep=("role", "content", "model"))
+_converter.register_unstructure_hook_factory(lambda cls: cls in _MODELS_OUT, _unstructure_fn)
 
 
 _INVALID = (BaseValidationError, KeyError, TypeError, ValueError, AttributeError, OverflowError)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import collections
-import hashlib
 import json
 import logging
 import os
@@ -336,6 +335,8 @@ def _config_digest(cmd: list[str], env: dict[str, str] | None, cwd: str | os.Pat
     """A digest of how the server is started (hashed: the environment may hold secrets)."""
     config = json.dumps([cmd, sorted(env.items()) if env is not None else None,
                          os.fspath(cwd) if cwd is not None else None])
+    import hashlib  # here, when a server starts: not a cost of `import mcpclient`
+
     return hashlib.sha256(config.encode("utf-8", "surrogateescape")).hexdigest()
 
 
