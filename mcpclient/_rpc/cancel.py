@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
+import time
 from typing import Callable, Union
 
 from .._exceptions import RequestCancelled
 
-__all__ = ["Cancel", "CancelToken", "is_cancelled", "linked_token"]
+log = logging.getLogger("mcpclient")
+
+__all__ = ["Cancel", "CancelToken", "EventWatch", "is_cancelled", "linked_token", "watch_event"]
 
 
 class CancelToken:
@@ -97,3 +102,73 @@ def linked_token(cancel: Cancel | None) -> CancelToken:
     if isinstance(cancel, CancelToken):
         cancel.add_callback(lambda: token.cancel(cancel.reason or "cancelled"))
     return token
+
+
+#: How often the watcher thread looks at the plain Events it watches.
+EVENT_POLL_INTERVAL = 0.05
+
+
+class EventWatch:
+    """One plain ``threading.Event`` watched for a call: ``callback()`` runs once it is set."""
+
+    __slots__ = ("event", "callback")
+
+    def __init__(self, event: threading.Event, callback: Callable[[], None]) -> None:
+        self.event = event
+        self.callback = callback
+
+    def stop(self) -> None:
+        """Stop watching (the callback may already be running, or have run)."""
+        with _watch_lock:
+            _watched.discard(self)
+
+
+_watch_lock = threading.Lock()
+_watched: set[EventWatch] = set()
+_watcher: threading.Thread | None = None
+
+
+def watch_event(event: threading.Event, callback: Callable[[], None]) -> EventWatch:
+    """Run ``callback()`` (on the watcher thread) within ``EVENT_POLL_INTERVAL`` of ``event``
+    being set; ``stop()`` the returned watch when the call ends.
+
+    A plain ``Event`` given as ``cancel=`` has no callbacks, and a thread blocked sending (an
+    HTTP request waiting for its headers) is not looking at it: one daemon thread for the
+    whole process looks at every such Event for it, and ends when none is left.
+    """
+    global _watcher
+    watch = EventWatch(event, callback)
+    with _watch_lock:
+        _watched.add(watch)
+        if _watcher is None:
+            _watcher = threading.Thread(target=_watch_events, name="mcpclient-cancel-watch", daemon=True)
+            _watcher.start()
+    return watch
+
+
+def _watch_events() -> None:
+    global _watcher
+    while True:
+        with _watch_lock:
+            if not _watched:
+                _watcher = None
+                return
+            fired = [watch for watch in _watched if watch.event.is_set()]
+            _watched.difference_update(fired)
+        for watch in fired:
+            try:
+                watch.callback()
+            except Exception:  # a callback's failure must not stop the others
+                log.exception("a cancel callback failed")
+        time.sleep(EVENT_POLL_INTERVAL)
+
+
+def _forget_watcher_after_fork() -> None:
+    global _watch_lock, _watcher
+    _watch_lock = threading.Lock()
+    _watched.clear()
+    _watcher = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_watcher_after_fork)

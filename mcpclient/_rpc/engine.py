@@ -30,7 +30,7 @@ from .._exceptions import (
     TransportError,
 )
 from ..transports.base import Failure, Transport
-from .cancel import CancelToken, is_cancelled
+from .cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .pool import DispatchPool
 
 __all__ = ["Engine"]
@@ -50,8 +50,6 @@ DEFAULT_QUEUE_FACTOR = 64
 PROGRESS_DRAIN_TIMEOUT = 2.0
 #: A notification queued behind one whose handler has run this long gets a warning logged.
 LANE_BLOCKED_WARNING = 5.0
-#: How often a call given a plain threading.Event as ``cancel`` looks at it.
-CANCEL_POLL_INTERVAL = 0.05
 
 RequestHandler = Callable[[str, "dict[str, Any]", CancelToken], Any]
 ProgressCallback = Callable[[float, "float | None", "str | None"], None]
@@ -321,14 +319,14 @@ class Engine:
             pending.pop(request_id, None)
             self._raise_dead()
         wake: Callable[[], None] | None = None
-        poll = None
+        watch: EventWatch | None = None
         if cancel is not None:
+            # A send still blocked on this request (an HTTP exchange) must end too.
+            wake = functools.partial(_wake_and_abandon, slot.event, self._transport, request_id)
             if isinstance(cancel, CancelToken):
-                # A send still blocked on this request (an HTTP exchange) must end too.
-                wake = functools.partial(_wake_and_abandon, slot.event, self._transport, request_id)
                 cancel.add_callback(wake)
-            else:
-                poll = CANCEL_POLL_INTERVAL  # a plain Event cannot wake us: look at it now and then
+            else:  # a plain Event has no callbacks: the process's watcher thread looks at it
+                watch = watch_event(cancel, wake)
         try:
             try:
                 self._send(message, deadline)
@@ -346,8 +344,6 @@ class Engine:
             wait_event = slot.event.wait
             while True:
                 wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-                if poll is not None:
-                    wait = poll if wait is None else min(wait, poll)
                 woke = wait_event(wait)
                 if slot.reply is not None or slot.error is not None:
                     break
@@ -374,7 +370,9 @@ class Engine:
         finally:
             if slot.reply is None:  # the reader pops the slot of every reply it routes
                 self._pending.pop(request_id, None)
-            if wake is not None:
+            if watch is not None:
+                watch.stop()
+            elif wake is not None:
                 cancel.remove_callback(wake)  # type: ignore[union-attr]
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error

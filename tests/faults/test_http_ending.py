@@ -141,6 +141,22 @@ def test_a_cancel_ends_a_call_waiting_for_headers_and_closes_its_connection(serv
 
 
 @pytest.mark.parametrize("kind", ALL)
+def test_a_plain_event_as_cancel_ends_a_call_waiting_for_headers(servers, kind):
+    """``cancel=`` takes a plain ``threading.Event`` too, which has no callbacks: a call whose
+    sending thread is blocked on the headers must still end within a second of it being set."""
+    server = server_for(servers, kind)
+    with connect(server) as client:
+        stop = threading.Event()
+        call = Call(client, {"mode": "hold"}, cancel=stop)
+        assert server.arrived[call.key].wait(5)
+        start = time.monotonic()
+        stop.set()
+        assert isinstance(call.released_within(start), RequestCancelled)
+        assert server.gone[call.key].wait(2), "the cancelled request's connection stayed open"
+        assert client.call_tool("work", {"key": "after"}).text == "done"
+
+
+@pytest.mark.parametrize("kind", ALL)
 def test_the_timeout_holds_against_a_silent_server(servers, kind):
     server = server_for(servers, kind)
     with connect(server) as client:
