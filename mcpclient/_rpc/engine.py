@@ -149,6 +149,7 @@ class Engine:
         self._reader = threading.Thread(
             target=_read_loop, args=(weakref.ref(self), transport), name="mcpclient-reader", daemon=True
         )
+        transport.deliver_replies_to(_reply_taker(weakref.ref(self)))  # weakly, for the same reason
         self._started = False
         self._forked = False
         _live_engines.add(self)
@@ -463,16 +464,8 @@ class Engine:
 
     def _route(self, message: Any) -> None:
         if type(message) is dict and "method" not in message:  # the usual message: a reply
-            request_id = message.get("id")
-            if type(request_id) is int and ("result" in message or "error" in message):
-                # The usual reply, to our own id as we sent it: _route_reply's first branch,
-                # here to spare the reader thread a call per message.
-                slot = self._pending.pop(request_id, None)
-                if slot is not None:
-                    slot.reply = message
-                    slot.event.set()
-                    return
-            self._route_reply(message)
+            if not self._take_reply(message):
+                self._route_reply(message)
         elif isinstance(message, Failure):  # the transport failed one call, not the connection
             self._fail_one(message)
         elif isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
@@ -480,6 +473,22 @@ class Engine:
                 self._route_one(item)
         else:
             self._route_one(message)
+
+    def _take_reply(self, message: dict[str, Any]) -> bool:
+        """Wake the caller of the usual reply (to our own id, as we sent it); False otherwise.
+
+        Runs on the reader thread, or on a transport's thread (``deliver_replies_to``): one
+        dict pop, as in ``Engine.request``, needs no lock.
+        """
+        request_id = message.get("id")
+        if type(request_id) is not int or ("result" not in message and "error" not in message):
+            return False
+        slot = self._pending.pop(request_id, None)
+        if slot is None:
+            return False
+        slot.reply = message
+        slot.event.set()
+        return True
 
     def _route_one(self, message: Any) -> None:
         if not isinstance(message, dict):
@@ -731,6 +740,16 @@ def _read_loop(ref: weakref.ref[Engine], transport: Transport) -> None:
     if not engine._closed:
         log.debug("connection ended: %s", error)
     engine._mark_dead(error)
+
+
+def _reply_taker(ref: weakref.ref[Engine]) -> Callable[[dict[str, Any]], bool]:
+    """``Engine._take_reply`` through a weak reference (see ``Transport.deliver_replies_to``)."""
+
+    def take(message: dict[str, Any]) -> bool:
+        engine = ref()
+        return engine is not None and engine._take_reply(message)
+
+    return take
 
 
 def _wait_for_progress(slot: _Slot) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 import json
 import re
-from typing import TYPE_CHECKING, Any, ClassVar, Hashable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable
 
 import attrs
 
@@ -75,8 +75,8 @@ class Transport(abc.ABC):
       be safe to call more than once.
 
     The rest has defaults that suit a transport with nothing more to say (stdio, a test
-    double): ``abandon``, ``reopen``, ``set_protocol``, ``note_tools``, ``server_key`` and
-    ``peer``.
+    double): ``abandon``, ``renew``, ``deliver_replies_to``, ``reopen``, ``set_protocol``,
+    ``note_tools``, ``server_key`` and ``peer``.
     """
 
     self_serializing: ClassVar[bool] = False
@@ -99,6 +99,20 @@ class Transport(abc.ABC):
         A transport whose ``send`` may still be blocked on it (an HTTP exchange) ends that
         work; ending a request's stream is also how a stateless or 2026-07-28 server learns of
         the cancel. Called from another thread; must not block. The default does nothing.
+        """
+
+    def deliver_replies_to(self, route: Callable[[dict[str, Any]], bool]) -> None:
+        """Replies may be handed to ``route(reply)`` on the thread that read them.
+
+        The engine calls it once, before its reader thread starts. A transport that reads a
+        request's reply on the thread that sent the request (HTTP: the POST's own response)
+        may pass the reply to ``route`` instead of queueing it for ``receive``: the waiting
+        caller then wakes at once, without the trip through the reader thread (two thread
+        switches a call). ``route`` returns False when the reply is not one it can take (an
+        id no call waits for): queue it for ``receive`` then, as before. Only a reply that
+        nothing of the same response came before may go this way, so that the notifications
+        a server sends ahead of a reply still reach their handlers first. The default ignores
+        it: everything goes through ``receive``.
         """
 
     def renew(self, request_id: Any, deadline: float | None) -> None:

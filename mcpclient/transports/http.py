@@ -7,7 +7,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import requests
 
@@ -133,6 +133,8 @@ class StreamableHTTPTransport(Transport):
         )
         self.url = self._requester.url
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        #: Wakes the caller of a reply straight from the thread that read it (the engine's).
+        self._take_reply: Callable[[dict[str, Any]], bool] | None = None
         self._closed = threading.Event()
         self._lock = threading.Lock()
         self._renew_lock = threading.Lock()
@@ -221,6 +223,10 @@ class StreamableHTTPTransport(Transport):
         """
         self._safe_tools.learn(tools)
         return self._tool_headers.learn(tools) if self._modern else tools
+
+    def deliver_replies_to(self, route: Callable[[dict[str, Any]], bool]) -> None:
+        """A POST's reply, when nothing of its response came before it, goes to ``route``."""
+        self._take_reply = route
 
     def abandon(self, request_id: Any) -> None:
         """End the exchange of ``request_id`` in flight, whatever its phase (never blocks)."""
@@ -340,7 +346,7 @@ class StreamableHTTPTransport(Transport):
                 log.warning("the server's JSON reply to %s (id %r) does not answer it: %.200r", what, request_id, reply)
                 raise ProtocolError(f"the server's JSON reply to {what} does not carry its id {request_id!r}")
             else:
-                self._deliver(reply, request_id)
+                self._deliver(reply, request_id, first=True)
             return False
         response.close()
         if request_id is not _NO_ID:
@@ -366,12 +372,24 @@ class StreamableHTTPTransport(Transport):
                 return
         raise self._requester.status_error(response, f"sending {what} failed", body)
 
-    def _deliver(self, message: Any, request_id: Any = _NO_ID) -> bool:
+    def _deliver(self, message: Any, request_id: Any = _NO_ID, first: bool = False) -> bool:
         """Queue one decoded message (or batch); True if it holds the reply to ``request_id``.
 
-        Error texts are redacted first (``Requester.deliverable``); results are not.
+        Error texts are redacted first (``Requester.deliverable``); results are not. The reply
+        to ``request_id`` that is the ``first`` message of its response wakes its caller from
+        this thread (``deliver_replies_to``) rather than through the queue.
         """
         message = self._requester.deliverable(message)
+        if (
+            first
+            and type(message) is dict
+            and self._take_reply is not None
+            and request_id is not _NO_ID
+            and message.get("id") == request_id
+            and "method" not in message
+            and self._take_reply(message)
+        ):
+            return True
         items = message if isinstance(message, list) else (message,)
         is_reply = False
         for item in items:
@@ -389,9 +407,14 @@ class StreamableHTTPTransport(Transport):
     # -- SSE streams ------------------------------------------------------------------------
 
     def _pump(
-        self, response: requests.Response, parser: SSEParser, request_id: Any, exchange: Exchange
+        self, response: requests.Response, parser: SSEParser, request_id: Any, exchange: Exchange,
+        direct: bool = False,
     ) -> tuple[bool, int]:
-        """Queue every message of one SSE response; return (reply seen, messages seen)."""
+        """Queue every message of one SSE response; return (reply seen, messages seen).
+
+        ``direct``: a reply that is the stream's first message may wake its caller from this
+        thread (not for a resumed stream: what the broken one carried may still be queued).
+        """
         got_reply = False
         count = 0
         for event in read_events(response, parser, "reading an SSE stream", exchange):
@@ -399,7 +422,7 @@ class StreamableHTTPTransport(Transport):
                 continue  # a priming event (id only), or an event type MCP does not use
             message = self._requester.decode(event.data)
             count += 1
-            if self._deliver(message, request_id) and not got_reply:
+            if self._deliver(message, request_id, first=direct and count == 1) and not got_reply:
                 got_reply = True
                 # The server gets a grace period to end the stream, not the call's whole timeout.
                 self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
@@ -418,9 +441,11 @@ class StreamableHTTPTransport(Transport):
         parser = SSEParser(self.max_message_bytes)
         got_reply = request_id is None
         failures = 0
+        direct = True  # the POST's own stream, not a resumed one
         while True:
+            first, direct = direct, False
             try:
-                got, count = self._pump(response, parser, request_id, exchange)
+                got, count = self._pump(response, parser, request_id, exchange, first)
                 got_reply = got_reply or got
                 broken: MCPError | None = None
             except ProtocolError as exc:
