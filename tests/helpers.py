@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from typing import Any, Callable
 
 import pytest
 
-__all__ = ["require_mcp_sdk", "wait_for"]
+__all__ = ["RELEASED_WITHIN", "BackgroundCall", "require_mcp_sdk", "wait_for"]
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
@@ -29,3 +30,34 @@ def require_mcp_sdk() -> None:
     missing SDK would otherwise show up as a server that never starts.
     """
     pytest.importorskip("mcp", reason="needs the official mcp SDK (pip install mcp)")
+
+
+#: How soon a blocked call must return after what ends it (its timeout, a cancel, close(),
+#: the server's death): the promise is "about a second", with room for a loaded machine.
+RELEASED_WITHIN = 2.0
+
+
+class BackgroundCall:
+    """One ``client.call_tool(tool, arguments, **kwargs)`` on its own thread: what it
+    returned or raised, and when it returned."""
+
+    def __init__(self, client: Any, tool: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        self.error: BaseException | None = None
+        self.result: Any = None
+        self.ended_at: float | None = None
+        self._thread = threading.Thread(target=self._run, args=(client, tool, arguments, kwargs), daemon=True)
+        self._thread.start()
+
+    def _run(self, client: Any, tool: str, arguments: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
+        try:
+            self.result = client.call_tool(tool, arguments, **kwargs)
+        except BaseException as exc:  # recorded for the test
+            self.error = exc
+        self.ended_at = time.monotonic()
+
+    def released_within(self, start: float, seconds: float = RELEASED_WITHIN) -> BaseException | None:
+        """Fail unless the call returned within ``seconds`` of ``start``; what it raised."""
+        self._thread.join(max(0.0, start + seconds + 1 - time.monotonic()))
+        assert self.ended_at is not None, "the caller is still blocked"
+        assert self.ended_at - start < seconds, f"released after {self.ended_at - start:.2f}s"
+        return self.error

@@ -31,10 +31,10 @@ from mcpclient import (
 )
 from mcpclient.transports._sse_parser import SSEParser
 from tests.faults.ending_http import EndingServer
+from tests.helpers import RELEASED_WITHIN, BackgroundCall
 
 pytestmark = pytest.mark.timeout(60)
 
-RELEASED_WITHIN = 2.0
 
 STREAMABLE = {
     "json-stateful": dict(reply="json"),
@@ -77,30 +77,12 @@ def server_for(servers: Callable[..., EndingServer], kind: str) -> EndingServer:
     return servers(legacy_sse=True) if kind == "legacy-sse" else servers(**STREAMABLE[kind])
 
 
-class Call:
-    """One ``call_tool`` on its own thread: what it raised and when it returned."""
+class Call(BackgroundCall):
+    """``call_tool("work", args)`` on its own thread; ``key`` names it to the server."""
 
     def __init__(self, client: Client, args: dict[str, Any], **kwargs: Any) -> None:
         self.key = args.setdefault("key", uuid.uuid4().hex)
-        self.error: BaseException | None = None
-        self.result: Any = None
-        self.ended_at: float | None = None
-        self._thread = threading.Thread(target=self._run, args=(client, args, kwargs), daemon=True)
-        self._thread.start()
-
-    def _run(self, client: Client, args: dict[str, Any], kwargs: dict[str, Any]) -> None:
-        try:
-            self.result = client.call_tool("work", args, **kwargs)
-        except BaseException as exc:  # recorded for the test
-            self.error = exc
-        self.ended_at = time.monotonic()
-
-    def released_within(self, start: float, seconds: float = RELEASED_WITHIN) -> BaseException | None:
-        self._thread.join(max(0.0, start + seconds + 1 - time.monotonic()))
-        assert self.ended_at is not None, "the caller is still blocked"
-        assert self.ended_at - start < seconds, f"released after {self.ended_at - start:.2f}s"
-        return self.error
-
+        super().__init__(client, "work", args, **kwargs)
 
 
 # -- the matrix: transports x endings ----------------------------------------------------------

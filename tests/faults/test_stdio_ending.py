@@ -20,11 +20,10 @@ import pytest
 from mcpclient import CancelToken, Client, ClientClosedError, ConnectionClosed, RequestCancelled, RequestTimeout
 from mcpclient import StdioTransport
 from tests.faults.conftest import HOSTILE, Lines
-from tests.helpers import wait_for
+from tests.helpers import RELEASED_WITHIN, BackgroundCall, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
-RELEASED_WITHIN = 2.0
 ERAS = {"legacy": (), "2026-07-28": ("--modern",)}
 
 
@@ -34,29 +33,6 @@ def open_client(era: str) -> tuple[Client, Lines]:
     client.initialize()
     assert (client.protocol_version == "2026-07-28") == (era == "2026-07-28")
     return client, lines
-
-
-class Call:
-    """One ``call_tool("hang")`` on its own thread: what it raised and when it returned."""
-
-    def __init__(self, client: Client, **kwargs: Any) -> None:
-        self.error: BaseException | None = None
-        self.ended_at: float | None = None
-        self._thread = threading.Thread(target=self._run, args=(client, kwargs), daemon=True)
-        self._thread.start()
-
-    def _run(self, client: Client, kwargs: dict[str, Any]) -> None:
-        try:
-            client.call_tool("hang", **kwargs)
-        except BaseException as exc:  # recorded for the test
-            self.error = exc
-        self.ended_at = time.monotonic()
-
-    def released_within(self, start: float, seconds: float = RELEASED_WITHIN) -> BaseException | None:
-        self._thread.join(max(0.0, start + seconds + 1 - time.monotonic()))
-        assert self.ended_at is not None, "the caller is still blocked"
-        assert self.ended_at - start < seconds, f"released after {self.ended_at - start:.2f}s"
-        return self.error
 
 
 def pending(lines: Lines, count: int) -> None:
@@ -70,7 +46,7 @@ def cancelled_ids(lines: Lines) -> list[Any]:
 @pytest.mark.parametrize("era", ERAS)
 def test_close_releases_every_pending_call(era):
     client, lines = open_client(era)
-    calls = [Call(client) for _ in range(3)]
+    calls = [BackgroundCall(client, "hang") for _ in range(3)]
     pending(lines, 3)
     start = time.monotonic()
     client.close()
@@ -84,7 +60,7 @@ def test_a_cancel_releases_the_call_and_tells_the_server(era):
     client, lines = open_client(era)
     with client:
         token = CancelToken()
-        call = Call(client, cancel=token)
+        call = BackgroundCall(client, "hang", cancel=token)
         pending(lines, 1)
         start = time.monotonic()
         token.cancel("not needed")
@@ -98,7 +74,7 @@ def test_a_timeout_releases_the_call_and_tells_the_server(era):
     client, lines = open_client(era)
     with client:
         start = time.monotonic()
-        call = Call(client, timeout=0.5)
+        call = BackgroundCall(client, "hang", timeout=0.5)
         assert isinstance(call.released_within(start, 0.5 + RELEASED_WITHIN), RequestTimeout)
         assert wait_for(lambda: cancelled_ids(lines)), "the server was not told to cancel"
 
@@ -107,7 +83,7 @@ def test_a_timeout_releases_the_call_and_tells_the_server(era):
 def test_server_death_releases_every_pending_call(era):
     client, lines = open_client(era)
     with client:
-        calls = [Call(client) for _ in range(3)]
+        calls = [BackgroundCall(client, "hang") for _ in range(3)]
         pending(lines, 3)
         start = time.monotonic()
         os.kill(client.transport.pid, signal.SIGKILL)
