@@ -21,7 +21,7 @@ from mcpclient import (
     RPCError,
     Root,
 )
-from tests.doubles import LEGACY_INIT_RESULT, QueueTransport, Reply, ScriptedServer, error
+from tests.doubles import LEGACY_INIT_RESULT, ScriptedServer, error
 from tests.helpers import wait_for
 
 

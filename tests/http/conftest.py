@@ -79,7 +79,7 @@ def sse(*messages: Any, event_id: str | None = None) -> bytes:
     """SSE bytes for ``messages`` (dicts become JSON ``message`` events)."""
     out = []
     for message in messages:
-        out.append(f"event: message\n")
+        out.append("event: message\n")
         if event_id is not None:
             out.append(f"id: {event_id}\n")
         out.append(f"data: {json.dumps(message)}\n\n")

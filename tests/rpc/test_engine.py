@@ -17,7 +17,7 @@ from mcpclient import (
     RequestTimeout,
     TransportError,
 )
-from tests.doubles import QueueTransport, Reply, ScriptedServer
+from tests.doubles import Reply, ScriptedServer
 from tests.helpers import wait_for
 
 
