@@ -119,19 +119,19 @@ class Handlers:
         """
         if not isinstance(requests, dict):
             raise ProtocolError(f"{asker}: the server's inputRequests is not an object: {requests!r:.100}")
-        token = linked_token(cancel)
-        responses: dict[str, Any] = {}
-        for key, request in requests.items():
-            if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-                raise ProtocolError(f"{asker}: input request {key!r} is malformed: {request!r:.100}")
-            params = request.get("params")
-            try:
-                responses[key] = self.handle(request["method"], params if isinstance(params, dict) else {}, token)
-            except RPCError as exc:
-                raise ProtocolError(
-                    f"{asker} needs {request['method']!r} from this client, which it cannot answer: "
-                    f"{exc.message}{advice}"
-                ) from exc
+        with linked_token(cancel) as token:
+            responses: dict[str, Any] = {}
+            for key, request in requests.items():
+                if not isinstance(request, dict) or not isinstance(request.get("method"), str):
+                    raise ProtocolError(f"{asker}: input request {key!r} is malformed: {request!r:.100}")
+                params = request.get("params")
+                try:
+                    responses[key] = self.handle(request["method"], params if isinstance(params, dict) else {}, token)
+                except RPCError as exc:
+                    raise ProtocolError(
+                        f"{asker} needs {request['method']!r} from this client, which it cannot answer: "
+                        f"{exc.message}{advice}"
+                    ) from exc
         return responses
 
     def _sample(self, params: dict[str, Any], token: CancelToken) -> Any:

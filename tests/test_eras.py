@@ -229,6 +229,64 @@ def test_input_required_runs_the_handlers_and_retries_with_state(transport):
     server.stop()
 
 
+@pytest.mark.parametrize("kind", ["token", "event"])
+def test_the_callers_cancel_reaches_an_input_handler_that_waits(transport, kind):
+    """A handler answering an input round waits on its token; the caller's cancel (a
+    CancelToken, or a plain Event, which has no callbacks) must wake it, and end the call."""
+    import time
+
+    from mcpclient import CancelToken, RequestCancelled
+
+    server = modern_server(transport, {"tools/call": lambda p, m: {"resultType": "input_required", "inputRequests": {
+        "who": {"method": "elicitation/create", "params": {"message": "name?", "requestedSchema": {}}}}}})
+    waiting, woke = threading.Event(), []
+
+    def handler(request, token):
+        waiting.set()
+        woke.append(token.wait(10))
+        return ElicitationResult(action="decline")
+
+    cancel = CancelToken() if kind == "token" else threading.Event()
+    client = Client(transport, timeout=30)
+    client.set_elicitation_handler(handler)
+    client.initialize()
+    errors: list[BaseException] = []
+    caller = threading.Thread(target=lambda: _record(errors, client.call_tool, "t", cancel=cancel), daemon=True)
+    caller.start()
+    assert waiting.wait(5)
+    start = time.monotonic()
+    cancel.cancel() if isinstance(cancel, CancelToken) else cancel.set()
+    caller.join(5)
+    assert not caller.is_alive(), "the call is still blocked"
+    assert time.monotonic() - start < 2.0
+    assert woke == [True], "the handler was not told of the cancel"
+    assert len(errors) == 1 and isinstance(errors[0], RequestCancelled)
+    client.close()
+    server.stop()
+
+
+@pytest.mark.parametrize("kind", ["token", "event"])
+def test_a_call_cancelled_before_it_starts_is_never_sent(transport, kind):
+    from mcpclient import CancelToken, RequestCancelled
+
+    server = modern_server(transport, {"tools/call": lambda p, m: {"content": []}})
+    cancel = CancelToken() if kind == "token" else threading.Event()
+    cancel.cancel() if isinstance(cancel, CancelToken) else cancel.set()
+    with Client(transport, timeout=5) as client:
+        with pytest.raises(RequestCancelled, match="before it was sent"):
+            client.call_tool("t", cancel=cancel)
+        assert client.call_tool("t").text == ""  # the client goes on
+    assert methods(server).count("tools/call") == 1
+    server.stop()
+
+
+def _record(errors: list[BaseException], fn, *args, **kwargs) -> None:
+    try:
+        fn(*args, **kwargs)
+    except BaseException as exc:  # recorded for the test
+        errors.append(exc)
+
+
 def test_a_retry_without_request_state_carries_none(transport):
     rounds = []
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
 import time
-from typing import Callable, Union
+from typing import Callable, Iterator, Union
 
 from .._exceptions import RequestCancelled
 
@@ -91,17 +92,31 @@ def is_cancelled(cancel: Cancel | None) -> bool:
     return cancel.cancelled if isinstance(cancel, CancelToken) else cancel.is_set()
 
 
-def linked_token(cancel: Cancel | None) -> CancelToken:
-    """A fresh token for a handler, cancelled (with the same reason) when ``cancel`` is.
+@contextlib.contextmanager
+def linked_token(cancel: Cancel | None) -> Iterator[CancelToken]:
+    """A fresh token for handlers, cancelled (with the same reason) while ``cancel`` is.
 
     Handlers answering a server's input requests receive their own token, so that a handler
-    cancelling it never cancels the caller's call; a caller's ``CancelToken`` still reaches
-    them. (A plain ``Event`` has no callbacks: the handler is not told of it.)
+    cancelling it never cancels the caller's call; the caller's cancel still reaches them
+    while the block runs: a ``CancelToken``'s through a callback, a plain ``Event``'s through
+    the watcher thread (``watch_event``). Both stop following when the block ends.
     """
     token = CancelToken()
     if isinstance(cancel, CancelToken):
-        cancel.add_callback(lambda: token.cancel(cancel.reason or "cancelled"))
-    return token
+        follow = lambda: token.cancel(cancel.reason or "cancelled")  # noqa: E731
+        cancel.add_callback(follow)
+        try:
+            yield token
+        finally:
+            cancel.remove_callback(follow)
+    elif cancel is not None:
+        watch = watch_event(cancel, lambda: token.cancel("cancelled by the caller"))
+        try:
+            yield token
+        finally:
+            watch.stop()
+    else:
+        yield token
 
 
 #: How often the watcher thread looks at the plain Events it watches.

@@ -294,6 +294,8 @@ class Engine:
             hard_deadline = None if max_total is None else start + max_total
             if hard_deadline is not None and (deadline is None or hard_deadline < deadline):
                 deadline = hard_deadline
+        if cancel is not None and is_cancelled(cancel):  # cancelled already: never sent
+            raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
         request_id = next(self._ids)
         if on_sent is not None:
             on_sent(request_id)
