@@ -45,7 +45,7 @@ def run_agent(tools, *calls):
 
 def test_agent_runs_the_demo_servers_tools(demo):
     text, generator = run_agent(mcp_haystack.tools(demo), ("add", {"a": 2, "b": 40}), ("shout", {"text": "hi"}))
-    assert text == "42 | HI"
+    assert sorted(text.split(" | ")) == ["42", "HI"]  # the framework may run the two calls at once
     assert generator.offered["add"]["properties"]["a"] == {"type": "number", "description": "The first number"}
 
 

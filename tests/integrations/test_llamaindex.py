@@ -42,7 +42,7 @@ def run_agent(tools, *calls):
 
 def test_function_agent_gets_the_servers_answers(demo):
     text, offered, response = run_agent(mcp_llamaindex.tools(demo), ("add", {"a": 2, "b": 40}), ("shout", {"text": "hi"}))
-    assert text == "42 | HI"
+    assert sorted(text.split(" | ")) == ["42", "HI"]  # the framework may run the two calls at once
     assert offered["add"]["properties"]["b"] == {"type": "number", "description": "The second number"}
     assert [c.tool_output.is_error for c in response.tool_calls] == [False, False]
 

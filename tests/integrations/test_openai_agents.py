@@ -51,7 +51,7 @@ def run_agent(tools, *calls):
 
 def test_runner_gets_the_servers_answers(demo):
     text, model = run_agent(mcp_agents.tools(demo), ("add", '{"a": 2, "b": 40}'), ("shout", '{"text": "hi"}'))
-    assert text == "42 | HI"
+    assert sorted(text.split(" | ")) == ["42", "HI"]  # the framework may run the two calls at once
     assert model.offered["add"]["properties"]["a"] == {"type": "number", "description": "The first number"}
 
 
