@@ -2,8 +2,8 @@
 
 ``Calls`` is the client's collaborator for the server's features. Its methods take timeouts
 already resolved (the ``Client`` resolves ``DEFAULT``) and go straight to ``Conversation.call``.
-Every list follows its pages through ``_pages``; every rejected ``tools/call`` goes through
-``_after_rejection``, the one place that retries a call the server rejected for stale headers.
+Every list follows its pages through ``_pages``; every ``tools/call`` goes through
+``_send_tool_call``, the one place that retries a call the server rejected for stale headers.
 """
 
 from __future__ import annotations
@@ -77,15 +77,9 @@ class Calls:
         max_total: float | None = None,
         cancel: Cancel | None = None,
     ) -> t.ToolResult:
-        conversation = self._conversation
-        conversation.require("tools", "tools/call")
+        self._conversation.require("tools", "tools/call")
         params = _tool_params(name, arguments)
-        try:  # _send_tool_call, inline: this is every tool call's path
-            result = conversation.call(
-                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
-            )
-        except RPCError as exc:
-            result = self._after_rejection(exc, params, timeout, on_progress, max_total, cancel)
+        result = self._send_tool_call(params, timeout, on_progress, max_total, cancel)
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = max_total if max_total is not None else timeout
             result = self._tasks.finish(result, name, budget, cancel)
@@ -109,36 +103,23 @@ class Calls:
         max_total: float | None = None,
         cancel: Cancel | None = None,
     ) -> dict[str, Any]:
-        """``tools/call``, sent again once if the server found its headers stale (-32020)."""
+        """``tools/call``, sent again once if the server found its headers stale (-32020).
+
+        A modern server checks the ``Mcp-Param-*`` headers against the arguments; a mismatch
+        means the tool list this client learned the headers from is out of date.
+        """
         try:
             return self._conversation.call(
                 "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
             )
         except RPCError as exc:
-            return self._after_rejection(exc, params, timeout, on_progress, max_total, cancel)
-
-    def _after_rejection(
-        self,
-        exc: RPCError,
-        params: dict[str, Any],
-        timeout: float | None,
-        on_progress: ProgressCallback | None,
-        max_total: float | None,
-        cancel: Cancel | None,
-    ) -> dict[str, Any]:
-        """Send a rejected ``tools/call`` again, once, if the server found its headers stale.
-
-        A modern server checks the ``Mcp-Param-*`` headers against the arguments; a mismatch
-        (-32020) means the tool list this client learned the headers from is out of date.
-        Any other error is raised as it came.
-        """
-        if exc.code != modern.HEADER_MISMATCH:
-            raise exc
-        log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
-        self.list_tools(timeout)
-        return self._conversation.call(
-            "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
-        )
+            if exc.code != modern.HEADER_MISMATCH:
+                raise
+            log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
+            self.list_tools(timeout)
+            return self._conversation.call(
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+            )
 
     # -- resources ------------------------------------------------------------------------------
 

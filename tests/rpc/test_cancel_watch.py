@@ -6,6 +6,7 @@ import threading
 import time
 
 from mcpclient._rpc import cancel as c
+from tests.helpers import wait_for
 
 
 def _watcher_alive() -> bool:
@@ -53,8 +54,10 @@ def test_a_failing_callback_does_not_stop_the_others(caplog):
     def boom() -> None:
         raise RuntimeError("boom")
 
+    caplog.set_level("ERROR", logger="mcpclient")
     c.watch_event(first, boom)
     c.watch_event(second, done.set)
     first.set()
     second.set()
     assert done.wait(2)
+    assert wait_for(lambda: "a cancel callback failed" in caplog.text), "the failure was not logged"
