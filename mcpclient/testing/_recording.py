@@ -104,7 +104,13 @@ def _open(target: Target, options: Mapping[str, Any]) -> Transport:
 
 
 class RecordingTransport(Transport):
-    """Passes every message through to ``inner`` and appends it, redacted, to ``path``."""
+    """Passes every message through to ``inner`` and appends it, redacted, to ``path``.
+
+    Self-serializing like HTTP, whose ``send`` may block until its reply: sends to an inner
+    transport that is not (stdio) are serialized here, within their timeout.
+    """
+
+    self_serializing = True
 
     def __init__(self, inner: Transport, path: Path_, *, secrets: Iterable[str] = (), target: Target | None = None) -> None:
         self.inner = inner
@@ -113,6 +119,7 @@ class RecordingTransport(Transport):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
         self._lock = threading.Lock()
+        self._send_lock = None if inner.self_serializing else threading.Lock()
         self._start = time.monotonic()
         header = {"mcpclient_recording": FORMAT, **_describe(inner if target is None else target, self._scrubber)}
         self._write(header)
@@ -130,8 +137,18 @@ class RecordingTransport(Transport):
         self._write({"dir": direction, "t": round(time.monotonic() - self._start, 4), "message": self._scrubber.scrub(message)})
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
-        self._log("send", message)
-        self.inner.send(message, timeout=timeout)
+        lock = self._send_lock
+        if lock is None:
+            self._log("send", message)
+            self.inner.send(message, timeout=timeout)
+            return
+        if not lock.acquire(timeout=-1 if timeout is None else timeout):
+            raise TimeoutError("another message was still being written")
+        try:
+            self._log("send", message)  # in the order the messages are written
+            self.inner.send(message, timeout=timeout)
+        finally:
+            lock.release()
 
     def receive(self) -> Any:
         message = self.inner.receive()

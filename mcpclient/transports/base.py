@@ -60,7 +60,10 @@ class Transport(abc.ABC):
 
     A transport is used by exactly one reader thread (``receive``) and by writers (``send``).
     Unless ``self_serializing`` is true, the client calls ``send`` from one thread at a time;
-    a transport that sets it must accept concurrent ``send`` calls (HTTP does).
+    a transport that sets it must accept concurrent ``send`` calls (HTTP does). A transport
+    whose ``send`` may block until its reply arrives (HTTP reads a POST's reply there), or that
+    wraps one, must set it: else one call's ``send`` would hold back every other message,
+    including a handler's answer to a server request that call is waiting on.
 
     Implement three methods:
 

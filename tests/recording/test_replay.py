@@ -4,11 +4,15 @@ redaction by key, the modes and the ``mcp_recording`` fixture."""
 from __future__ import annotations
 
 import json
+import threading
+import time
+from typing import Any
 
 import pytest
 
 from mcpclient import Client, RPCError
-from mcpclient.testing import FakeServer, Matcher, ReplayTransport, recorded
+from mcpclient.testing import FakeServer, Matcher, RecordingTransport, ReplayTransport, recorded
+from mcpclient.transports import Transport
 
 pytest_plugins = ["pytester"]
 
@@ -149,3 +153,43 @@ def test_the_era_probe_replays_whether_or_not_the_recording_holds_it(tmp_path):
     with Client(replay, protocol="legacy") as client:  # and not sent on replay
         assert client.call_tool("add", {"a": 1, "b": 2}).text == "3"
     replay.verify()
+
+
+class _OneAtATime(Transport):
+    """An inner transport that is not self-serializing: it fails if two sends overlap."""
+
+    def __init__(self) -> None:
+        self.sending = threading.Lock()
+        self.sent: list[Any] = []
+
+    def send(self, message, *, timeout=None):
+        assert self.sending.acquire(blocking=False), "two sends overlapped"
+        try:
+            time.sleep(0.05)
+            self.sent.append(message["id"])
+        finally:
+            self.sending.release()
+
+    def receive(self):
+        raise AssertionError("not read in this test")
+
+    def close(self):
+        pass
+
+
+def test_recording_serializes_sends_to_a_transport_that_needs_it_within_their_timeout(tmp_path):
+    inner = _OneAtATime()
+    recording = RecordingTransport(inner, tmp_path / "r.jsonl")
+    assert recording.self_serializing  # an HTTP send lasts until its reply: never held back
+    threads = [threading.Thread(target=recording.send, args=({"id": n},)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(5)
+    assert sorted(inner.sent) == [0, 1, 2, 3]
+    logged = [json.loads(line)["message"]["id"] for line in (tmp_path / "r.jsonl").read_text().splitlines()[1:]]
+    assert logged == inner.sent  # in the order written
+    with recording._send_lock:
+        with pytest.raises(TimeoutError):
+            recording.send({"id": 9}, timeout=0.1)
+    recording.close()
