@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import queue
 import socket
+import ssl
 import threading
 from typing import Any, Callable, Iterator
 
@@ -23,6 +24,7 @@ __all__ = [
     "read_body",
     "read_events",
     "set_read_timeout",
+    "stream_end_ready",
 ]
 
 log = logging.getLogger(__name__)
@@ -69,6 +71,55 @@ def set_read_timeout(response: requests.Response, seconds: float | None) -> None
             sock.settimeout(seconds)
         except OSError:
             pass
+
+
+def stream_end_ready(response: requests.Response) -> bool:
+    """True when all a streamed body has left is its end, received already: reading it cannot block.
+
+    Never blocks. It looks at the HTTP layers under requests (urllib3's response,
+    ``http.client``'s chunk state and buffered reader, the socket) without consuming anything:
+    whatever it cannot tell for sure (a chunk in progress, a close-delimited body, bytes that
+    are not the end or only part of it, an end still on its way, other internals) is False,
+    and the caller reads the rest on a thread that may block.
+    """
+    raw = response.raw
+    if getattr(raw, "_decoded_buffer", None):  # decoded bytes not handed out yet
+        return False
+    body = getattr(raw, "_fp", None)  # the http.client response
+    reader = getattr(body, "fp", False)
+    if body is None or reader is None:
+        return True  # http.client closed it: the body is complete
+    if reader is False or getattr(body, "chunked", False) is not True:
+        return False  # unknown internals, or a body whose end is the server closing
+    left = getattr(body, "chunk_left", 1)
+    end = b"0\r\n\r\n" if left is None else b"\r\n0\r\n\r\n" if left == 0 else None
+    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    if end is None or sock is None:
+        return False
+    try:
+        return _peek(reader, sock, len(end)).startswith(end)
+    except (OSError, ValueError):  # closed or aborted meanwhile: the reader will say so
+        return False
+
+
+def _peek(reader: Any, sock: socket.socket, size: int) -> bytes:
+    """Up to ``size`` bytes that ``reader`` would return next, from its buffer and then the
+    socket's, without consuming or blocking. Over TLS only the buffer is looked at when it is
+    not empty (a TLS socket cannot peek)."""
+    timeout = sock.gettimeout()
+    sock.settimeout(0.0)
+    try:
+        seen = bytes(reader.peek(size))  # reads from the socket only when its buffer is empty
+        if 0 < len(seen) < size and not isinstance(sock, ssl.SSLSocket):
+            try:
+                seen += sock.recv(size - len(seen), socket.MSG_PEEK)
+            except BlockingIOError:
+                pass
+        return seen
+    except ssl.SSLWantReadError:  # TLS: no whole record yet
+        return b""
+    finally:
+        sock.settimeout(timeout)
 
 
 def is_event_stream(response: requests.Response) -> bool:
@@ -176,16 +227,18 @@ class ThreadPool:
         self._shutdown = False
         self._lock = threading.Lock()
 
-    def submit(self, fn: Callable[..., None], *args: Any) -> None:
+    def submit(self, fn: Callable[..., None], *args: Any) -> bool:
+        """Run ``fn(*args)`` on a worker; False (and nothing runs) once shut down."""
         with self._lock:
             if self._shutdown:
-                return
+                return False
             self._tasks.put((fn, args))
             if self._idle:
                 self._idle -= 1
-                return
+                return True
             self._threads += 1
         threading.Thread(target=self._work, name=self._name, daemon=True).start()
+        return True
 
     def shutdown(self) -> None:
         """Let every worker exit once its current task ends; later tasks are dropped."""

@@ -7,7 +7,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterator, Mapping
 
 import requests
 
@@ -26,8 +26,9 @@ from ._streams import (
     read_body,
     read_events,
     set_read_timeout,
+    stream_end_ready,
 )
-from ._sse_parser import SSEParser
+from ._sse_parser import SSEEvent, SSEParser
 from .base import MODERN, Failure, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
@@ -50,6 +51,10 @@ LISTEN_OPEN_TIMEOUT = 5.0
 
 _NO_ID: Any = object()
 _NO_STREAM: Any = object()
+
+
+class _HandedOff(Exception):
+    """The caller's thread gave the rest of its POST's stream to a stream thread."""
 _CLOSED: Any = object()
 
 
@@ -244,12 +249,16 @@ class StreamableHTTPTransport(Transport):
 
     def _exchange(
         self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any, deadline: float | None,
+        caller: bool = True,
     ) -> None:
-        """POST one message and take its reply; a streamed reply keeps the exchange open."""
+        """POST one message and take its reply; a streamed reply keeps the exchange open.
+
+        ``caller``: this is the caller's thread, which the reply must free as soon as it came.
+        """
         streamed = False
         try:
             response, error_body = self._post(body, message, deadline, exchange)
-            streamed = self._take(response, message, request_id, deadline, exchange, error_body)
+            streamed = self._take(response, message, request_id, deadline, exchange, error_body, caller)
         finally:
             if not streamed:
                 self._exchanges.end(exchange)
@@ -258,7 +267,7 @@ class StreamableHTTPTransport(Transport):
         self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any, deadline: float | None,
     ) -> None:
         try:
-            self._exchange(exchange, body, message, request_id, deadline)
+            self._exchange(exchange, body, message, request_id, deadline, caller=False)
         except MCPError as exc:
             self._fail(request_id, exc)
 
@@ -310,11 +319,13 @@ class StreamableHTTPTransport(Transport):
 
     def _take(
         self, response: requests.Response, message: dict[str, Any], request_id: Any, deadline: float | None,
-        exchange: Exchange, error_body: bytes | None = None,
+        exchange: Exchange, error_body: bytes | None = None, caller: bool = True,
     ) -> bool:
-        """Route the response to one POST: queue its messages, hand a stream to a drainer.
+        """Route the response to one POST: queue its messages, read its stream.
 
-        True when a drainer took the stream (and the exchange, which it ends).
+        A request's stream is read on this thread up to the reply (``_drain``); a
+        notification's goes to a stream thread. True when the stream took the exchange (its
+        reader ends it).
         """
         status = response.status_code
         what = f"{message.get('method') or 'reply'!r}"
@@ -328,8 +339,11 @@ class StreamableHTTPTransport(Transport):
             self.session_id = session_id
         if is_event_stream(response):
             if request_id is _NO_ID:  # a stream for a notification: read it all the same
-                request_id = None
-            self._drains.submit(self._drain, response, request_id, deadline, exchange)
+                if not self._drains.submit(self._drain, response, None, deadline, exchange):
+                    abort_response(response)
+                    return False
+            else:
+                self._drain(response, request_id, deadline, exchange, hand_off=caller)
             return True
         if is_json(response):
             data = read_body(response, f"the reply to {what}", self.max_message_bytes, exchange)
@@ -408,35 +422,73 @@ class StreamableHTTPTransport(Transport):
 
     def _pump(
         self, response: requests.Response, parser: SSEParser, request_id: Any, exchange: Exchange,
-        direct: bool = False,
+        direct: bool = False, hand_off: bool = False,
     ) -> tuple[bool, int]:
         """Queue every message of one SSE response; return (reply seen, messages seen).
 
         ``direct``: a reply that is the stream's first message may wake its caller from this
         thread (not for a resumed stream: what the broken one carried may still be queued).
+        ``hand_off``: once the reply came, the rest of the stream goes to a stream thread
+        unless its end is here already (``_HandedOff`` is raised then).
         """
         got_reply = False
         count = 0
-        for event in read_events(response, parser, "reading an SSE stream", exchange):
+        events = read_events(response, parser, "reading an SSE stream", exchange)
+        for event in events:
             if not event.data or event.event != "message":
                 continue  # a priming event (id only), or an event type MCP does not use
             message = self._requester.decode(event.data)
             count += 1
             if self._deliver(message, request_id, first=direct and count == 1) and not got_reply:
                 got_reply = True
+                if hand_off and not stream_end_ready(response):
+                    # The server keeps the stream open after the reply: free the caller.
+                    if self._drains.submit(self._read_rest, response, events, request_id, exchange):
+                        raise _HandedOff
+                    abort_response(response)  # closing: nothing will read it
+                    return got_reply, count
                 # The server gets a grace period to end the stream, not the call's whole timeout.
                 self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
         return got_reply, count
 
-    def _drain(self, response: requests.Response, request_id: Any, deadline: float | None, exchange: Exchange) -> None:
-        """Read the SSE reply to one POST; resume it with GET + Last-Event-ID if it breaks."""
+    def _read_rest(
+        self, response: requests.Response, events: Iterator[SSEEvent], request_id: Any, exchange: Exchange,
+    ) -> None:
+        """On a stream thread: what a POST's stream carries after its reply, then its end."""
+        self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
         try:
-            self._drain_streams(response, request_id, deadline, exchange)
+            for event in events:
+                if event.data and event.event == "message":
+                    self._deliver(self._requester.decode(event.data), request_id)
+        except MCPError as exc:  # the caller has its reply: log what was lost, end the stream
+            abort_response(response)
+            if exchange.reason is None and not self._closed.is_set():
+                log.info("the SSE stream of request %r broke after its reply: %s", request_id, exc)
         finally:
             self._exchanges.end(exchange)
 
+    def _drain(
+        self, response: requests.Response, request_id: Any, deadline: float | None, exchange: Exchange,
+        hand_off: bool = False,
+    ) -> None:
+        """Read the SSE reply to one POST; resume it with GET + Last-Event-ID if it breaks.
+
+        ``hand_off``: this is the caller's thread; it reads up to the reply, and the stream's
+        end if that is here already, else the rest goes to a stream thread (which then ends
+        the exchange).
+        """
+        handed_off = False
+        try:
+            self._drain_streams(response, request_id, deadline, exchange, hand_off)
+        except _HandedOff:
+            handed_off = True
+        finally:
+            if not handed_off:
+                self._exchanges.end(exchange)
+
     def _drain_streams(
-        self, response: requests.Response, request_id: Any, deadline: float | None, exchange: Exchange
+        self, response: requests.Response, request_id: Any, deadline: float | None, exchange: Exchange,
+        hand_off: bool = False,
     ) -> None:
         parser = SSEParser(self.max_message_bytes)
         got_reply = request_id is None
@@ -445,7 +497,7 @@ class StreamableHTTPTransport(Transport):
         while True:
             first, direct = direct, False
             try:
-                got, count = self._pump(response, parser, request_id, exchange, first)
+                got, count = self._pump(response, parser, request_id, exchange, first, hand_off)
                 got_reply = got_reply or got
                 broken: MCPError | None = None
             except ProtocolError as exc:

@@ -26,9 +26,14 @@ POST ``/messages`` answers 202 and replies go on the stream).
 * ``progress``: an SSE reply carrying a progress notification every ``interval`` seconds for
   the call's ``progressToken``, and never the result (until the client goes away).
 * ``retry_after``: HTTP 503 with ``Retry-After: <seconds>`` the first time, not executed.
+* ``after_reply``: a chunked SSE reply, then per ``after``: ``"end"``, the end of the stream in
+  the same write; ``"late"``, ``seconds`` of silence, a ``notifications/message`` log event
+  (``data`` is the key), then the end; ``"split"``, half the end, ``seconds`` of silence, the
+  other half; ``"trailer"``, the end with a trailer field.
 
 For every key: ``arrived[key]`` is set when its request was read, ``gone[key]`` when the client
-closed or shut down that connection afterwards; ``posts`` and ``executions`` count.
+closed or shut down that connection afterwards; ``posts`` and ``executions`` count, and
+``accepted`` counts the TCP connections.
 """
 
 from __future__ import annotations
@@ -67,6 +72,7 @@ class EndingServer:
         self.gone: collections.defaultdict[str, threading.Event] = collections.defaultdict(threading.Event)
         self.posts: collections.Counter[str] = collections.Counter()
         self.executions: collections.Counter[str] = collections.Counter()
+        self.accepted = 0
         self.stream_open = threading.Event()
         self.stream_gone = threading.Event()
         self.stopping = threading.Event()
@@ -110,6 +116,7 @@ class EndingServer:
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self.lock:
                 self._conns.add(conn)
+                self.accepted += 1
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
@@ -289,12 +296,44 @@ class EndingServer:
             return False
         reply = self._reply(message)
         assert reply is not None
+        if mode == "after_reply":
+            return self._after_reply(conn, key, reply, str(args.get("after", "end")), float(args.get("seconds", 1.0)))
         if mode == "wrong_id":
             reply["id"] = message["id"] + 1000
         if mode == "gzip":
             self._gzip(conn, message, int(args["size"]))
             return True
         self._answer(conn, reply)
+        return True
+
+    def _after_reply(self, conn: socket.socket, key: str, reply: dict[str, Any], after: str, seconds: float) -> bool:
+        def chunk(message: dict[str, Any]) -> bytes:
+            event = b"event: message\ndata: " + json.dumps(message).encode() + b"\n\n"
+            return f"{len(event):x}\r\n".encode() + event + b"\r\n"
+
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+        log = {"jsonrpc": "2.0", "method": "notifications/message",
+               "params": {"level": "info", "logger": "after", "data": key}}
+        try:
+            if after == "end":
+                conn.sendall(head + chunk(reply) + b"0\r\n\r\n")
+            elif after == "trailer":
+                conn.sendall(head + chunk(reply) + b"0\r\nX-Done: 1\r\n\r\n")
+            elif after == "split":
+                conn.sendall(head + chunk(reply) + b"0\r\n")
+                if self._wait_gone(conn, seconds):
+                    self.gone[key].set()
+                    return False
+                conn.sendall(b"\r\n")
+            else:  # late
+                conn.sendall(head + chunk(reply))
+                if self._wait_gone(conn, seconds):
+                    self.gone[key].set()
+                    return False
+                conn.sendall(chunk(log) + b"0\r\n\r\n")
+        except OSError:
+            self.gone[key].set()
+            return False
         return True
 
     def _trickle(self, conn: socket.socket, key: str, data: bytes) -> None:

@@ -1,8 +1,10 @@
 """Which thread wakes the caller of an HTTP reply (``Transport.deliver_replies_to``).
 
 A POST's reply that is the first message of its response wakes its caller from the thread
-that read it, not through the reader thread; a reply behind notifications still goes through
-the reader, so those notifications reach their handlers first.
+that read it (the caller's own: it reads its POST's stream up to the reply), not through the
+reader thread; a reply behind notifications still goes through the reader, so those
+notifications reach their handlers first. What a stream holds after its reply is in
+``tests/faults/test_sse_after_reply.py``.
 """
 
 from __future__ import annotations
@@ -45,11 +47,11 @@ def test_a_json_reply_wakes_its_caller_from_the_sending_thread(fake, taken_on):
     assert taken_on == [threading.current_thread().name]
 
 
-def test_an_sse_reply_first_on_its_stream_wakes_its_caller_from_the_stream_thread(fake, taken_on):
+def test_an_sse_reply_first_on_its_stream_is_taken_on_the_callers_thread(fake, taken_on):
     fake.handlers["tools/call"] = lambda m, r: (200, {"Content-Type": "text/event-stream"}, sse(_text(m["id"], "s")))
     with Client(StreamableHTTPTransport(URL)) as client:
         assert client.call_tool("t").text == "s"
-    assert taken_on == ["mcpclient-http-stream"]
+    assert taken_on == [threading.current_thread().name]
 
 
 def test_a_reply_behind_progress_still_comes_after_every_progress_callback(fake, taken_on, monkeypatch):

@@ -1,0 +1,188 @@
+"""A POST's SSE stream after its reply: the caller is freed at once, nothing after it is lost.
+
+The caller's thread reads its POST's stream up to the reply. When all that is left is the
+stream's end, received already (``stream_end_ready``), it reads that too and the connection goes
+back to the pool with no other thread involved; otherwise a stream thread reads the rest. Real
+sockets on 127.0.0.1: ``responses`` has no ``http.client`` underneath to look at.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from typing import Any, Callable
+
+import pytest
+import requests
+
+from mcpclient import Client, StreamableHTTPTransport
+from mcpclient.transports import _streams
+from mcpclient.transports._streams import stream_end_ready
+
+from ..helpers import RELEASED_WITHIN
+from .ending_http import EndingServer
+
+
+@pytest.fixture
+def server():
+    server = EndingServer(reply="sse").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def handed_off(monkeypatch) -> list[str]:
+    """The names of the tasks given to a transport's stream threads."""
+    names: list[str] = []
+    original = _streams.ThreadPool.submit
+
+    def recording(self, fn: Callable[..., None], *args: Any) -> bool:
+        names.append(fn.__name__)
+        return original(self, fn, *args)
+
+    monkeypatch.setattr(_streams.ThreadPool, "submit", recording)
+    return names
+
+
+def connect(server: EndingServer) -> Client:
+    client = Client(StreamableHTTPTransport(server.url), timeout=10, protocol="legacy")
+    client.initialize()
+    return client
+
+
+def test_a_stream_that_ends_with_its_reply_is_read_whole_on_the_callers_thread(server, handed_off):
+    with connect(server) as client:
+        assert client.call_tool("work", {"mode": "after_reply", "after": "end"}).text == "done"
+        accepted = server.accepted  # (the server closes the connection of the GET it refuses)
+        for n in range(5):
+            assert client.call_tool("work", {"mode": "after_reply", "after": "end", "text": f"r{n}"}).text == f"r{n}"
+        assert server.accepted == accepted, "the connection was not reused"
+    assert "_read_rest" not in handed_off
+    assert "_drain" not in handed_off
+
+
+def test_a_stream_kept_open_after_its_reply_frees_the_caller_and_loses_nothing(server, handed_off):
+    logged = threading.Event()
+    seen: list[Any] = []
+    with connect(server) as client:
+        client.set_log_handler(lambda level, data, logger: (seen.append(data), logged.set()))
+        start = time.monotonic()
+        out = client.call_tool("work", {"mode": "after_reply", "after": "late", "seconds": 2.0, "key": "late-1"})
+        assert out.text == "done"
+        assert time.monotonic() - start < 1.0, "the caller waited for the end of the stream"
+        assert not logged.is_set()
+        assert logged.wait(5), "the event after the reply was lost"
+        assert seen == ["late-1"]
+        assert "_read_rest" in handed_off
+        # The stream ended properly: its connection serves the next call.
+        accepted = server.accepted
+        time.sleep(0.1)
+        assert client.call_tool("work", {"mode": "after_reply", "after": "end", "text": "next"}).text == "next"
+        assert server.accepted == accepted
+
+
+@pytest.mark.parametrize("after", ["split", "trailer"])
+def test_an_end_that_is_not_plainly_here_does_not_hold_the_caller(server, handed_off, after):
+    with connect(server) as client:
+        start = time.monotonic()
+        out = client.call_tool("work", {"mode": "after_reply", "after": after, "seconds": 3.0, "text": after})
+        assert out.text == after
+        assert time.monotonic() - start < 1.0
+        assert client.call_tool("work", {"mode": "after_reply", "after": "end", "text": "again"}).text == "again"
+    assert "_read_rest" in handed_off
+
+
+def test_close_ends_a_stream_read_after_its_reply(server):
+    client = connect(server)
+    out = client.call_tool("work", {"mode": "after_reply", "after": "late", "seconds": 30.0, "key": "held"})
+    assert out.text == "done"
+    start = time.monotonic()
+    client.close()
+    assert time.monotonic() - start < RELEASED_WITHIN
+    assert server.gone["held"].wait(RELEASED_WITHIN), "the stream read after the reply was left open"
+
+
+# -- stream_end_ready on real responses ---------------------------------------------------------
+
+
+class OneShot:
+    """Answers one request with ``first``, then ``rest`` once ``release`` is set."""
+
+    def __init__(self, first: bytes, rest: bytes = b"") -> None:
+        self.first, self.rest = first, rest
+        self.release = threading.Event()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self._listener.getsockname()[1]}/"
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        conn, _ = self._listener.accept()
+        with conn:
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            data = b""
+            while b"\r\n\r\n" not in data:
+                data += conn.recv(65536)
+            conn.sendall(self.first)
+            if self.rest and self.release.wait(10):
+                conn.sendall(self.rest)
+            self.release.wait(10)
+        self._listener.close()
+
+
+CHUNKED = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+EVENT = b"data: x\n\n"
+CHUNK = f"{len(EVENT):x}\r\n".encode() + EVENT + b"\r\n"
+
+
+def first_event(server: OneShot) -> requests.Response:
+    response = requests.get(server.url, stream=True, timeout=10)
+    assert response.raw.read1(65536) == EVENT
+    return response
+
+
+def test_the_end_of_a_chunked_body_in_the_same_write_is_ready():
+    server = OneShot(CHUNKED + CHUNK + b"0\r\n\r\n")
+    response = first_event(server)
+    time.sleep(0.05)  # let every byte arrive
+    assert stream_end_ready(response)
+    assert response.raw.read1(65536) == b""  # it was the end indeed, read without blocking
+    server.release.set()
+
+
+def test_an_end_still_on_its_way_is_not_ready_and_then_is():
+    server = OneShot(CHUNKED + CHUNK, b"0\r\n\r\n")
+    response = first_event(server)
+    assert not stream_end_ready(response)
+    server.release.set()
+    deadline = time.monotonic() + 5
+    while not stream_end_ready(response):  # it came: the socket's bytes are looked at as well
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    assert response.raw.read1(65536) == b""
+
+
+@pytest.mark.parametrize("rest", [b"5\r\nmore\n\r\n0\r\n\r\n", b"0\r\n"], ids=["another-chunk", "half-the-end"])
+def test_anything_but_the_whole_end_is_not_ready(rest):
+    server = OneShot(CHUNKED + CHUNK + rest)
+    response = first_event(server)
+    time.sleep(0.05)
+    assert not stream_end_ready(response)
+    server.release.set()
+    response.close()
+
+
+def test_a_close_delimited_body_is_never_ready():
+    server = OneShot(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n" + EVENT)
+    response = first_event(server)
+    assert not stream_end_ready(response)
+    server.release.set()
+    response.close()
+
+
+def test_a_body_read_to_its_content_length_is_ready():
+    server = OneShot(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                     + f"Content-Length: {len(EVENT)}\r\n\r\n".encode() + EVENT)
+    response = first_event(server)
+    assert stream_end_ready(response)
+    server.release.set()
