@@ -434,21 +434,28 @@ class StreamableHTTPTransport(Transport):
         got_reply = False
         count = 0
         events = read_events(response, parser, "reading an SSE stream", exchange)
-        for event in events:
-            if not event.data or event.event != "message":
-                continue  # a priming event (id only), or an event type MCP does not use
-            message = self._requester.decode(event.data)
-            count += 1
-            if self._deliver(message, request_id, first=direct and count == 1) and not got_reply:
-                got_reply = True
-                if hand_off and not stream_end_ready(response):
-                    # The server keeps the stream open after the reply: free the caller.
-                    if self._drains.submit(self._read_rest, response, events, request_id, exchange):
-                        raise _HandedOff
-                    abort_response(response)  # closing: nothing will read it
-                    return got_reply, count
-                # The server gets a grace period to end the stream, not the call's whole timeout.
-                self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
+        try:
+            for event in events:
+                if not event.data or event.event != "message":
+                    continue  # a priming event (id only), or an event type MCP does not use
+                message = self._requester.decode(event.data)
+                count += 1
+                if self._deliver(message, request_id, first=direct and count == 1) and not got_reply:
+                    got_reply = True
+                    if not hand_off:
+                        # The server gets a grace period to end the stream, not the call's timeout.
+                        self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
+                    elif not stream_end_ready(response):
+                        # The server keeps the stream open after the reply: free the caller.
+                        if self._drains.submit(self._read_rest, response, events, request_id, exchange):
+                            raise _HandedOff
+                        abort_response(response)  # closing: nothing will read it
+                        return got_reply, count
+        except (MCPError, _HandedOff):
+            raise
+        except BaseException:  # Ctrl-C in the caller reading its stream: nothing else will read it
+            abort_response(response)
+            raise
         return got_reply, count
 
     def _read_rest(

@@ -8,6 +8,7 @@ sockets on 127.0.0.1: ``responses`` has no ``http.client`` underneath to look at
 
 from __future__ import annotations
 
+import signal
 import socket
 import threading
 import time
@@ -101,6 +102,44 @@ def test_close_ends_a_stream_read_after_its_reply(server):
     client.close()
     assert time.monotonic() - start < RELEASED_WITHIN
     assert server.gone["held"].wait(RELEASED_WITHIN), "the stream read after the reply was left open"
+
+
+def test_ctrl_c_while_the_caller_reads_its_stream_closes_that_stream(server):
+    """The caller's thread is in the stream's read (progress every 0.2 s, never a result)."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    with connect(server) as client:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+            with pytest.raises(KeyboardInterrupt) as caught:
+                client.call_tool("work", {"mode": "progress", "key": "interrupted"})
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+        assert server.arrived["interrupted"].is_set()
+        assert server.gone["interrupted"].wait(RELEASED_WITHIN), "the interrupted stream was left open"
+        assert caught.traceback  # (kept alive until here, as in the test below)
+        assert client.call_tool("work", {"mode": "after_reply", "after": "end", "text": "after"}).text == "after"
+
+
+def test_ctrl_c_landing_between_two_reads_of_the_stream_closes_it_too(server, monkeypatch):
+    """urllib3 closes a connection whose read was interrupted; between reads it is ours to do."""
+    original = StreamableHTTPTransport._deliver
+
+    def interrupted(self, message, *args, **kwargs):
+        if isinstance(message, dict) and message.get("method") == "notifications/progress":
+            raise KeyboardInterrupt
+        return original(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(StreamableHTTPTransport, "_deliver", interrupted)
+    with connect(server) as client:
+        with pytest.raises(KeyboardInterrupt) as caught:
+            client.call_tool("work", {"mode": "progress", "key": "between"})
+        # ``caught`` keeps the traceback's frames alive: the garbage collector closes nothing.
+        assert server.gone["between"].wait(RELEASED_WITHIN), "the interrupted stream was left open"
+        assert caught.traceback
 
 
 # -- stream_end_ready on real responses ---------------------------------------------------------
