@@ -61,6 +61,8 @@ TICK = 0.1
 IDLE_EXIT = 1.0
 #: A pooled connection idle longer than this is not reused (Node servers close theirs at 5 s).
 KEEPALIVE_MAX_IDLE = 4.0
+#: A request body up to this many bytes goes out in the same write as the request's head.
+ONE_WRITE_MAX = 64 * 1024
 
 
 def _shutdown(sock: Any) -> None:
@@ -288,7 +290,18 @@ class Exchanges:
 
 
 class _Connection(HTTPConnection):
+    """Registers its socket with the current exchange, and writes a small request in one go.
+
+    urllib3 writes a request's head and its body with two ``send`` calls: two system calls,
+    two releases of the GIL (each a thread switch when other threads wait for it), and two
+    TCP segments. On a connection already open, a body of bytes up to ``ONE_WRITE_MAX`` is
+    sent with its head instead. (A new connection writes as urllib3 does: connecting, or a
+    proxy tunnel, may send first.)
+    """
+
     mcp_last_used = 0.0
+    _mcp_hold = False  # the next send is the request's head: keep it for the body
+    _mcp_head: bytes | None = None
 
     def connect(self) -> None:
         super().connect()
@@ -296,9 +309,34 @@ class _Connection(HTTPConnection):
         if exchange is not None:
             exchange.attach(self.sock)
 
+    def request(self, method: str, url: str, body: Any = None, headers: Any = None, **kwargs: Any) -> None:
+        self._mcp_hold = self.sock is not None and type(body) is bytes and 0 < len(body) <= ONE_WRITE_MAX
+        try:
+            super().request(method, url, body, headers, **kwargs)
+        finally:
+            head, self._mcp_head, self._mcp_hold = self._mcp_head, None, False
+        if head is not None:  # no body was sent after it (not urllib3's way): the head alone
+            super().send(head)
 
-class _HTTPSConnection(HTTPSConnection):
-    mcp_last_used = 0.0
+    def send(self, data: Any) -> None:
+        if self._mcp_hold:
+            self._mcp_hold = False
+            if type(data) is bytes:
+                self._mcp_head = data
+                return
+        head = self._mcp_head
+        if head is not None:
+            self._mcp_head = None
+            if type(data) is bytes:
+                data = head + data
+            else:
+                super().send(head)
+        super().send(data)
+
+
+class _HTTPSConnection(HTTPSConnection, _Connection):
+    """The same over TLS (its request and send are ``_Connection``'s: ``HTTPSConnection``
+    overrides neither)."""
 
     def connect(self) -> None:
         super().connect()
@@ -360,11 +398,42 @@ _POOL_CLASSES: dict[str, type[HTTPConnectionPool]] = {"http": _Pool, "https": _H
 
 class AbortableAdapter(requests.adapters.HTTPAdapter):
     """An ``HTTPAdapter`` whose connections register their sockets with the current exchange,
-    and whose pools do not reuse a connection idle longer than ``max_idle`` seconds."""
+    and whose pools do not reuse a connection idle longer than ``max_idle`` seconds.
+
+    It also remembers which pool serves a URL when no proxy is involved: requests works it out
+    again for every request (parsing the URL, looking at the CA bundle's path on disk, building
+    urllib3's pool key), though a transport sends to one URL. ``close()`` forgets (and closes)
+    them; a remembered pool closed by anyone else (urllib3 1.26 closes the pools it drops) is
+    looked up afresh.
+    """
 
     def __init__(self, *args: Any, max_idle: float = KEEPALIVE_MAX_IDLE, **kwargs: Any) -> None:
         self.max_idle = max_idle
+        self._pools: dict[tuple[Any, ...], Any] = {}
         super().__init__(*args, **kwargs)
+
+    def get_connection_with_tls_context(
+        self, request: requests.PreparedRequest, verify: Any, proxies: Any = None, cert: Any = None
+    ) -> Any:
+        if proxies:
+            return super().get_connection_with_tls_context(request, verify, proxies, cert)
+        key = (request.url, verify, cert)
+        try:
+            pool = self._pools.get(key)
+        except TypeError:  # an unhashable cert (a list): not remembered
+            return super().get_connection_with_tls_context(request, verify, proxies, cert)
+        if pool is None or pool.pool is None:  # not known yet, or closed since
+            pool = super().get_connection_with_tls_context(request, verify, proxies, cert)
+            if len(self._pools) >= 16:
+                self._pools.clear()
+            self._pools[key] = pool
+        return pool
+
+    def close(self) -> None:
+        pools, self._pools = list(self._pools.values()), {}
+        super().close()
+        for pool in pools:  # urllib3 2 drops its pools without closing them: their sockets now
+            pool.close()
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
         super().init_poolmanager(*args, **kwargs)
