@@ -378,19 +378,11 @@ class _Pool(HTTPConnectionPool):
         super()._put_conn(conn)
 
 
-class _HTTPSPool(HTTPSConnectionPool):
+class _HTTPSPool(HTTPSConnectionPool, _Pool):
+    """The same over TLS (its ``_make_request`` and ``_put_conn`` are ``_Pool``'s:
+    ``HTTPSConnectionPool`` overrides neither)."""
+
     ConnectionCls = _HTTPSConnection
-
-    max_idle = KEEPALIVE_MAX_IDLE  # AbortableAdapter makes subclasses with its own
-
-    def _make_request(self, conn: Any, *args: Any, **kwargs: Any) -> Any:
-        _take_conn(conn, self.max_idle)
-        return super()._make_request(conn, *args, **kwargs)
-
-    def _put_conn(self, conn: Any) -> None:
-        if conn is not None:
-            conn.mcp_last_used = time.monotonic()
-        super()._put_conn(conn)
 
 
 _POOL_CLASSES: dict[str, type[HTTPConnectionPool]] = {"http": _Pool, "https": _HTTPSPool}

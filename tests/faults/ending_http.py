@@ -9,7 +9,8 @@ keeps no session), ``stateless`` (no ``Mcp-Session-Id``), ``reply`` (``"json"`` 
 bodies for normal answers), ``get_stream`` (``None``: GET gets 405; ``"close_delimited"`` or ``"chunked"``:
 a silent event stream of that framing), and ``legacy_sse`` (the 2024-11-05 HTTP+SSE transport:
 GET ``/sse`` is the event stream, close-delimited and silent after its ``endpoint`` event,
-POST ``/messages`` answers 202 and replies go on the stream).
+POST ``/messages`` answers 202 and replies go on the stream), and ``tls`` (an
+``ssl.SSLContext``: an HTTPS server, its URL ``https``).
 
 ``tools/call`` arguments pick the behaviour of that POST (``key`` names the call):
 
@@ -42,6 +43,7 @@ import collections
 import json
 import select
 import socket
+import ssl
 import threading
 import zlib
 from typing import Any
@@ -59,7 +61,7 @@ class _Gone(Exception):
 class EndingServer:
     def __init__(self, *, stateless: bool = False, reply: str = "json", get_stream: str | None = None,
                  legacy_sse: bool = False, interval: float = 0.2, modern: bool = False,
-                 drop_discover: bool = False) -> None:
+                 drop_discover: bool = False, tls: ssl.SSLContext | None = None) -> None:
         self.modern = modern
         self.drop_discover = drop_discover
         self.stateless = stateless or modern
@@ -80,7 +82,8 @@ class EndingServer:
         self._stream: socket.socket | None = None
         self._listener = socket.create_server(("127.0.0.1", 0))
         port = self._listener.getsockname()[1]
-        self.origin = f"http://127.0.0.1:{port}"
+        self.tls = tls
+        self.origin = f"{'https' if tls else 'http'}://127.0.0.1:{port}"
         self.url = self.origin + ("/sse" if legacy_sse else "/mcp")
 
     def start(self) -> EndingServer:
@@ -120,6 +123,12 @@ class EndingServer:
             threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
 
     def _serve(self, conn: socket.socket) -> None:
+        if self.tls is not None:
+            try:
+                conn = self.tls.wrap_socket(conn, server_side=True)
+            except (OSError, ssl.SSLError):
+                conn.close()
+                return
         reader = conn.makefile("rb")
         try:
             while not self.stopping.is_set():
