@@ -51,11 +51,11 @@ LISTEN_OPEN_TIMEOUT = 5.0
 
 _NO_ID: Any = object()
 _NO_STREAM: Any = object()
+_CLOSED: Any = object()
 
 
 class _HandedOff(Exception):
     """The caller's thread gave the rest of its POST's stream to a stream thread."""
-_CLOSED: Any = object()
 
 
 class StreamableHTTPTransport(Transport):
