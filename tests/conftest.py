@@ -4,6 +4,7 @@ import os
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,6 +17,23 @@ SERVERS = ROOT / "tests" / "servers"
 FAST_SERVER = [sys.executable, str(SERVERS / "fast_server.py")]
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_server.py")]
 DEMO_SERVER = [sys.executable, str(ROOT / "examples" / "servers" / "demo_server.py")]
+
+
+@pytest.fixture
+def ending_servers():
+    """A factory: ``ending_servers(**settings)`` -> a started ``EndingServer``, stopped after."""
+    from tests.faults.ending_http import EndingServer
+
+    started: list[EndingServer] = []
+
+    def start(**kwargs: Any) -> EndingServer:
+        server = EndingServer(**kwargs).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
 
 
 @pytest.fixture

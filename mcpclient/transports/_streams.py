@@ -44,13 +44,18 @@ def too_large(what: str, limit: int) -> ProtocolError:
     )
 
 
+def _socket(response: requests.Response) -> Any:
+    """The socket a streamed response is read from, or None when urllib3 does not say."""
+    connection = getattr(response.raw, "connection", None) or getattr(response.raw, "_connection", None)
+    return getattr(connection, "sock", None)
+
+
 def abort_response(response: requests.Response) -> None:
     """Close a response another thread may be blocked reading: shut its socket down first.
 
     ``close()`` alone does not wake a ``recv`` blocked in another thread on Linux.
     """
-    connection = getattr(response.raw, "connection", None) or getattr(response.raw, "_connection", None)
-    sock = getattr(connection, "sock", None)
+    sock = _socket(response)
     if sock is not None:
         try:
             sock.shutdown(socket.SHUT_RDWR)
@@ -64,8 +69,7 @@ def abort_response(response: requests.Response) -> None:
 
 def set_read_timeout(response: requests.Response, seconds: float | None) -> None:
     """Change the socket timeout of a response being streamed, when the socket is reachable."""
-    connection = getattr(response.raw, "connection", None)
-    sock = getattr(connection, "sock", None)
+    sock = _socket(response)
     if sock is not None:
         try:
             sock.settimeout(seconds)
@@ -93,7 +97,7 @@ def stream_end_ready(response: requests.Response) -> bool:
         return False  # unknown internals, or a body whose end is the server closing
     left = getattr(body, "chunk_left", 1)
     end = b"0\r\n\r\n" if left is None else b"\r\n0\r\n\r\n" if left == 0 else None
-    sock = getattr(getattr(raw, "connection", None), "sock", None)
+    sock = _socket(response)
     if end is None or sock is None:
         return False
     try:

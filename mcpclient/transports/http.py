@@ -471,6 +471,9 @@ class StreamableHTTPTransport(Transport):
             abort_response(response)
             if exchange.reason is None and not self._closed.is_set():
                 log.info("the SSE stream of request %r broke after its reply: %s", request_id, exc)
+        except BaseException:  # anything else (a bug): the stream must not stay open and checked out
+            abort_response(response)
+            raise
         finally:
             self._exchanges.end(exchange)
 

@@ -34,7 +34,7 @@ POST ``/messages`` answers 202 and replies go on the stream), and ``tls`` (an
 
 For every key: ``arrived[key]`` is set when its request was read, ``gone[key]`` when the client
 closed or shut down that connection afterwards; ``posts`` and ``executions`` count, and
-``accepted`` counts the TCP connections.
+``accepted`` and ``ended`` count the TCP connections opened and those the client closed.
 """
 
 from __future__ import annotations
@@ -75,6 +75,7 @@ class EndingServer:
         self.posts: collections.Counter[str] = collections.Counter()
         self.executions: collections.Counter[str] = collections.Counter()
         self.accepted = 0
+        self.ended = 0
         self.stream_open = threading.Event()
         self.stream_gone = threading.Event()
         self.stopping = threading.Event()
@@ -151,6 +152,7 @@ class EndingServer:
         finally:
             with self.lock:
                 self._conns.discard(conn)
+                self.ended += 1
             try:
                 conn.close()
             except OSError:

@@ -48,20 +48,6 @@ STREAMABLE = {
 ALL = [*STREAMABLE, "legacy-sse"]
 
 
-@pytest.fixture
-def servers():
-    started: list[EndingServer] = []
-
-    def start(**kwargs: Any) -> EndingServer:
-        server = EndingServer(**kwargs).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
 def connect(server: EndingServer, **kwargs: Any) -> Client:
     if server.legacy_sse:
         transport: Any = SSETransport(server.url, **kwargs)
@@ -73,8 +59,8 @@ def connect(server: EndingServer, **kwargs: Any) -> Client:
     return client
 
 
-def server_for(servers: Callable[..., EndingServer], kind: str) -> EndingServer:
-    return servers(legacy_sse=True) if kind == "legacy-sse" else servers(**STREAMABLE[kind])
+def server_for(ending_servers: Callable[..., EndingServer], kind: str) -> EndingServer:
+    return ending_servers(legacy_sse=True) if kind == "legacy-sse" else ending_servers(**STREAMABLE[kind])
 
 
 class Call(BackgroundCall):
@@ -89,8 +75,8 @@ class Call(BackgroundCall):
 
 
 @pytest.mark.parametrize("kind", ALL)
-def test_close_releases_every_pending_call_at_once(servers, kind):
-    server = server_for(servers, kind)
+def test_close_releases_every_pending_call_at_once(ending_servers, kind):
+    server = server_for(ending_servers, kind)
     client = connect(server)
     calls = [Call(client, {"mode": "hold"}) for _ in range(3)]
     if kind == "legacy-sse":  # one call whose POST was accepted, its reply never sent
@@ -110,11 +96,11 @@ def test_close_releases_every_pending_call_at_once(servers, kind):
 
 @pytest.mark.parametrize("cancel_kind", ["token", "event"])
 @pytest.mark.parametrize("kind", ALL)
-def test_a_cancel_ends_a_call_waiting_for_headers_and_closes_its_connection(servers, kind, cancel_kind):
+def test_a_cancel_ends_a_call_waiting_for_headers_and_closes_its_connection(ending_servers, kind, cancel_kind):
     """``cancel=`` takes a ``CancelToken`` or a plain ``threading.Event``, which has no
     callbacks: either way a call whose sending thread is blocked on the headers must end within
     a second of the cancel, and its connection be closed."""
-    server = server_for(servers, kind)
+    server = server_for(ending_servers, kind)
     with connect(server) as client:
         cancel = CancelToken() if cancel_kind == "token" else threading.Event()
         call = Call(client, {"mode": "hold"}, cancel=cancel)
@@ -127,8 +113,8 @@ def test_a_cancel_ends_a_call_waiting_for_headers_and_closes_its_connection(serv
 
 
 @pytest.mark.parametrize("kind", ALL)
-def test_the_timeout_holds_against_a_silent_server(servers, kind):
-    server = server_for(servers, kind)
+def test_the_timeout_holds_against_a_silent_server(ending_servers, kind):
+    server = server_for(ending_servers, kind)
     with connect(server) as client:
         start = time.monotonic()
         call = Call(client, {"mode": "hold"}, timeout=1)
@@ -137,8 +123,8 @@ def test_the_timeout_holds_against_a_silent_server(servers, kind):
 
 @pytest.mark.parametrize("mode", ["trickle_headers", "trickle_body"])
 @pytest.mark.parametrize("kind", list(STREAMABLE))
-def test_the_timeout_holds_for_the_whole_reply_of_a_trickling_server(servers, kind, mode):
-    server = server_for(servers, kind)
+def test_the_timeout_holds_for_the_whole_reply_of_a_trickling_server(ending_servers, kind, mode):
+    server = server_for(ending_servers, kind)
     with connect(server) as client:
         start = time.monotonic()
         call = Call(client, {"mode": mode}, timeout=1)
@@ -148,8 +134,8 @@ def test_the_timeout_holds_for_the_whole_reply_of_a_trickling_server(servers, ki
 
 @pytest.mark.parametrize("content_type", ["application/json", "text/event-stream"])
 @pytest.mark.parametrize("kind", list(STREAMABLE))
-def test_close_is_quick_while_a_close_delimited_reply_is_being_read(servers, kind, content_type):
-    server = server_for(servers, kind)
+def test_close_is_quick_while_a_close_delimited_reply_is_being_read(ending_servers, kind, content_type):
+    server = server_for(ending_servers, kind)
     client = connect(server)
     call = Call(client, {"mode": "close_delimited", "content_type": content_type})
     assert server.arrived[call.key].wait(5)
@@ -162,8 +148,8 @@ def test_close_is_quick_while_a_close_delimited_reply_is_being_read(servers, kin
 
 
 @pytest.mark.parametrize("kind", ALL)
-def test_server_death_releases_a_pending_call(servers, kind):
-    server = server_for(servers, kind)
+def test_server_death_releases_a_pending_call(ending_servers, kind):
+    server = server_for(ending_servers, kind)
     with connect(server) as client:
         call = Call(client, {"mode": "hold"})
         assert server.arrived[call.key].wait(5)
@@ -173,10 +159,10 @@ def test_server_death_releases_a_pending_call(servers, kind):
 
 
 @pytest.mark.parametrize("kind", ["sse-stateless", "sse-modern"])
-def test_a_call_kept_alive_by_progress_is_cancelled_by_ending_its_stream(servers, kind):
+def test_a_call_kept_alive_by_progress_is_cancelled_by_ending_its_stream(ending_servers, kind):
     # A stateless server (legacy or 2026-07-28) has no session to send notifications/cancelled
     # to: the end of the request's own stream is the cancellation, and the server must see it.
-    server = server_for(servers, kind)
+    server = server_for(ending_servers, kind)
     with connect(server) as client:
         seen: list[float] = []
         start = time.monotonic()
@@ -189,12 +175,12 @@ def test_a_call_kept_alive_by_progress_is_cancelled_by_ending_its_stream(servers
         assert "max_total=1.5s" in str(error) and "told to cancel" in str(error), str(error)
 
 
-def test_a_connection_dropped_on_the_era_probe_goes_straight_to_initialize(servers, caplog):
+def test_a_connection_dropped_on_the_era_probe_goes_straight_to_initialize(ending_servers, caplog):
     # An HTTP server that drops the probe's connection is taken for legacy, like a stdio
     # server the probe killed: the client initializes at once and remembers it.
     from mcpclient._conversation import _era_cache
 
-    server = servers(drop_discover=True)
+    server = ending_servers(drop_discover=True)
     caplog.set_level(logging.DEBUG, logger="mcpclient")
     start = time.monotonic()
     with Client(StreamableHTTPTransport(server.url), timeout=10) as client:
@@ -209,8 +195,8 @@ def test_a_connection_dropped_on_the_era_probe_goes_straight_to_initialize(serve
 # -- streams, backoff, ids, sizes -----------------------------------------------------------------
 
 
-def test_close_is_quick_with_a_close_delimited_get_stream(servers):
-    server = servers(get_stream="close_delimited")
+def test_close_is_quick_with_a_close_delimited_get_stream(ending_servers):
+    server = ending_servers(get_stream="close_delimited")
     client = connect(server)
     assert server.stream_open.wait(5)
     start = time.monotonic()
@@ -219,8 +205,8 @@ def test_close_is_quick_with_a_close_delimited_get_stream(servers):
     assert server.stream_gone.wait(2)
 
 
-def test_the_sse_transport_closes_at_once_on_a_silent_close_delimited_stream(servers):
-    server = servers(legacy_sse=True)
+def test_the_sse_transport_closes_at_once_on_a_silent_close_delimited_stream(ending_servers):
+    server = ending_servers(legacy_sse=True)
     client = connect(server)
     assert server.stream_open.wait(5)
     start = time.monotonic()
@@ -230,8 +216,8 @@ def test_the_sse_transport_closes_at_once_on_a_silent_close_delimited_stream(ser
 
 
 @pytest.mark.parametrize("framing", ["chunked", "close_delimited"])
-def test_a_normal_close_logs_no_error_about_the_get_stream(servers, caplog, framing):
-    server = servers(get_stream=framing)
+def test_a_normal_close_logs_no_error_about_the_get_stream(ending_servers, caplog, framing):
+    server = ending_servers(get_stream=framing)
     client = connect(server)
     assert server.stream_open.wait(5)
     with caplog.at_level(logging.DEBUG, logger="mcpclient"):
@@ -242,8 +228,8 @@ def test_a_normal_close_logs_no_error_about_the_get_stream(servers, caplog, fram
 
 
 @pytest.mark.parametrize("ending", ["cancel", "close"])
-def test_a_retry_after_backoff_ends_on_cancel_and_close_and_never_resends(servers, ending):
-    server = servers(reply="json")
+def test_a_retry_after_backoff_ends_on_cancel_and_close_and_never_resends(ending_servers, ending):
+    server = ending_servers(reply="json")
     transport = StreamableHTTPTransport(server.url, max_retries=2)
     client = Client(transport, timeout=None, protocol="legacy")
     client.initialize()
@@ -265,8 +251,8 @@ def test_a_retry_after_backoff_ends_on_cancel_and_close_and_never_resends(server
 
 
 @pytest.mark.parametrize("stateless", [False, True])
-def test_a_json_reply_with_another_id_fails_its_call_at_once(servers, stateless):
-    server = servers(reply="json", stateless=stateless)
+def test_a_json_reply_with_another_id_fails_its_call_at_once(ending_servers, stateless):
+    server = ending_servers(reply="json", stateless=stateless)
     with connect(server) as client:
         start = time.monotonic()
         with pytest.raises(ProtocolError, match="does not carry its id"):
@@ -276,8 +262,8 @@ def test_a_json_reply_with_another_id_fails_its_call_at_once(servers, stateless)
 
 
 @pytest.mark.parametrize("reply", ["json", "sse"])
-def test_a_gzip_bomb_stops_at_max_message_bytes_without_inflating(servers, reply):
-    server = servers(reply=reply)
+def test_a_gzip_bomb_stops_at_max_message_bytes_without_inflating(ending_servers, reply):
+    server = ending_servers(reply=reply)
     with connect(server, max_message_bytes=1 << 20) as client:
         tracemalloc.start()
         try:
@@ -291,16 +277,16 @@ def test_a_gzip_bomb_stops_at_max_message_bytes_without_inflating(servers, reply
         assert client.call_tool("work", {"mode": "gzip", "size": 512 << 10}, timeout=30).text == "a" * (512 << 10)
 
 
-def test_the_default_cap_refuses_a_reply_past_64_mib(servers):
-    server = servers(reply="json")
+def test_the_default_cap_refuses_a_reply_past_64_mib(ending_servers):
+    server = ending_servers(reply="json")
     with connect(server) as client:
         assert client.transport.max_message_bytes == 64 << 20
         with pytest.raises(ProtocolError, match="max_message_bytes"):
             client.call_tool("work", {"mode": "gzip", "size": 66 << 20}, timeout=30)
 
 
-def test_an_oversize_event_drops_the_sse_transport_stream(servers):
-    server = servers(legacy_sse=True)
+def test_an_oversize_event_drops_the_sse_transport_stream(ending_servers):
+    server = ending_servers(legacy_sse=True)
     client = connect(server, max_message_bytes=1 << 20)
     with pytest.raises(ConnectionClosed, match="max_message_bytes"):
         client.call_tool("work", {"mode": "big_event", "size": 2 << 20}, timeout=10)
@@ -319,10 +305,10 @@ def test_the_sse_parser_caps_lines_and_events():
 
 
 @pytest.mark.parametrize("ending", ["close", "cancel"])
-def test_with_a_user_session_callers_are_released_all_the_same(servers, ending):
+def test_with_a_user_session_callers_are_released_all_the_same(ending_servers, ending):
     import requests
 
-    server = servers(reply="sse", stateless=True)
+    server = ending_servers(reply="sse", stateless=True)
     client = connect(server, session=requests.Session())
     token = CancelToken()
     call = Call(client, {"mode": "hold"}, cancel=token)
@@ -350,8 +336,8 @@ def test_a_cancel_that_beats_its_exchange_still_ends_it():
 
 
 @pytest.mark.parametrize("reply", ["json", "sse"])
-def test_a_plain_reply_over_max_message_bytes_fails_its_call(servers, reply):
-    server = servers(reply=reply)
+def test_a_plain_reply_over_max_message_bytes_fails_its_call(ending_servers, reply):
+    server = ending_servers(reply=reply)
     with connect(server, max_message_bytes=10_000) as client:
         with pytest.raises(ProtocolError, match="max_message_bytes"):
             client.call_tool("work", {"text": "x" * 20_000}, timeout=10)

@@ -26,10 +26,8 @@ from .ending_http import EndingServer
 
 
 @pytest.fixture
-def server():
-    server = EndingServer(reply="sse").start()
-    yield server
-    server.stop()
+def server(ending_servers):
+    return ending_servers(reply="sse")
 
 
 @pytest.fixture
@@ -140,6 +138,28 @@ def test_ctrl_c_landing_between_two_reads_of_the_stream_closes_it_too(server, mo
         # ``caught`` keeps the traceback's frames alive: the garbage collector closes nothing.
         assert server.gone["between"].wait(RELEASED_WITHIN), "the interrupted stream was left open"
         assert caught.traceback
+
+
+def test_a_failure_reading_the_rest_of_a_stream_closes_it(server, monkeypatch, caplog):
+    original = StreamableHTTPTransport._deliver
+
+    def failing(self, message, *args, **kwargs):
+        if isinstance(message, dict) and message.get("method") == "notifications/message":
+            raise RuntimeError("a bug after the reply")
+        return original(self, message, *args, **kwargs)
+
+    monkeypatch.setattr(StreamableHTTPTransport, "_deliver", failing)
+    with connect(server) as client:
+        client.call_tool("work", {"mode": "after_reply", "after": "end"})  # (after the refused GET's close)
+        ended = server.ended
+        out = client.call_tool("work", {"mode": "after_reply", "after": "late", "seconds": 0.3, "key": "bug"})
+        assert out.text == "done"
+        deadline = time.monotonic() + RELEASED_WITHIN
+        while server.ended == ended:  # closed by the client, not left to the garbage collector
+            assert time.monotonic() < deadline, "the stream was left open after the failure"
+            time.sleep(0.02)
+        assert client.call_tool("work", {"mode": "after_reply", "after": "end", "text": "still"}).text == "still"
+    assert "a bug after the reply" in caplog.text  # logged by the stream thread, not lost
 
 
 # -- stream_end_ready on real responses ---------------------------------------------------------

@@ -14,14 +14,11 @@ import requests
 from mcpclient import Client, StreamableHTTPTransport
 from mcpclient.transports import _exchange
 
-from ..faults.ending_http import EndingServer
 
 
 @pytest.fixture
-def server():
-    server = EndingServer().start()
-    yield server
-    server.stop()
+def server(ending_servers):
+    return ending_servers()
 
 
 @pytest.fixture

@@ -9,11 +9,11 @@ in the reader's buffer yet goes to a stream thread. The client trusts the certif
 from __future__ import annotations
 
 import datetime
+import functools
 import ipaddress
 import ssl
 import threading
 import time
-from typing import Any
 
 import pytest
 import requests
@@ -53,22 +53,13 @@ def certificate(tmp_path_factory) -> tuple[str, str]:
 
 
 @pytest.fixture
-def https(certificate, monkeypatch):
-    """Start an HTTPS ``EndingServer`` the client trusts; stopped after the test."""
+def https(certificate, monkeypatch, ending_servers):
+    """A factory of HTTPS ``EndingServer``s the client trusts; stopped after the test."""
     cert_path, key_path = certificate
     monkeypatch.setenv("REQUESTS_CA_BUNDLE", cert_path)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert_path, key_path)
-    started: list[EndingServer] = []
-
-    def start(**kwargs: Any) -> EndingServer:
-        server = EndingServer(tls=context, **kwargs).start()
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
+    return functools.partial(ending_servers, tls=context)
 
 
 def connect(server: EndingServer) -> Client:
