@@ -48,6 +48,7 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from .._exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
+from ._fast_head import FastHeadResponse
 
 __all__ = ["CANCELLED", "CLOSED", "TIMEOUT", "AbortableAdapter", "Exchange", "Exchanges", "current"]
 
@@ -299,6 +300,7 @@ class _Connection(HTTPConnection):
     proxy tunnel, may send first.)
     """
 
+    response_class = FastHeadResponse  # reads the usual response head without the email parser
     mcp_last_used = 0.0
     _mcp_hold = False  # the next send is the request's head: keep it for the body
     _mcp_head: bytes | None = None
