@@ -25,6 +25,7 @@ from typing import Any, Mapping
 from urllib.parse import urljoin, urlsplit
 
 import requests
+import requests.cookies
 import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
@@ -145,8 +146,10 @@ class Requester:
             "verify": settings["verify"],
             "cert": settings["cert"],
             "stream": True,
-            "allow_redirects": False,
         }
+        # The transport's own session has nothing to add to its adapter's send but the cookies
+        # a response sets: a request without response hooks goes to the adapter directly.
+        self._adapter = session_.get_adapter(self.url) if self.own_session else None
         if auth is None:
             auth = session_.auth
         if auth is None and session_.trust_env:
@@ -274,7 +277,7 @@ class Requester:
             if exchange is not None:
                 exchange.reused = False
             try:
-                response = self.session.send(prepared, timeout=(connect, read), **self._send_kwargs)  # type: ignore[arg-type]
+                response = self._send(prepared, (connect, read))
             except Exception as exc:
                 if exchange is not None and exchange.reason is not None:
                     raise exchange.error() from None
@@ -317,6 +320,20 @@ class Requester:
         raise HTTPStatusError(
             f"too many redirects from {self._safe(url)}", status_code=310, url=self._safe(url)
         )
+
+    def _send(self, prepared: requests.PreparedRequest, timeout: Any) -> requests.Response:
+        """Send ``prepared`` once, no redirect followed: through the session, or straight
+        to its adapter when the session is the transport's own and no auth hook waits for
+        the response (``Session.send`` then only dispatches no hooks, times the request and
+        stores the cookies a response sets, which is done here)."""
+        adapter = self._adapter
+        if adapter is None or prepared.hooks["response"]:
+            return self.session.send(prepared, timeout=timeout, allow_redirects=False, **self._send_kwargs)  # type: ignore[arg-type]
+        response: requests.Response = adapter.send(prepared, timeout=timeout, **self._send_kwargs)  # type: ignore[arg-type]
+        headers = response.headers
+        if "set-cookie" in headers or "set-cookie2" in headers:
+            requests.cookies.extract_cookies_to_jar(self.session.cookies, prepared, response.raw)  # type: ignore[no-untyped-call]
+        return response
 
     def _prepare(
         self, method: str, body: bytes | None, headers: Mapping[str, str] | None, url: str | None
