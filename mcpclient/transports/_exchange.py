@@ -43,6 +43,8 @@ from typing import Any
 
 import requests
 import requests.adapters
+import requests.utils
+from requests.structures import CaseInsensitiveDict
 import urllib3
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
@@ -64,6 +66,8 @@ IDLE_EXIT = 1.0
 KEEPALIVE_MAX_IDLE = 4.0
 #: A request body up to this many bytes goes out in the same write as the request's head.
 ONE_WRITE_MAX = 64 * 1024
+#: Validated header lines a connection remembers (then it forgets them all and starts again).
+LINES_KEPT = 64
 
 
 def _shutdown(sock: Any) -> None:
@@ -304,6 +308,7 @@ class _Connection(HTTPConnection):
     mcp_last_used = 0.0
     _mcp_hold = False  # the next send is the request's head: keep it for the body
     _mcp_head: bytes | None = None
+    _mcp_lines: dict[tuple[str, str], bytes] | None = None  # validated header lines (putheader)
 
     def connect(self) -> None:
         super().connect()
@@ -319,6 +324,32 @@ class _Connection(HTTPConnection):
             head, self._mcp_head, self._mcp_hold = self._mcp_head, None, False
         if head is not None:  # no body was sent after it (not urllib3's way): the head alone
             super().send(head)
+
+    def putheader(self, header: Any, *values: Any) -> None:
+        """``http.client``'s ``putheader``, whose validated line is remembered by the connection.
+
+        A transport sends the same dozen header lines on every request; each is encoded and
+        checked by two regular expressions once per connection instead of once per request.
+        Only a name and one value that are both ``str`` are remembered (at most ``LINES_KEPT``).
+        """
+        if len(values) != 1 or type(header) is not str or type(values[0]) is not str:
+            super().putheader(header, *values)
+            return
+        key = (header, values[0])
+        lines = self._mcp_lines
+        if lines is None:
+            lines = self._mcp_lines = {}
+        buffer = self._buffer  # type: ignore[attr-defined]  # the head's lines, as _output appends them
+        line = lines.get(key)
+        if line is not None:
+            buffer.append(line)
+            return
+        before = len(buffer)
+        super().putheader(header, *values)
+        if len(buffer) == before + 1:  # (urllib3 writes nothing for a header it was told to skip)
+            if len(lines) >= LINES_KEPT:
+                lines.clear()
+            lines[key] = buffer[-1]
 
     def send(self, data: Any) -> None:
         if self._mcp_hold:
@@ -404,6 +435,7 @@ class AbortableAdapter(requests.adapters.HTTPAdapter):
     def __init__(self, *args: Any, max_idle: float = KEEPALIVE_MAX_IDLE, **kwargs: Any) -> None:
         self.max_idle = max_idle
         self._pools: dict[tuple[Any, ...], Any] = {}
+        self._paths: dict[Any, str] = {}
         super().__init__(*args, **kwargs)
 
     def get_connection_with_tls_context(
@@ -422,6 +454,37 @@ class AbortableAdapter(requests.adapters.HTTPAdapter):
                 self._pools.clear()
             self._pools[key] = pool
         return pool
+
+    def request_url(self, request: requests.PreparedRequest, proxies: Any) -> str:
+        """The path urllib3 is given for ``request``: without proxies it depends on the URL
+        alone, and a transport sends to one, so it is worked out once."""
+        if proxies:
+            return super().request_url(request, proxies)
+        url = request.url
+        path = self._paths.get(url)
+        if path is None:
+            path = super().request_url(request, proxies)
+            if len(self._paths) >= 16:
+                self._paths.clear()
+            self._paths[url] = path
+        return path
+
+    def build_response(self, req: requests.PreparedRequest, resp: Any) -> requests.Response:
+        """requests' ``build_response``, which walks the cookie jar machinery for every
+        response, without that walk for one that sets no cookie (nothing to store)."""
+        headers = resp.headers
+        if "set-cookie" in headers or "set-cookie2" in headers:
+            return super().build_response(req, resp)
+        response = requests.Response()
+        response.status_code = resp.status
+        response.headers = CaseInsensitiveDict(headers)
+        response.encoding = requests.utils.get_encoding_from_headers(response.headers)
+        response.raw = resp
+        response.reason = resp.reason
+        response.url = req.url.decode("utf-8") if isinstance(req.url, bytes) else req.url  # type: ignore[assignment]
+        response.request = req
+        response.connection = self
+        return response
 
     def close(self) -> None:
         pools, self._pools = list(self._pools.values()), {}

@@ -10,6 +10,8 @@ import http.client
 
 import pytest
 import requests
+import urllib3
+import urllib3.connection
 
 from mcpclient import Client, StreamableHTTPTransport
 from mcpclient.transports import _exchange
@@ -91,3 +93,94 @@ def test_the_pool_for_the_url_is_looked_up_once_and_again_once_closed(server, mo
         assert pool.pool is None
         assert client.call_tool("work", {"text": "after"}).text == "after"
         assert lookups == [server.url, server.url]
+
+
+def _head_lines(connection_class, headers: list[tuple[str, str]], rounds: int = 1) -> list[list[bytes]]:
+    """The head lines ``connection_class`` builds for the same request, ``rounds`` times over."""
+    connection = connection_class("example.test", 80)
+    heads = []
+    for _ in range(rounds):
+        connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
+        for name, value in headers:
+            connection.putheader(name, value)
+        heads.append(list(connection._buffer))
+        connection._buffer.clear()
+        connection._HTTPConnection__state = "Idle"  # as if the request had been sent
+    return heads
+
+
+HEADERS = [
+    ("Host", "example.test"), ("Content-Type", "application/json"), ("Mcp-Session-Id", "s-1"),
+    ("Content-Length", "12"), ("X-Latin", "caf\xe9"), ("Authorization", "Bearer t0k3n"),
+]
+
+
+def test_remembered_header_lines_are_the_lines_http_client_builds():
+    stock = _head_lines(urllib3.connection.HTTPConnection, HEADERS)[0]
+    first, again, third = _head_lines(_exchange._Connection, HEADERS, rounds=3)
+    assert first == again == third == stock
+    connection = _exchange._Connection("example.test", 80)
+    assert set(connection._mcp_lines or {}) == set()  # nothing remembered before a request
+
+
+@pytest.mark.parametrize("name, value", [("X-A", "a\r\nInjected: yes"), ("Bad:Name", "v"), (" Lead", "v"), ("X-B", "a\nb")])
+def test_a_bad_header_is_refused_every_time(name, value):
+    connection = _exchange._Connection("example.test", 80)
+    for _ in range(2):  # never remembered, so refused again
+        connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
+        with pytest.raises(ValueError):
+            connection.putheader(name, value)
+        connection._buffer.clear()
+        connection._HTTPConnection__state = "Idle"
+    assert not connection._mcp_lines
+
+
+def test_at_most_so_many_header_lines_are_remembered():
+    headers = [("Content-Length", str(n)) for n in range(3 * _exchange.LINES_KEPT)]
+    _head_lines(_exchange._Connection, headers)
+    connection = _exchange._Connection("example.test", 80)
+    connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
+    for name, value in headers:
+        connection.putheader(name, value)
+        assert len(connection._mcp_lines) <= _exchange.LINES_KEPT
+
+
+def _urllib3_response(headers: dict[str, str]) -> urllib3.HTTPResponse:
+    return urllib3.HTTPResponse(body=b"{}", headers=headers, status=200, reason="OK", preload_content=False)
+
+
+def _prepared(url: str = "http://127.0.0.1:9/mcp?x=1") -> requests.PreparedRequest:
+    return requests.Request("POST", url, data=b"{}").prepare()
+
+
+def test_a_response_without_cookies_is_built_as_requests_builds_it():
+    adapter = _exchange.AbortableAdapter()
+    request = _prepared()
+    ours = adapter.build_response(request, _urllib3_response({"Content-Type": "application/json; charset=utf-8"}))
+    theirs = requests.adapters.HTTPAdapter.build_response(
+        adapter, request, _urllib3_response({"Content-Type": "application/json; charset=utf-8"})
+    )
+    assert type(ours) is type(theirs)
+    mine, stock = dict(vars(ours)), dict(vars(theirs))
+    assert set(mine) == set(stock)  # an attribute requests adds is noticed here
+    for name in ("raw", "cookies"):
+        mine.pop(name), stock.pop(name)
+    assert mine == stock
+    assert dict(ours.cookies) == dict(theirs.cookies) == {}
+    assert ours.encoding == "utf-8" and ours.headers["content-type"].startswith("application/json")
+
+
+def test_a_response_setting_cookies_is_built_by_requests():
+    adapter = _exchange.AbortableAdapter()
+    response = adapter.build_response(_prepared(), _urllib3_response({"Set-Cookie": "lb=7; Path=/"}))
+    assert response.status_code == 200 and "set-cookie" in response.headers
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/mcp?x=1", "http://127.0.0.1:9//double/path", "http://127.0.0.1:9"])
+def test_the_request_path_is_what_requests_works_out(url):
+    adapter = _exchange.AbortableAdapter()
+    request = _prepared(url)
+    stock = requests.adapters.HTTPAdapter.request_url(adapter, request, {})
+    assert adapter.request_url(request, {}) == adapter.request_url(request, None) == stock
+    proxied = {"http": "http://proxy.test:3128"}
+    assert adapter.request_url(request, proxied) == requests.adapters.HTTPAdapter.request_url(adapter, request, proxied)
