@@ -52,7 +52,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from .._exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
 from ._fast_head import FastHeadResponse
 
-__all__ = ["CANCELLED", "CLOSED", "TIMEOUT", "AbortableAdapter", "Exchange", "Exchanges", "current"]
+__all__ = ["CANCELLED", "CLOSED", "TIMEOUT", "AbortableAdapter", "Exchange", "ExchangeSocket", "Exchanges", "current"]
 
 #: Abort reasons.
 CLOSED = "closed"
@@ -294,6 +294,42 @@ class Exchanges:
 # -- urllib3 classes that hand their sockets to the current exchange -------------------------
 
 
+class ExchangeSocket(socket.socket):
+    """A connected plain TCP socket whose deadlines its exchanges hold, not socket timeouts.
+
+    Every exchange on our connections can be ended in any phase (``abort``) and the deadline
+    watchdog ends it at its deadline, so once connected (within the connect timeout) the
+    socket stays blocking and ``settimeout`` does nothing. urllib3 sets a socket's timeout
+    twice per request, and ``socket.settimeout`` makes a system call each time even when the
+    value is unchanged; a socket with a timeout also polls before each send and receive.
+    Each of those releases the GIL, which with many calling threads means a thread switch.
+
+    ``peeking`` makes a receive return at once when no data is there (``MSG_DONTWAIT``), for
+    a look at what has arrived (``_streams.stream_end_ready``) without changing the socket.
+    """
+
+    __slots__ = ("peeking",)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.peeking = False
+
+    @classmethod
+    def adopt(cls, sock: socket.socket) -> ExchangeSocket:
+        """Take over ``sock``'s connection (its file descriptor); ``sock`` is left detached."""
+        adopted = cls(sock.family, sock.type, sock.proto, fileno=sock.detach())
+        socket.socket.settimeout(adopted, None)  # blocking, whatever mode the descriptor was in
+        return adopted
+
+    def settimeout(self, value: float | None) -> None:
+        pass
+
+    def recv_into(self, buffer: Any, nbytes: int = 0, flags: int = 0) -> int:
+        if self.peeking:
+            flags |= socket.MSG_DONTWAIT
+        return super().recv_into(buffer, nbytes, flags)
+
+
 class _Connection(HTTPConnection):
     """Registers its socket with the current exchange, and writes a small request in one go.
 
@@ -312,6 +348,8 @@ class _Connection(HTTPConnection):
 
     def connect(self) -> None:
         super().connect()
+        if type(self.sock) is socket.socket and self.sock.family in (socket.AF_INET, socket.AF_INET6):
+            self.sock = ExchangeSocket.adopt(self.sock)
         exchange = current.exchange
         if exchange is not None:
             exchange.attach(self.sock)

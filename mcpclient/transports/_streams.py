@@ -12,7 +12,7 @@ from typing import Any, Callable, Iterator
 import requests
 
 from .._exceptions import ProtocolError
-from ._exchange import Exchange
+from ._exchange import Exchange, ExchangeSocket
 from ._requester import translate
 from ._sse_parser import SSEEvent, SSEParser
 
@@ -110,6 +110,18 @@ def _peek(reader: Any, sock: socket.socket, size: int) -> bytes:
     """Up to ``size`` bytes that ``reader`` would return next, from its buffer and then the
     socket's, without consuming or blocking. Over TLS only the buffer is looked at when it is
     not empty (a TLS socket cannot peek)."""
+    if isinstance(sock, ExchangeSocket):  # a look that cannot block, without changing the socket
+        sock.peeking = True
+        try:
+            seen = bytes(reader.peek(size))  # reads from the socket only when its buffer is empty
+            if 0 < len(seen) < size:
+                try:
+                    seen += sock.recv(size - len(seen), socket.MSG_PEEK | socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    pass
+            return seen
+        finally:
+            sock.peeking = False
     timeout = sock.gettimeout()
     sock.settimeout(0.0)
     try:

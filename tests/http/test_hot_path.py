@@ -7,13 +7,15 @@ the adapter looks up the pool for the transport's URL once, and again only once 
 from __future__ import annotations
 
 import http.client
+import socket
+import time
 
 import pytest
 import requests
 import urllib3
 import urllib3.connection
 
-from mcpclient import Client, StreamableHTTPTransport
+from mcpclient import Client, RequestTimeout, StreamableHTTPTransport
 from mcpclient.transports import _exchange
 
 
@@ -184,3 +186,40 @@ def test_the_request_path_is_what_requests_works_out(url):
     assert adapter.request_url(request, {}) == adapter.request_url(request, None) == stock
     proxied = {"http": "http://proxy.test:3128"}
     assert adapter.request_url(request, proxied) == requests.adapters.HTTPAdapter.request_url(adapter, request, proxied)
+
+
+def test_a_plain_connection_stays_blocking_and_its_deadlines_are_the_exchanges(server):
+    transport = StreamableHTTPTransport(server.url)
+    with Client(transport, timeout=10, protocol="legacy") as client:
+        client.call_tool("work", {"text": "warm"})
+        adapter = transport._requester.session.get_adapter(server.url)
+        (pool,) = adapter._pools.values()
+        socks = [conn.sock for conn in list(pool.pool.queue) if conn is not None and conn.sock is not None]
+        assert socks and all(type(sock) is _exchange.ExchangeSocket for sock in socks)
+        assert all(sock.gettimeout() is None for sock in socks)  # urllib3 set timeouts twice a request
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("work", {"mode": "hold"}, timeout=0.5)  # on a kept-alive connection
+        assert time.monotonic() - started < 1.5
+        assert client.call_tool("work", {"text": "after"}).text == "after"
+
+
+def test_a_peeking_receive_returns_at_once():
+    left, right = socket.socketpair(socket.AF_UNIX)
+    sock = _exchange.ExchangeSocket.adopt(left)
+    reader = sock.makefile("rb")
+    try:
+        assert left.fileno() == -1 and sock.gettimeout() is None
+        sock.peeking = True
+        started = time.monotonic()
+        assert reader.peek(5) == b""  # nothing there: no wait
+        assert time.monotonic() - started < 0.5
+        right.sendall(b"hello")
+        time.sleep(0.05)
+        assert reader.peek(5)[:5] == b"hello"
+        sock.peeking = False
+        assert reader.read(5) == b"hello"  # peeking consumed nothing
+    finally:
+        reader.close()
+        sock.close()
+        right.close()
