@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import threading
 import time
 
 import pytest
@@ -223,3 +224,27 @@ def test_a_peeking_receive_returns_at_once():
         reader.close()
         sock.close()
         right.close()
+
+
+def test_a_server_that_stops_reading_a_request_cannot_hold_the_call_past_its_timeout():
+    """The socket is blocking: a send stuck on a full TCP window ends at the deadline (the
+    watchdog aborts the exchange), not at some socket timeout."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    accepted: list[socket.socket] = []
+    accepter = threading.Thread(target=lambda: accepted.append(listener.accept()[0]), daemon=True)
+    accepter.start()
+    transport = StreamableHTTPTransport(f"http://127.0.0.1:{listener.getsockname()[1]}/mcp", listen=False)
+    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "big", "arguments": {"text": "x" * 32_000_000}}}
+    try:
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            transport.send(message, timeout=1.0)
+        elapsed = time.monotonic() - started
+        assert elapsed < 2.5, elapsed
+        assert accepted  # it connected, then the server read nothing
+    finally:
+        transport.close()
+        listener.close()
+        for sock in accepted:
+            sock.close()
