@@ -159,7 +159,11 @@ def test_a_failure_reading_the_rest_of_a_stream_closes_it(server, monkeypatch, c
             assert time.monotonic() < deadline, "the stream was left open after the failure"
             time.sleep(0.02)
         assert client.call_tool("work", {"mode": "after_reply", "after": "end", "text": "still"}).text == "still"
-    assert "a bug after the reply" in caplog.text  # logged by the stream thread, not lost
+        # Logged by the stream thread, not lost (it logs once the stream is closed: wait for it).
+        deadline = time.monotonic() + RELEASED_WITHIN
+        while "a bug after the reply" not in caplog.text:
+            assert time.monotonic() < deadline, "the failure was not logged"
+            time.sleep(0.02)
 
 
 # -- stream_end_ready on real responses ---------------------------------------------------------
