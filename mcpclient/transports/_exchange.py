@@ -294,6 +294,11 @@ class Exchanges:
 # -- urllib3 classes that hand their sockets to the current exchange -------------------------
 
 
+#: Plain TCP sockets become ExchangeSockets where a single receive can be made non-blocking
+#: (``MSG_DONTWAIT``: Linux, macOS, the BSDs; not Windows, whose sockets keep their timeouts).
+_ADOPTED_FAMILIES = (socket.AF_INET, socket.AF_INET6) if hasattr(socket, "MSG_DONTWAIT") else ()
+
+
 class ExchangeSocket(socket.socket):
     """A connected plain TCP socket whose deadlines its exchanges hold, not socket timeouts.
 
@@ -348,7 +353,7 @@ class _Connection(HTTPConnection):
 
     def connect(self) -> None:
         super().connect()
-        if type(self.sock) is socket.socket and self.sock.family in (socket.AF_INET, socket.AF_INET6):
+        if type(self.sock) is socket.socket and self.sock.family in _ADOPTED_FAMILIES:
             self.sock = ExchangeSocket.adopt(self.sock)
         exchange = current.exchange
         if exchange is not None:
