@@ -19,6 +19,18 @@ SDK_SERVER = [sys.executable, str(SERVERS / "sdk_server.py")]
 DEMO_SERVER = [sys.executable, str(ROOT / "examples" / "servers" / "demo_server.py")]
 
 
+@pytest.fixture(autouse=True)
+def fresh_era_cache():
+    """Every test starts with no remembered protocol eras: the cache is keyed by the server's
+    URL, and a test server on a port a legacy server of an earlier test used would otherwise
+    be taken for legacy without being asked."""
+    from mcpclient._conversation import _era_cache, _era_cache_lock
+
+    with _era_cache_lock:
+        _era_cache.clear()
+    yield
+
+
 @pytest.fixture
 def ending_servers():
     """A factory: ``ending_servers(**settings)`` -> a started ``EndingServer``, stopped after."""
