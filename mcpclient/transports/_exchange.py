@@ -52,7 +52,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from .._exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
 from ._fast_head import FastHeadResponse
 
-__all__ = ["CANCELLED", "CLOSED", "TIMEOUT", "AbortableAdapter", "Exchange", "ExchangeSocket", "Exchanges", "current"]
+__all__ = ["CANCELLED", "CLOSED", "TIMEOUT", "AbortableAdapter", "Exchange", "ExchangeSocket", "Exchanges", "current", "sets_cookies"]
 
 #: Abort reasons.
 CLOSED = "closed"
@@ -68,6 +68,11 @@ KEEPALIVE_MAX_IDLE = 4.0
 ONE_WRITE_MAX = 64 * 1024
 #: Validated header lines a connection remembers (then it forgets them all and starts again).
 LINES_KEPT = 64
+
+
+def sets_cookies(headers: Any) -> bool:
+    """Whether a response's headers (any case-insensitive mapping) set a cookie."""
+    return "set-cookie" in headers or "set-cookie2" in headers
 
 
 def _shutdown(sock: Any) -> None:
@@ -309,8 +314,9 @@ class ExchangeSocket(socket.socket):
     value is unchanged; a socket with a timeout also polls before each send and receive.
     Each of those releases the GIL, which with many calling threads means a thread switch.
 
-    ``peeking`` makes a receive return at once when no data is there (``MSG_DONTWAIT``), for
-    a look at what has arrived (``_streams.stream_end_ready``) without changing the socket.
+    ``peeking`` makes a receive (``recv``, ``recv_into``) return at once when no data is
+    there (``MSG_DONTWAIT``), for a look at what has arrived (``_streams.stream_end_ready``)
+    without changing the socket.
     """
 
     __slots__ = ("peeking",)
@@ -333,6 +339,11 @@ class ExchangeSocket(socket.socket):
         if self.peeking:
             flags |= socket.MSG_DONTWAIT
         return super().recv_into(buffer, nbytes, flags)
+
+    def recv(self, bufsize: int, flags: int = 0) -> bytes:
+        if self.peeking:
+            flags |= socket.MSG_DONTWAIT
+        return super().recv(bufsize, flags)
 
 
 class _Connection(HTTPConnection):
@@ -516,7 +527,7 @@ class AbortableAdapter(requests.adapters.HTTPAdapter):
         """requests' ``build_response``, which walks the cookie jar machinery for every
         response, without that walk for one that sets no cookie (nothing to store)."""
         headers = resp.headers
-        if "set-cookie" in headers or "set-cookie2" in headers:
+        if sets_cookies(headers):
             return super().build_response(req, resp)
         response = requests.Response()
         response.status_code = resp.status

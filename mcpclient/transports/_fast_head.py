@@ -56,8 +56,8 @@ class FastHeadResponse(http.client.HTTPResponse):
         """Read the head if it is plain and buffered; False (nothing consumed) otherwise."""
         fp = self.fp
         try:
-            data = fp.peek(1)
-        except (AttributeError, ValueError):  # not a buffered reader, or closed: http.client decides
+            data = fp.peek(1)  # (fp is the connection's buffered reader, as http.client makes it)
+        except ValueError:  # closed: http.client says how
             return False
         end = data.find(_END)
         if end < 0:

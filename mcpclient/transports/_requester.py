@@ -33,7 +33,7 @@ from .. import _origin
 from .. import types as t
 from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
-from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current
+from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
 from .base import Peer, decode_message
 
 __all__ = ["Requester", "TokenProvider", "read_error_body", "translate"]
@@ -330,8 +330,7 @@ class Requester:
         if adapter is None or prepared.hooks["response"]:
             return self.session.send(prepared, timeout=timeout, allow_redirects=False, **self._send_kwargs)  # type: ignore[arg-type]
         response: requests.Response = adapter.send(prepared, timeout=timeout, **self._send_kwargs)  # type: ignore[arg-type]
-        headers = response.headers
-        if "set-cookie" in headers or "set-cookie2" in headers:
+        if sets_cookies(response.headers):
             requests.cookies.extract_cookies_to_jar(self.session.cookies, prepared, response.raw)  # type: ignore[no-untyped-call]
         return response
 

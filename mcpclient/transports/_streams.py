@@ -109,21 +109,15 @@ def stream_end_ready(response: requests.Response) -> bool:
 def _peek(reader: Any, sock: socket.socket, size: int) -> bytes:
     """Up to ``size`` bytes that ``reader`` would return next, from its buffer and then the
     socket's, without consuming or blocking. Over TLS only the buffer is looked at when it is
-    not empty (a TLS socket cannot peek)."""
-    if isinstance(sock, ExchangeSocket):  # a look that cannot block, without changing the socket
-        sock.peeking = True
-        try:
-            seen = bytes(reader.peek(size))  # reads from the socket only when its buffer is empty
-            if 0 < len(seen) < size:
-                try:
-                    seen += sock.recv(size - len(seen), socket.MSG_PEEK | socket.MSG_DONTWAIT)
-                except BlockingIOError:
-                    pass
-            return seen
-        finally:
-            sock.peeking = False
-    timeout = sock.gettimeout()
-    sock.settimeout(0.0)
+    not empty (a TLS socket cannot peek). An ``ExchangeSocket`` is told to receive without
+    waiting (``peeking``); any other socket is switched to non-blocking and back."""
+    flagged = sock if isinstance(sock, ExchangeSocket) else None
+    timeout: float | None = None
+    if flagged is not None:
+        flagged.peeking = True
+    else:
+        timeout = sock.gettimeout()
+        sock.settimeout(0.0)
     try:
         seen = bytes(reader.peek(size))  # reads from the socket only when its buffer is empty
         if 0 < len(seen) < size and not isinstance(sock, ssl.SSLSocket):
@@ -135,7 +129,10 @@ def _peek(reader: Any, sock: socket.socket, size: int) -> bytes:
     except ssl.SSLWantReadError:  # TLS: no whole record yet
         return b""
     finally:
-        sock.settimeout(timeout)
+        if flagged is not None:
+            flagged.peeking = False
+        else:
+            sock.settimeout(timeout)
 
 
 def is_event_stream(response: requests.Response) -> bool:

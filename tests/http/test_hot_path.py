@@ -140,7 +140,6 @@ def test_a_bad_header_is_refused_every_time(name, value):
 
 def test_at_most_so_many_header_lines_are_remembered():
     headers = [("Content-Length", str(n)) for n in range(3 * _exchange.LINES_KEPT)]
-    _head_lines(_exchange._Connection, headers)
     connection = _exchange._Connection("example.test", 80)
     connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
     for name, value in headers:
@@ -203,6 +202,13 @@ def test_a_plain_connection_stays_blocking_and_its_deadlines_are_the_exchanges(s
             client.call_tool("work", {"mode": "hold"}, timeout=0.5)  # on a kept-alive connection
         assert time.monotonic() - started < 1.5
         assert client.call_tool("work", {"text": "after"}).text == "after"
+        # The watchdog (the only deadline these sockets have) leaves when idle and comes back.
+        time.sleep(_exchange.IDLE_EXIT + 0.5)
+        assert transport._exchanges._thread is None  # it left
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("work", {"mode": "hold"}, timeout=0.5)
+        assert time.monotonic() - started < 1.5
 
 
 def test_a_peeking_receive_returns_at_once():
@@ -214,6 +220,8 @@ def test_a_peeking_receive_returns_at_once():
         sock.peeking = True
         started = time.monotonic()
         assert reader.peek(5) == b""  # nothing there: no wait
+        with pytest.raises(BlockingIOError):
+            sock.recv(5, socket.MSG_PEEK)
         assert time.monotonic() - started < 0.5
         right.sendall(b"hello")
         time.sleep(0.05)
