@@ -19,11 +19,21 @@ from .._exceptions import MCPError, ProtocolError
 if TYPE_CHECKING:
     from .. import types as t
 
-__all__ = ["LEGACY", "MODERN", "Failure", "Peer", "Transport", "decode_message", "encode_message"]
+__all__ = ["LEGACY", "MODERN", "NOTHING", "Failure", "Peer", "Transport", "decode_message", "encode_message"]
 
 #: The two protocol eras, as ``set_protocol`` names them: the ``initialize`` handshake with
 #: sessions (2024-11-05 to 2025-11-25), and ``server/discover`` without them (2026-07-28).
 LEGACY, MODERN = "legacy", "modern"
+
+
+class _Nothing:
+    """The type of ``NOTHING``: ``receive_within`` found no whole message in time."""
+
+    def __repr__(self) -> str:
+        return "NOTHING"
+
+
+NOTHING: Any = _Nothing()
 
 
 @attrs.frozen
@@ -83,6 +93,9 @@ class Transport(abc.ABC):
     """
 
     self_serializing: ClassVar[bool] = False
+    #: True when ``receive_within`` is implemented: a caller may then read its own reply
+    #: (stdio), saving the hand-off through the reader thread.
+    inline_reads: ClassVar[bool] = False
 
     @abc.abstractmethod
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
@@ -91,6 +104,15 @@ class Transport(abc.ABC):
     @abc.abstractmethod
     def receive(self) -> Any:
         """Return the next decoded message from the server, or a ``Failure``."""
+
+    def receive_within(self, timeout: float) -> Any:
+        """Like ``receive``, but return ``NOTHING`` once ``timeout`` seconds pass without a
+        whole message; a partial one stays buffered for the next call.
+
+        Only for a transport that sets ``inline_reads``. The engine makes sure one thread at
+        a time reads, whether through ``receive`` or this.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not read inline")
 
     @abc.abstractmethod
     def close(self) -> None:

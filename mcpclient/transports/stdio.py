@@ -16,7 +16,7 @@ from typing import IO, Any, Callable, Iterable, Mapping, Union
 
 from .._exceptions import ConnectionClosed, TransportError
 from . import _watchdog
-from .base import Peer, Transport, decode_message, encode_message
+from .base import NOTHING, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StdioTransport"]
 
@@ -104,6 +104,7 @@ class StdioTransport(Transport):
         self._lines: collections.deque[bytes] = collections.deque()
         self.max_message_bytes = max_message_bytes
         self._skipping = False  # inside a message over the size limit, until its newline
+        self._poller: Any = None  # made by the first receive_within
         self._stderr_thread = threading.Thread(
             target=self._pump_stderr, name="mcpclient-stderr", daemon=True
         )
@@ -177,60 +178,89 @@ class StdioTransport(Transport):
 
     # -- receiving --------------------------------------------------------------------------
 
+    inline_reads = True
+
     def receive(self) -> Any:
+        return self._receive(None)
+
+    def receive_within(self, timeout: float) -> Any:
+        return self._receive(time.monotonic() + timeout)
+
+    def _receive(self, deadline: float | None) -> Any:
         self._reading = True
         try:
+            if self._closed:  # after setting _reading: close() looks at it after setting _closed
+                raise ConnectionClosed("the transport is closed")
+            lines = self._lines
             while True:
-                line = self._lines.popleft() if self._lines else self._read_lines()
-                if line is None:
-                    self._close_stdout()
-                    raise self._exit_error("the server closed its stdout")
+                if not lines:
+                    if deadline is not None:
+                        wait = deadline - time.monotonic()
+                        if wait <= 0 or not self._readable(wait):
+                            return NOTHING
+                    if not self._read_chunk():
+                        self._close_stdout()
+                        raise self._exit_error("the server closed its stdout")
+                    continue
+                line = lines.popleft()
                 if line and not line.isspace():  # (isspace stops at the first non-blank)
                     return decode_message(line)
         finally:
             self._reading = False
 
-    def _read_lines(self) -> bytes | None:
-        """Read what the pipe holds (up to 64 KiB at a time); return the next whole line.
+    def _readable(self, timeout: float) -> bool:
+        """Wait until stdout has something to read (or has ended), for at most ``timeout``."""
+        poller = self._poller
+        if poller is None:
+            poller = self._poller = select.poll()
+            poller.register(self._stdout_fd, select.POLLIN)
+        # Rounded up: a poll that returns a hair before the deadline would only come back here.
+        return bool(poller.poll(int(timeout * 1000) + 1))
+
+    def _read_chunk(self) -> bool:
+        """Read what the pipe holds (up to 64 KiB at a time) into whole lines and a partial one;
+        False at the end of the output.
 
         Large reads instead of ``readline()``'s 8 KiB ones: a 10 MB message takes a handful of
         system calls, and a partial line grows in place, so long lines cost linear time.
         """
-        while True:
-            try:
-                chunk = os.read(self._stdout_fd, READ_SIZE)
-            except (OSError, ValueError) as exc:
-                raise self._exit_error(f"cannot read from the server: {exc}") from exc
-            if not chunk:  # end of output: a last message may lack its newline
-                rest, self._partial = bytes(self._partial), bytearray()
-                return rest if rest.strip() and not self._skipping else None
-            if self._skipping:
-                newline = chunk.find(b"\n")
-                if newline < 0:
-                    continue
-                chunk, self._skipping = chunk[newline + 1 :], False
-                if not chunk:
-                    continue
-            end = chunk.rfind(b"\n")
-            if end < 0:
-                self._partial += chunk
-                if len(self._partial) > self.max_message_bytes:
-                    log.error(
-                        "the server sent a message over %d bytes without a newline; skipping it "
-                        "(raise max_message_bytes if that is expected)", self.max_message_bytes
-                    )
-                    self._partial, self._skipping = bytearray(), True
-                continue
-            if end == len(chunk) - 1 and not self._partial and chunk.find(b"\n") == end:
-                return chunk  # the common case: exactly one whole message
-            if self._partial:
-                self._partial += chunk[:end]
-                lines = bytes(self._partial).split(b"\n")
-            else:
-                lines = chunk[:end].split(b"\n")
-            self._partial = bytearray(chunk[end + 1 :])
-            self._lines.extend(lines[1:])
-            return lines[0]
+        try:
+            chunk = os.read(self._stdout_fd, READ_SIZE)
+        except (OSError, ValueError) as exc:
+            raise self._exit_error(f"cannot read from the server: {exc}") from exc
+        if not chunk:  # end of output: a last message may lack its newline
+            rest, self._partial = bytes(self._partial), bytearray()
+            if not (rest.strip() and not self._skipping):
+                return False
+            self._lines.append(rest)  # the next read finds the end again
+            return True
+        if self._skipping:
+            newline = chunk.find(b"\n")
+            if newline < 0:
+                return True
+            chunk, self._skipping = chunk[newline + 1 :], False
+            if not chunk:
+                return True
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            self._partial += chunk
+            if len(self._partial) > self.max_message_bytes:
+                log.error(
+                    "the server sent a message over %d bytes without a newline; skipping it "
+                    "(raise max_message_bytes if that is expected)", self.max_message_bytes
+                )
+                self._partial, self._skipping = bytearray(), True
+            return True
+        if end == len(chunk) - 1 and not self._partial and chunk.find(b"\n") == end:
+            self._lines.append(chunk)  # the common case: exactly one whole message
+            return True
+        if self._partial:
+            self._partial += chunk[:end]
+            self._lines.extend(bytes(self._partial).split(b"\n"))
+        else:
+            self._lines.extend(chunk[:end].split(b"\n"))
+        self._partial = bytearray(chunk[end + 1 :])
+        return True
 
     def _exit_error(self, what: str) -> ConnectionClosed:
         if self._closed:
