@@ -1,9 +1,15 @@
 """The JSON-RPC 2.0 engine under every Client.
 
-One daemon reader thread owns ``transport.receive()``: it only parses and routes. A reply
+One daemon reader thread reads ``transport.receive()``: it only parses and routes. A reply
 wakes the caller waiting on its pending slot; a server request or notification goes to the
 bounded dispatch pool, so a slow user handler never stalls replies. When the connection dies,
 every pending call fails at once with the reason; after ``close()`` calls fail immediately.
+
+Over a transport that reads inline (stdio), the pipe has one reader at a time, whoever holds
+the read token: after a reply empties the pending table the reader thread lends it out, and a
+caller that finds it free reads its own reply, for at most ``INLINE_READ_BUDGET``, routing what
+comes before it in order. That saves two thread switches a call. The reader thread takes the
+pipe back when a caller hands it over or no caller has read for ``INLINE_LEND``.
 """
 
 from __future__ import annotations
@@ -29,7 +35,7 @@ from .._exceptions import (
     RPCError,
     TransportError,
 )
-from ..transports.base import Failure, Transport
+from ..transports.base import NOTHING, Failure, Transport
 from .cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .pool import DispatchPool
 
@@ -50,6 +56,12 @@ DEFAULT_QUEUE_FACTOR = 64
 PROGRESS_DRAIN_TIMEOUT = 2.0
 #: A notification queued behind one whose handler has run this long gets a warning logged.
 LANE_BLOCKED_WARNING = 5.0
+#: Over a transport that reads inline: how long a caller reads for its own reply before it
+#: hands the pipe to the reader thread and waits on its slot (a cancel waits at most this).
+INLINE_READ_BUDGET = 0.02
+#: How long the reader thread leaves the pipe to callers, once none has read for that long.
+#: A message that comes while no call is waiting (a notification) waits up to twice this.
+INLINE_LEND = 0.004
 
 RequestHandler = Callable[[str, "dict[str, Any]", CancelToken], Any]
 ProgressCallback = Callable[[float, "float | None", "str | None"], None]
@@ -146,8 +158,15 @@ class Engine:
         self._lane_warned = False  # about the running item
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
+        self._inline = transport.inline_reads
+        self._read_token = threading.Lock()  # held by the one thread reading the transport
+        self._reader_wake = threading.Event()  # a caller hands the pipe back to the reader thread
+        self._inline_reads = 0  # how many calls read inline: the reader thread's sign of life
         self._reader = threading.Thread(
-            target=_read_loop, args=(weakref.ref(self), transport), name="mcpclient-reader", daemon=True
+            target=_read_loop,
+            args=(weakref.ref(self), transport, self._read_token, self._reader_wake),
+            name="mcpclient-reader",
+            daemon=True,
         )
         transport.deliver_replies_to(_reply_taker(weakref.ref(self)))  # weakly, for the same reason
         self._started = False
@@ -184,6 +203,7 @@ class Engine:
         for slot in pending:
             slot.error = ClientClosedError()
             slot.event.set()
+        self._reader_wake.set()  # a reader thread that lent the pipe out ends at once
         if self._forked:
             # The transport, its process or session and the threads are the parent's: closing
             # them here would kill the parent's server or end its session.
@@ -251,6 +271,7 @@ class Engine:
         for slot in pending:
             slot.error = error
             slot.event.set()
+        self._reader_wake.set()
         for token in tokens:
             token.cancel("connection closed")
 
@@ -344,6 +365,8 @@ class Engine:
                 # The cancel ended the send itself (an HTTP exchange); it may have reached the server.
                 self._send_cancelled(request_id, "cancelled by the caller")
                 raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method) from None
+            if self._inline and self._read_token.acquire(False):
+                self._read_inline(slot, deadline)
             wait_event = slot.event.wait
             while True:
                 wait = None if deadline is None else max(0.0, deadline - time.monotonic())
@@ -388,6 +411,50 @@ class Engine:
         if type(result) is dict and "error" not in reply:
             return result  # the usual reply (_read_reply's last line, without its call)
         return _read_reply(reply, method, request_id)
+
+    def _read_inline(self, slot: _Slot, deadline: float | None) -> None:
+        """With the read token held: read and route until ``slot`` is answered (or woken by a
+        cancel or the end of the connection), at most ``INLINE_READ_BUDGET`` or ``deadline``.
+
+        What comes before the reply (notifications, progress, other callers' replies) is
+        routed here, in order, as the reader thread would. Then the token is released, and the
+        reader thread woken if calls are still waiting, this one's included when its reply has
+        not come: it reads for them, and this call waits on its slot.
+        """
+        transport = self._transport
+        end = time.monotonic() + INLINE_READ_BUDGET
+        if deadline is not None and deadline < end:
+            end = deadline
+        is_set = slot.event.is_set
+        try:
+            while not is_set():
+                wait = end - time.monotonic()
+                if wait <= 0:
+                    break
+                try:
+                    message = transport.receive_within(wait)
+                except ProtocolError as exc:
+                    log.warning("skipping a malformed message from the server: %s", exc)
+                    continue
+                except Exception as exc:  # the connection ended (or the transport broke)
+                    self._end(_connection_error(exc, self._closed))
+                    break
+                if message is NOTHING:
+                    break
+                try:
+                    self._route(message)
+                except Exception:  # as on the reader thread: survive anything a server sends
+                    log.exception("error while handling a message from the server; skipped")
+        finally:
+            self._inline_reads += 1
+            self._read_token.release()
+            if self._pending:  # after the release: see _lend
+                self._reader_wake.set()
+
+    def _end(self, error: MCPError) -> None:
+        if not self._closed:
+            log.debug("connection ended: %s", error)
+        self._mark_dead(error)
 
     def _renew(self, request_id: Any, timeout: float, hard_deadline: float | None, now: float) -> None:
         """Progress came at ``now``: the transport's bound on the exchange moves with the call's."""
@@ -704,14 +771,16 @@ class Engine:
             log.warning("could not send an error reply: %s", exc)
 
 
-def _read_loop(ref: weakref.ref[Engine], transport: Transport) -> None:
+def _read_loop(ref: weakref.ref[Engine], transport: Transport, token: threading.Lock, wake: threading.Event) -> None:
     """The reader thread: receive, route, repeat, until the connection ends.
 
     It holds the engine only while routing one message; while it waits in ``receive()`` the
     engine (and the Client above it) may be collected, whose finalizer closes the transport
-    and so ends this loop.
+    and so ends this loop. Over a transport that reads inline it reads only while it holds
+    ``token``, and lends it out after a reply that left no call waiting (see ``_lend``).
     """
-    error: MCPError
+    inline = transport.inline_reads
+    token.acquire()
     try:
         while True:
             try:
@@ -726,22 +795,50 @@ def _read_loop(ref: weakref.ref[Engine], transport: Transport) -> None:
                 engine._route(message)
             except Exception:  # the reader thread must survive anything a server sends
                 log.exception("error while handling a message from the server; skipped")
+            # A reply that left no call waiting: its caller's next call may read its own.
+            lend = inline and not engine._pending and type(message) is dict and "method" not in message
             del engine
-    except ConnectionClosed as exc:
-        error = exc
-    except MCPError as exc:
-        error = ConnectionClosed(str(exc))
-    except BaseException as exc:
-        error = ConnectionClosed(f"the transport failed: {exc!r}")
+            if lend and not _lend(ref, token, wake):
+                return
+    except BaseException as exc:  # whatever ended the reading ends the connection
         engine = ref()
-        if engine is not None and not engine._closed:
-            log.exception("the transport failed")
-    engine = ref()
-    if engine is None:
-        return
-    if not engine._closed:
-        log.debug("connection ended: %s", error)
-    engine._mark_dead(error)
+        if engine is not None:
+            engine._end(_connection_error(exc, engine._closed))
+
+
+def _lend(ref: weakref.ref[Engine], token: threading.Lock, wake: threading.Event) -> bool:
+    """Leave the pipe to callers (``Engine._read_inline``) until one hands it back or none has
+    read for a whole ``INLINE_LEND``; True with ``token`` held again, False when the engine is
+    gone or dead (then the thread ends).
+
+    No lost wake-up: a caller adds its slot to the table before it tries the token, and looks
+    at the table after it releases the token, so whenever a call waits with no one reading,
+    either the caller set ``wake`` or this loop sees the slot.
+    """
+    token.release()
+    seen = -1
+    while True:
+        wake.wait(INLINE_LEND)
+        wake.clear()
+        engine = ref()
+        if engine is None or engine._dead is not None:
+            return False
+        waiting, reads = bool(engine._pending), engine._inline_reads
+        del engine
+        if (waiting or reads == seen) and token.acquire(False):
+            return True
+        seen = reads
+
+
+def _connection_error(exc: BaseException, closed: bool) -> MCPError:
+    """What ends every pending call when ``receive`` raised ``exc``."""
+    if isinstance(exc, ConnectionClosed):
+        return exc
+    if isinstance(exc, MCPError):
+        return ConnectionClosed(str(exc))
+    if not closed:
+        log.error("the transport failed", exc_info=exc)
+    return ConnectionClosed(f"the transport failed: {exc!r}")
 
 
 def _reply_taker(ref: weakref.ref[Engine]) -> Callable[[dict[str, Any]], bool]:

@@ -68,7 +68,8 @@ class Peer:
 class Transport(abc.ABC):
     """Moves JSON-RPC messages between a ``Client`` and one server.
 
-    A transport is used by exactly one reader thread (``receive``) and by writers (``send``).
+    A transport is read by one thread at a time (``receive``, or ``receive_within`` where
+    ``inline_reads`` is true) and written by writers (``send``).
     Unless ``self_serializing`` is true, the client calls ``send`` from one thread at a time;
     a transport that sets it must accept concurrent ``send`` calls (HTTP does). A transport
     whose ``send`` may block until its reply arrives (HTTP reads a POST's reply there), or that
@@ -87,9 +88,9 @@ class Transport(abc.ABC):
     - ``close()``: release everything; it must unblock a thread waiting in ``receive`` and must
       be safe to call more than once.
 
-    The rest has defaults that suit a transport with nothing more to say (stdio, a test
-    double): ``abandon``, ``renew``, ``deliver_replies_to``, ``reopen``, ``set_protocol``,
-    ``note_tools``, ``server_key`` and ``peer``.
+    The rest has defaults that suit a transport with nothing more to say (a test double):
+    ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``reopen``,
+    ``set_protocol``, ``note_tools``, ``server_key`` and ``peer``.
     """
 
     self_serializing: ClassVar[bool] = False
@@ -110,7 +111,8 @@ class Transport(abc.ABC):
         whole message; a partial one stays buffered for the next call.
 
         Only for a transport that sets ``inline_reads``. The engine makes sure one thread at
-        a time reads, whether through ``receive`` or this.
+        a time reads, whether through ``receive`` or this. A subclass that wraps ``receive``
+        wraps this too (or sets ``inline_reads`` to False).
         """
         raise NotImplementedError(f"{type(self).__name__} does not read inline")
 

@@ -20,6 +20,10 @@ Tools (``tools/call`` by name):
 * ``flood`` ``{"count": n, "method": m}`` -> answers at once, while a writer thread sends
   ``n`` notifications ``m`` interleaved with the replies to later calls.
 * ``ask`` ``{"count": n}`` -> sends ``n`` server requests (``ping``), then answers.
+* ``trickle`` ``{"text": s, "pause": p}`` -> the answer ``s`` in two writes ``p`` seconds
+  apart, cut inside the line.
+* ``later`` ``{"delay": d}`` -> answers at once, then sends ``notifications/later`` after
+  ``d`` seconds, when no call is waiting.
 
 Fault knobs:
 
@@ -182,6 +186,20 @@ def main() -> int:
                 for i in range(int(args.get("count", 1))):
                     send({"jsonrpc": "2.0", "id": f"ask-{i}", "method": "ping"})
                 answer(msg_id, "asked")
+            elif name == "trickle":
+                text = args.get("text", "")
+                data = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": {
+                    "content": [{"type": "text", "text": text}]}}, separators=(",", ":")).encode() + b"\n"
+                half = len(data) // 2
+                write(data[:half])
+                time.sleep(float(args.get("pause", 0.1)))
+                write(data[half:])
+            elif name == "later":
+                answer(msg_id, "later")
+                notif = {"jsonrpc": "2.0", "method": "notifications/later", "params": {}}
+                timer = threading.Timer(float(args.get("delay", 0.1)), send, args=(notif,))
+                timer.daemon = True
+                timer.start()
             else:
                 send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32602, "message": f"no tool {name}"}})
         else:

@@ -264,7 +264,12 @@ class SpyTransport(StdioTransport):
         return super().send(message, timeout=timeout)
 
     def receive(self):
-        message = super().receive()
+        return self._spy(super().receive())
+
+    def receive_within(self, timeout):  # a caller reading its own reply (the engine's inline reads)
+        return self._spy(super().receive_within(timeout))
+
+    def _spy(self, message):
         if isinstance(message, dict) and "method" in message and "id" not in message:
             self.notifications_read.append(message)
         return message
