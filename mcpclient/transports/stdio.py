@@ -178,7 +178,7 @@ class StdioTransport(Transport):
 
     # -- receiving --------------------------------------------------------------------------
 
-    inline_reads = True
+    inline_reads = hasattr(select, "poll")  # receive_within waits with poll()
 
     def receive(self) -> Any:
         return self._receive(None)
