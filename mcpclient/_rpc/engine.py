@@ -203,12 +203,13 @@ class Engine:
         for slot in pending:
             slot.error = ClientClosedError()
             slot.event.set()
-        self._reader_wake.set()  # a reader thread that lent the pipe out ends at once
         if self._forked:
             # The transport, its process or session and the threads are the parent's: closing
-            # them here would kill the parent's server or end its session.
+            # them here would kill the parent's server or end its session. (Nor is the reader
+            # wake touched: its lock may have been held by a parent thread at fork time.)
             _live_engines.discard(self)
             return
+        self._reader_wake.set()  # a reader thread that lent the pipe out ends at once
         for token in tokens:
             token.cancel("client closed")
         try:
@@ -441,15 +442,20 @@ class Engine:
                     break
                 if message is NOTHING:
                     break
-                try:
-                    self._route(message)
-                except Exception:  # as on the reader thread: survive anything a server sends
-                    log.exception("error while handling a message from the server; skipped")
+                self._take_in(message)
         finally:
             self._inline_reads += 1
             self._read_token.release()
             if self._pending:  # after the release: see _lend
                 self._reader_wake.set()
+
+    def _take_in(self, message: Any) -> None:
+        """Route one message read from the transport, on whichever thread read it: what goes
+        wrong is logged and skipped, so a reader survives anything a server sends."""
+        try:
+            self._route(message)
+        except Exception:
+            log.exception("error while handling a message from the server; skipped")
 
     def _end(self, error: MCPError) -> None:
         if not self._closed:
@@ -791,10 +797,7 @@ def _read_loop(ref: weakref.ref[Engine], transport: Transport, token: threading.
             engine = ref()
             if engine is None:
                 return
-            try:
-                engine._route(message)
-            except Exception:  # the reader thread must survive anything a server sends
-                log.exception("error while handling a message from the server; skipped")
+            engine._take_in(message)
             # A reply that left no call waiting: its caller's next call may read its own.
             lend = inline and not engine._pending and type(message) is dict and "method" not in message
             del engine

@@ -104,7 +104,10 @@ class StdioTransport(Transport):
         self._lines: collections.deque[bytes] = collections.deque()
         self.max_message_bytes = max_message_bytes
         self._skipping = False  # inside a message over the size limit, until its newline
-        self._poller: Any = None  # made by the first receive_within
+        self._poller: Any = None  # what receive_within waits with
+        if self.inline_reads:
+            self._poller = select.poll()
+            self._poller.register(self._stdout_fd, select.POLLIN)
         self._stderr_thread = threading.Thread(
             target=self._pump_stderr, name="mcpclient-stderr", daemon=True
         )
@@ -210,12 +213,8 @@ class StdioTransport(Transport):
 
     def _readable(self, timeout: float) -> bool:
         """Wait until stdout has something to read (or has ended), for at most ``timeout``."""
-        poller = self._poller
-        if poller is None:
-            poller = self._poller = select.poll()
-            poller.register(self._stdout_fd, select.POLLIN)
         # Rounded up: a poll that returns a hair before the deadline would only come back here.
-        return bool(poller.poll(int(timeout * 1000) + 1))
+        return bool(self._poller.poll(int(timeout * 1000) + 1))
 
     def _read_chunk(self) -> bool:
         """Read what the pipe holds (up to 64 KiB at a time) into whole lines and a partial one;
