@@ -89,14 +89,17 @@ class Transport(abc.ABC):
       be safe to call more than once.
 
     The rest has defaults that suit a transport with nothing more to say (a test double):
-    ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``reopen``,
-    ``set_protocol``, ``note_tools``, ``server_key`` and ``peer``.
+    ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``frame`` and
+    ``write_frames``, ``reopen``, ``set_protocol``, ``note_tools``, ``server_key`` and ``peer``.
     """
 
     self_serializing: ClassVar[bool] = False
     #: True when ``receive_within`` is implemented: a caller may then read its own reply
     #: (stdio), saving the hand-off through the reader thread.
     inline_reads: ClassVar[bool] = False
+    #: True when ``frame`` and ``write_frames`` are implemented: a request sent while another
+    #: thread is writing is handed to that writer, which sends it in the same system call (stdio).
+    batched_writes: ClassVar[bool] = False
 
     @abc.abstractmethod
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
@@ -115,6 +118,26 @@ class Transport(abc.ABC):
         wraps this too (or sets ``inline_reads`` to False).
         """
         raise NotImplementedError(f"{type(self).__name__} does not read inline")
+
+    def frame(self, message: dict[str, Any]) -> bytes | None:
+        """``message`` as the bytes ``write_frames`` would write, or None when it is too big
+        for one all-or-nothing write (then it goes through ``send``).
+
+        Only for a transport that sets ``batched_writes``; called from any thread.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not batch writes")
+
+    def write_frames(self, frames: list[bytes]) -> int:
+        """Write ``frames`` in order, each whole or not at all, as far as the transport takes
+        them without waiting; return how many went out. Never blocks and never raises: what
+        did not go out (the pipe is full, the connection failed) is sent again by its owner
+        through ``send``, which reports the reason.
+
+        Only for a transport that sets ``batched_writes``. The engine calls it from the thread
+        that holds the write turn, right after that thread's own ``send``; a subclass that
+        wraps ``send`` wraps this too (or sets ``batched_writes`` to False).
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not batch writes")
 
     @abc.abstractmethod
     def close(self) -> None:

@@ -59,6 +59,17 @@ class StdioTransport(Transport):
     Raises ``TransportError`` at once, with the reason, when the command cannot start.
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass that wraps send() or receive() (to record, say) keeps seeing every message:
+        # unless it wraps their batched and inline twins too, or sets the flag itself, the
+        # engine does not use them.
+        super().__init_subclass__(**kwargs)
+        own = vars(cls)
+        if "send" in own and "write_frames" not in own and "batched_writes" not in own:
+            cls.batched_writes = False
+        if "receive" in own and "receive_within" not in own and "inline_reads" not in own:
+            cls.inline_reads = False
+
     def __init__(
         self,
         cmd: list[str] | tuple[str, ...],
@@ -142,6 +153,10 @@ class StdioTransport(Transport):
 
     # -- sending ----------------------------------------------------------------------------
 
+    #: Writes of at most this many bytes to a pipe go out whole or not at all (POSIX).
+    _ATOMIC_WRITE = getattr(select, "PIPE_BUF", 0)
+    batched_writes = _ATOMIC_WRITE > 0
+
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         if self._closed:
             raise ConnectionClosed("the transport is closed")
@@ -178,6 +193,30 @@ class StdioTransport(Transport):
             if self._closed:
                 raise ConnectionClosed("the transport is closed") from exc
             raise TransportError(f"cannot write to the server: {exc}") from exc
+
+    def frame(self, message: dict[str, Any]) -> bytes | None:
+        data = encode_message(message) + b"\n"
+        return data if len(data) <= self._ATOMIC_WRITE else None
+
+    def write_frames(self, frames: list[bytes]) -> int:
+        """Write whole frames, as many per system call as one atomic pipe write holds, until
+        the pipe is full; how many went out (see ``Transport.write_frames``)."""
+        limit, done, count = self._ATOMIC_WRITE, 0, len(frames)
+        while done < count and not self._closed:
+            end, size = done + 1, len(frames[done])
+            while end < count and size + len(frames[end]) <= limit:
+                size += len(frames[end])
+                end += 1
+            try:
+                written = os.write(self._stdin_fd, frames[done] if end == done + 1 else b"".join(frames[done:end]))
+            except (OSError, ValueError):  # full (BlockingIOError), broken or closed: for send to tell
+                break
+            if written != size:  # POSIX forbids it on a pipe; the stream would be broken
+                log.error("a write of %d bytes to the server's stdin was cut short; closing", size)
+                self.close()
+                break
+            done = end
+        return done
 
     # -- receiving --------------------------------------------------------------------------
 

@@ -244,3 +244,74 @@ def test_a_message_over_the_size_limit_is_skipped_with_an_error(caplog):
         with Client(transport, timeout=10, protocol="legacy") as client:
             assert client.server_info.name == "ok"  # the message after the oversized one is read
     assert any("over 100000 bytes" in r.getMessage() for r in caplog.records)
+
+
+# -- batched writes (write_frames) ----------------------------------------------------------
+
+# Echoes its stdin line by line once it starts reading, half a second after it starts.
+LATE_ECHO = "import sys, time\ntime.sleep(0.5)\nfor line in sys.stdin.buffer:\n    sys.stdout.buffer.write(line); sys.stdout.flush()\n"
+
+
+def test_write_frames_writes_whole_frames_in_order_until_the_pipe_is_full():
+    transport = StdioTransport([PY, "-c", LATE_ECHO])
+    try:
+        messages = [{"jsonrpc": "2.0", "method": "n", "params": {"i": i, "pad": "x" * 950}} for i in range(200)]
+        frames = [transport.frame(message) for message in messages]
+        assert all(frame is not None and len(frame) < 1024 for frame in frames)
+        written = transport.write_frames(frames)  # the child is not reading yet: the pipe fills
+        assert 0 < written < len(frames)
+        assert transport.write_frames(frames[written:]) == 0  # full: nothing more, and no waiting
+        got: list[int] = []
+        reader = threading.Thread(target=lambda: got.extend(transport.receive()["params"]["i"] for _ in messages))
+        reader.start()  # the echo comes back while the rest goes out
+        for message in messages[written:]:  # what did not go out is sent the usual way
+            transport.send(message, timeout=10)
+        reader.join(10)
+        assert got == list(range(200))  # every frame whole, in order, once
+    finally:
+        transport.close()
+
+
+def test_a_message_too_big_for_one_atomic_write_has_no_frame():
+    transport = StdioTransport(FAST_SERVER)
+    try:
+        assert transport.frame({"jsonrpc": "2.0", "method": "n", "params": {"pad": "x" * 5000}}) is None
+        small = transport.frame({"jsonrpc": "2.0", "method": "n"})
+        assert small == b'{"jsonrpc":"2.0","method":"n"}\n'
+    finally:
+        transport.close()
+
+
+def test_write_frames_after_close_writes_nothing():
+    transport = StdioTransport(FAST_SERVER)
+    frame = transport.frame({"jsonrpc": "2.0", "method": "n"})
+    transport.close()
+    assert transport.write_frames([frame]) == 0
+
+
+def test_a_subclass_that_wraps_send_or_receive_alone_sees_every_message():
+    class WrapsSend(StdioTransport):
+        def send(self, message, *, timeout=None):
+            return super().send(message, timeout=timeout)
+
+    class WrapsReceive(StdioTransport):
+        def receive(self):
+            return super().receive()
+
+    class WrapsBoth(StdioTransport):
+        def send(self, message, *, timeout=None):
+            return super().send(message, timeout=timeout)
+
+        def write_frames(self, frames):
+            return super().write_frames(frames)
+
+        def receive(self):
+            return super().receive()
+
+        def receive_within(self, timeout):
+            return super().receive_within(timeout)
+
+    assert StdioTransport.batched_writes and StdioTransport.inline_reads  # (on POSIX)
+    assert not WrapsSend.batched_writes and WrapsSend.inline_reads
+    assert WrapsReceive.batched_writes and not WrapsReceive.inline_reads
+    assert WrapsBoth.batched_writes and WrapsBoth.inline_reads
