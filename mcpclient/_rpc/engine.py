@@ -102,6 +102,9 @@ class _Slot:
     progress_queued = 0  # progress callbacks queued and not yet run
     #: Tells the transport the deadline progress renewed (set when progress is asked for).
     renew: Callable[[float], None] | None = None
+    #: Handed to another thread's write (``Engine._send``), which could not send it: the caller
+    #: sends it itself.
+    unsent = False
 
     def __init__(self, method: str) -> None:
         self.event = threading.Event()
@@ -140,6 +143,11 @@ class Engine:
         self._pending: dict[Any, _Slot] = {}
         self._lock = threading.Lock()
         self._write_lock = None if transport.self_serializing else threading.Lock()
+        # Requests handed to the thread writing now (see _send): (frame, slot), under _outbox_lock.
+        self._batched = self._write_lock is not None and transport.batched_writes
+        self._outbox: list[tuple[bytes, _Slot]] = []
+        self._outbox_lock = threading.Lock()
+        self._writing = False  # a writer holds the write lock and will look at the outbox again
         self._dead: MCPError | None = None
         self._closed = False
         self._inbound: dict[Any, CancelToken] = {}
@@ -247,6 +255,7 @@ class Engine:
         """
         self._lock = threading.Lock()
         self._write_lock = None if self._write_lock is None else threading.Lock()
+        self._outbox_lock, self._outbox, self._writing = threading.Lock(), [], False
         self._busy_cond = threading.Condition()
         self._busy = 0
         self._forked = True
@@ -353,19 +362,7 @@ class Engine:
             else:  # a plain Event has no callbacks: the process's watcher thread looks at it
                 watch = watch_event(cancel, wake)
         try:
-            try:
-                self._send(message, deadline)
-            except RequestTimeout as exc:
-                if not exc.delivered:
-                    raise RequestTimeout(
-                        f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout
-                    ) from None
-                # It reached the server, whose answer did not come in time (HTTP): cancel it.
-                raise self._timed_out(request_id, method, timeout, cancel_on_timeout) from None
-            except RequestCancelled:
-                # The cancel ended the send itself (an HTTP exchange); it may have reached the server.
-                self._send_cancelled(request_id, "cancelled by the caller")
-                raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method) from None
+            self._send_request(message, deadline, slot, timeout, cancel_on_timeout)
             if self._inline and self._read_token.acquire(False):
                 self._read_inline(slot, deadline)
             wait_event = slot.event.wait
@@ -374,7 +371,20 @@ class Engine:
                 woke = wait_event(wait)
                 if slot.reply is not None or slot.error is not None:
                     break
+                if slot.unsent:  # handed to a writer the pipe did not take: send it ourselves
+                    slot.unsent = False
+                    slot.event.clear()  # then look again at what may have set it meanwhile
+                    if slot.error is not None:
+                        break
+                    if cancel is not None and is_cancelled(cancel):
+                        raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise _unsent_timeout(method, timeout)
+                    self._send_request(message, deadline, None, timeout, cancel_on_timeout)
+                    continue
                 if cancel is not None and is_cancelled(cancel):
+                    if self._withdraw(slot):
+                        raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
                     self._send_cancelled(request_id, "cancelled by the caller")
                     raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method)
                 if woke:  # a spurious wake-up: re-arm, then look once more
@@ -388,10 +398,12 @@ class Engine:
                 if renewed > now and (hard_deadline is None or now < hard_deadline):
                     deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
                     continue
+                if self._withdraw(slot):  # still in a stalled writer's hands: it never went out
+                    raise _unsent_timeout(method, timeout)
                 capped = hard_deadline is not None and now >= hard_deadline
                 raise self._timed_out(request_id, method, timeout, cancel_on_timeout, max_total if capped else None)
         except BaseException as exc:
-            if not isinstance(exc, MCPError):  # KeyboardInterrupt and the like: tell the server
+            if not isinstance(exc, MCPError) and not self._withdraw(slot):  # KeyboardInterrupt and the like: tell the server
                 self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
             raise
         finally:
@@ -412,6 +424,25 @@ class Engine:
         if type(result) is dict and "error" not in reply:
             return result  # the usual reply (_read_reply's last line, without its call)
         return _read_reply(reply, method, request_id)
+
+    def _send_request(
+        self, message: dict[str, Any], deadline: float | None, slot: _Slot | None, timeout: float | None,
+        cancel_on_timeout: bool,
+    ) -> None:
+        """Send a request (see ``_send``); a send that ran out of time or was cancelled raises
+        what the caller of ``request`` gets for it."""
+        try:
+            self._send(message, deadline, slot)
+        except RequestTimeout as exc:
+            method = message["method"]
+            if not exc.delivered:
+                raise _unsent_timeout(method, timeout) from None
+            # It reached the server, whose answer did not come in time (HTTP): cancel it.
+            raise self._timed_out(message["id"], method, timeout, cancel_on_timeout) from None
+        except RequestCancelled:
+            # The cancel ended the send itself (an HTTP exchange); it may have reached the server.
+            self._send_cancelled(message["id"], "cancelled by the caller")
+            raise RequestCancelled(f"{message['method']!r} was cancelled by the caller", method=message["method"]) from None
 
     def _read_inline(self, slot: _Slot, deadline: float | None) -> None:
         """With the read token held: read and route until ``slot`` is answered (or woken by a
@@ -515,13 +546,26 @@ class Engine:
         except MCPError as exc:
             log.debug("could not send notifications/cancelled for %r: %s", request_id, exc)
 
-    def _send(self, message: dict[str, Any], deadline: float | None) -> None:
+    def _send(self, message: dict[str, Any], deadline: float | None, slot: _Slot | None = None) -> None:
+        """Write one message, within ``deadline``, one writer at a time (unless the transport
+        serializes its own sends).
+
+        Over a transport with ``batched_writes``, a request (one with its ``slot``) sent while
+        another thread writes is handed to that writer instead of waiting for its turn: the
+        writer sends it, with whatever else was handed over meanwhile, in one system call
+        once its own message is out (``_write_handed``); what the pipe does not take at once
+        goes back to its caller, which sends it itself (``_Slot.unsent``).
+        """
         lock = self._write_lock
         if lock is not None and not lock.acquire(False):  # taken: wait for it, within the deadline
+            if slot is not None and self._batched and self._hand_over(message, slot):
+                return
             wait = _remaining(deadline)
             if not lock.acquire(timeout=-1 if wait is None else wait):
                 raise RequestTimeout("timed out waiting to write", method=message.get("method"))
         try:
+            if lock is not None and self._batched:
+                self._writing = True  # from here until _write_handed finds nothing more
             self._transport.send(message, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except MCPError:
             if self._dead is not None:
@@ -533,7 +577,66 @@ class Engine:
             raise TransportError(f"could not send to the server: {exc}") from exc
         finally:
             if lock is not None:
-                lock.release()
+                try:
+                    if self._batched:
+                        self._write_handed()
+                finally:
+                    lock.release()
+
+    def _hand_over(self, message: dict[str, Any], slot: _Slot) -> bool:
+        """Queue a request for the thread writing now; False when it must wait its turn (too
+        big for one atomic write, or the writer has already looked for the last time)."""
+        try:
+            frame = self._transport.frame(message)
+        except (TypeError, ValueError) as exc:
+            raise TransportError(f"could not send to the server: {exc}") from exc
+        if frame is None:
+            return False
+        with self._outbox_lock:
+            if not self._writing:
+                return False
+            self._outbox.append((frame, slot))
+        return True
+
+    def _withdraw(self, slot: _Slot) -> bool:
+        """Take back a request still waiting in the writer's hands (one whose writer is stuck on
+        a full pipe); True when it was there, so it will never be sent."""
+        if not self._outbox:  # (the usual case: nothing handed over, no lock taken)
+            return False
+        with self._outbox_lock:
+            for index, (_, queued) in enumerate(self._outbox):
+                if queued is slot:
+                    del self._outbox[index]
+                    return True
+        return False
+
+    def _write_handed(self) -> None:
+        """With the write turn, after this thread's own message: write what other threads
+        handed over meanwhile, until none is left; what the transport did not take goes back
+        to its caller. Ends with ``_writing`` false, however it ends, so nothing handed over
+        waits for a writer that has gone (only a batch being written when an exception such as
+        KeyboardInterrupt strikes stays unknown: it may be out, so it is not sent again)."""
+        batch: list[tuple[bytes, _Slot]] = []
+        try:
+            while True:
+                with self._outbox_lock:
+                    batch = self._outbox
+                    if not batch:
+                        self._writing = False
+                        return
+                    self._outbox = []
+                sent = self._transport.write_frames([frame for frame, _ in batch])
+                for _, slot in batch[sent:]:
+                    slot.unsent = True
+                    slot.event.set()
+        except BaseException:
+            with self._outbox_lock:
+                self._writing = False
+                left, self._outbox = self._outbox, []
+            for _, slot in left:
+                slot.unsent = True
+                slot.event.set()
+            raise
 
     # -- incoming ---------------------------------------------------------------------------
 
@@ -863,6 +966,10 @@ def _wait_for_progress(slot: _Slot) -> None:
     assert slot.progress_idle is not None
     with slot.progress_idle:
         slot.progress_idle.wait_for(lambda: slot.progress_queued == 0, PROGRESS_DRAIN_TIMEOUT)
+
+
+def _unsent_timeout(method: str, timeout: float | None) -> RequestTimeout:
+    return RequestTimeout(f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout)
 
 
 def _wake_and_abandon(event: threading.Event, transport: Transport, request_id: Any) -> None:
