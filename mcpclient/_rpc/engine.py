@@ -616,7 +616,6 @@ class Engine:
         to its caller. Ends with ``_writing`` false, however it ends, so nothing handed over
         waits for a writer that has gone (only a batch being written when an exception such as
         KeyboardInterrupt strikes stays unknown: it may be out, so it is not sent again)."""
-        batch: list[tuple[bytes, _Slot]] = []
         try:
             while True:
                 with self._outbox_lock:
