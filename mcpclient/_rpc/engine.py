@@ -588,7 +588,7 @@ class Engine:
         big for one atomic write, or the writer has already looked for the last time)."""
         try:
             frame = self._transport.frame(message)
-        except (TypeError, ValueError) as exc:
+        except ValueError as exc:  # as _send reports it (a TypeError goes up as it is there too)
             raise TransportError(f"could not send to the server: {exc}") from exc
         if frame is None:
             return False

@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from mcpclient import CancelToken, Client, RequestCancelled, RequestTimeout
+from mcpclient import CancelToken, Client, RequestCancelled, RequestTimeout, TransportError
+from mcpclient.transports.base import encode_message
 from tests.doubles import QueueTransport, Reply, ScriptedServer
 from tests.helpers import RELEASED_WITHIN, wait_for
 
@@ -56,12 +57,13 @@ class BatchingTransport(QueueTransport):
             self._hold = False
             self.holding.set()
             assert self._release.wait(10)
+        encode_message(message)  # as a real transport does: what JSON cannot hold raises here
         self.by_send.append((threading.current_thread().name, message))
         super().send(message, timeout=timeout)
 
     def frame(self, message: dict[str, Any]) -> bytes | None:
         self.framed.append(threading.current_thread().name)
-        data = json.dumps(message).encode() + b"\n"
+        data = encode_message(message) + b"\n"
         return data if len(data) <= self.max_frame else None
 
     def write_frames(self, frames: list[bytes]) -> int:
@@ -251,7 +253,7 @@ def test_a_writer_interrupted_in_its_batch_sends_nothing_twice_and_strands_nothi
 
 def test_a_request_too_big_for_one_atomic_write_waits_its_turn(setup):
     client, transport, server = setup
-    transport.max_frame = 100  # smaller than the request
+    transport.max_frame = 50  # smaller than the request
     writer, writer_out = hold_the_turn(client, transport)
     big = in_thread(client.call_tool, "echo", {"text": "big"})
     assert wait_for(lambda: big[0].name in transport.framed)
@@ -263,3 +265,17 @@ def test_a_request_too_big_for_one_atomic_write_waits_its_turn(setup):
     assert [name for name, m in transport.by_send if calls_named([m], "big")] == [big[0].name]
     assert transport.batches == []
     writer.join(RELEASED_WITHIN)
+
+
+@pytest.mark.parametrize("bad, error", [({"x": object()}, TypeError), ({"x": float("nan")}, TransportError)])
+def test_a_request_json_cannot_hold_fails_the_same_way_whether_or_not_another_thread_writes(setup, bad, error):
+    client, transport, server = setup
+    with pytest.raises(error):
+        client._engine.request("tools/call", bad, timeout=5)  # the write turn is free
+    writer, writer_out = hold_the_turn(client, transport)
+    with pytest.raises(error):
+        client._engine.request("tools/call", bad, timeout=5)  # the turn is taken: it is framed
+    assert not client._engine._outbox
+    transport.release()
+    writer.join(RELEASED_WITHIN)
+    assert writer_out["value"].text == "writer"
