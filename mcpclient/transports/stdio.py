@@ -90,6 +90,7 @@ class StdioTransport(Transport):
         self._closed = False
         self._close_lock = threading.Lock()
         self._reading = False
+        self._writing = False  # a thread is in send() or write_frames(): see close()
         try:
             merged_env = _merge_env(env)
             self._proc = subprocess.Popen(
@@ -158,9 +159,17 @@ class StdioTransport(Transport):
     batched_writes = _ATOMIC_WRITE > 0
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
-        if self._closed:
-            raise ConnectionClosed("the transport is closed")
-        data = encode_message(message) + b"\n"
+        self._writing = True  # before looking at _closed: close() looks at it after setting _closed
+        try:
+            if self._closed:
+                raise ConnectionClosed("the transport is closed")
+            self._write(encode_message(message) + b"\n", timeout)
+        finally:
+            self._writing = False
+            if self._closed:  # close() left stdin to us
+                self._close_stdin()
+
+    def _write(self, data: bytes, timeout: float | None) -> None:
         written = 0
         try:
             try:
@@ -183,6 +192,7 @@ class StdioTransport(Transport):
                     if written == 0:
                         raise TimeoutError("the server is not reading its stdin")
                     # Half a message is on the pipe: the stream can never be valid again.
+                    self._writing = False
                     self.close()
                     raise ConnectionClosed("the server stopped reading its stdin mid-message")
         except (BrokenPipeError, ConnectionResetError) as exc:
@@ -201,6 +211,15 @@ class StdioTransport(Transport):
     def write_frames(self, frames: list[bytes]) -> int:
         """Write whole frames, as many per system call as one atomic pipe write holds, until
         the pipe is full; how many went out (see ``Transport.write_frames``)."""
+        self._writing = True  # as in send()
+        try:
+            return self._write_frames(frames)
+        finally:
+            self._writing = False
+            if self._closed:
+                self._close_stdin()
+
+    def _write_frames(self, frames: list[bytes]) -> int:
         limit, done, count = self._ATOMIC_WRITE, 0, len(frames)
         while done < count and not self._closed:
             end, size = done + 1, len(frames[done])
@@ -213,6 +232,7 @@ class StdioTransport(Transport):
                 break
             if written != size:  # POSIX forbids it on a pipe; the stream would be broken
                 log.error("a write of %d bytes to the server's stdin was cut short; closing", size)
+                self._writing = False
                 self.close()
                 break
             done = end
@@ -361,10 +381,11 @@ class StdioTransport(Transport):
             except OSError:
                 pass
             return
-        try:
-            proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
+        if not self._writing:
+            # Else the writer closes it once out of os.write: a descriptor closed under a write
+            # waiting for room could be reused by the next file opened, and the rest of the
+            # message would land there.
+            self._close_stdin()
         if not _wait(proc, EXIT_GRACE_TIMEOUT):
             _signal_group(proc, signal.SIGTERM)
             if not _wait(proc, TERMINATE_TIMEOUT):
@@ -376,6 +397,12 @@ class StdioTransport(Transport):
         _watchdog.forget(proc.pid)
         if not self._reading:
             self._close_stdout()
+
+    def _close_stdin(self) -> None:
+        try:
+            self._proc.stdin.close()  # type: ignore[union-attr]
+        except OSError:
+            pass
 
     def _close_stdout(self) -> None:
         try:

@@ -315,3 +315,36 @@ def test_a_subclass_that_wraps_send_or_receive_alone_sees_every_message():
     assert not WrapsSend.batched_writes and WrapsSend.inline_reads
     assert WrapsReceive.batched_writes and not WrapsReceive.inline_reads
     assert WrapsBoth.batched_writes and WrapsBoth.inline_reads
+
+
+def test_a_write_blocked_on_a_full_pipe_never_lands_in_a_file_that_reuses_its_descriptor(tmp_path):
+    transport = StdioTransport([PY, "-c", "import time; time.sleep(30)"], stderr=None)  # never reads
+    fd = transport._stdin_fd
+    outcome: list[BaseException] = []
+
+    def write() -> None:  # 64 KiB go in, then it waits for room that never comes
+        try:
+            transport.send({"jsonrpc": "2.0", "method": "n", "params": {"pad": "x" * 1_000_000}}, timeout=20)
+        except BaseException as exc:  # noqa: BLE001 - looked at below
+            outcome.append(exc)
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    time.sleep(0.3)
+    closer = threading.Thread(target=transport.close)
+    closer.start()  # the child ignores EOF: close() terminates it, which frees the writer
+    files = []
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline and closer.is_alive():
+        handle = open(tmp_path / f"f{len(files)}", "wb")  # takes the lowest free descriptor
+        files.append(handle)
+        if handle.fileno() == fd:
+            break
+        time.sleep(0.01)
+    closer.join(10)
+    writer.join(10)
+    for handle in files:
+        handle.close()
+    sizes = {path.name: path.stat().st_size for path in tmp_path.iterdir()}
+    assert not any(sizes.values()), sizes  # nothing of ours landed in them
+    assert not writer.is_alive() and outcome and isinstance(outcome[0], (ConnectionClosed, TimeoutError))
