@@ -9,6 +9,7 @@ can be held (so the turn stays taken) and whose ``write_frames`` takes as many f
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 import time
@@ -98,6 +99,9 @@ def setup():
     server.stop()
 
 
+_numbers = itertools.count(1)
+
+
 def in_thread(fn, *args, **kwargs) -> tuple[threading.Thread, dict[str, Any]]:
     out: dict[str, Any] = {}
 
@@ -107,7 +111,7 @@ def in_thread(fn, *args, **kwargs) -> tuple[threading.Thread, dict[str, Any]]:
         except BaseException as exc:  # noqa: BLE001 - the test looks at it
             out["error"] = exc
 
-    thread = threading.Thread(target=run, name=f"caller-{fn.__name__}")
+    thread = threading.Thread(target=run, name=f"caller-{next(_numbers)}")  # told apart in by_send
     thread.start()
     return thread, out
 
