@@ -17,6 +17,7 @@ process (POSIX only; elsewhere this module does nothing).
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import subprocess
@@ -57,16 +58,21 @@ for g in alive:
 _lock = threading.Lock()
 _proc: subprocess.Popen[bytes] | None = None
 _owner: int | None = None  # the pid that started _proc: a forked child starts its own
+_watched: set[int] = set()  # the groups registered and not forgotten (in _owner)
+#: At interpreter exit, how long we wait for an idle watchdog to end once its pipe is closed.
+EXIT_REAP_TIMEOUT = 0.5
 
 
 def watch(pgid: int) -> None:
     """Have the server group ``pgid`` killed if this process dies before ``forget``."""
     _tell(f"+{pgid}\n")
+    _watched.add(pgid)
 
 
 def forget(pgid: int) -> None:
     """The group ``pgid`` is closed: do nothing about it any more."""
     _tell(f"-{pgid}\n")
+    _watched.discard(pgid)
 
 
 def pid() -> int | None:
@@ -80,6 +86,8 @@ def _tell(line: str) -> None:
         return
     with _lock:
         if _proc is None or _owner != os.getpid() or _proc.poll() is not None:
+            if _owner != os.getpid():
+                _watched.clear()  # a forked child: those are the parent's
             _proc, _owner = _start(), os.getpid()
         if _proc is None:
             return
@@ -102,4 +110,26 @@ def _start() -> subprocess.Popen[bytes] | None:
         log.debug("could not start the stdio watchdog: %s", exc)
         return None
     os.set_blocking(proc.stdin.fileno(), False)  # type: ignore[union-attr]
+    if _owner is None:  # the first watchdog of this interpreter
+        atexit.register(_reap_at_exit)
     return proc
+
+
+def _reap_at_exit() -> None:
+    """At interpreter exit, with no server left to watch: end the watchdog's pipe and reap it,
+    as the kernel would end it a moment later, so that the interpreter does not report it as a
+    subprocess still running (a ResourceWarning) and its pipe as an unclosed file. With servers
+    still registered (clients never closed) it is left to do its job when this process ends."""
+    if not _lock.acquire(timeout=EXIT_REAP_TIMEOUT):  # (a daemon thread starting a server)
+        return
+    try:
+        proc = _proc
+        if proc is None or _owner != os.getpid() or _watched:
+            return
+        try:
+            proc.stdin.close()  # type: ignore[union-attr]
+            proc.wait(EXIT_REAP_TIMEOUT)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+    finally:
+        _lock.release()

@@ -149,3 +149,40 @@ def test_closing_an_inherited_stdio_transport_in_the_child_neither_hangs_nor_kil
         time.sleep(0.2)
         assert pid_alive(pid)
         assert client.call_tool("echo", {"text": "parent"}).text == "parent"
+
+
+# -- a parent that exits normally ------------------------------------------------------------
+
+EXITS = """
+import sys
+from mcpclient import Client, StdioTransport
+from mcpclient.transports import _watchdog
+client = Client(StdioTransport(sys.argv[2:], stderr=None), timeout=10)
+client.initialize()
+print(client.transport.pid, _watchdog.pid(), flush=True)
+if sys.argv[1] == "close":
+    client.close()
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process semantics")
+def test_a_clean_exit_reaps_the_watchdog_and_warns_about_nothing():
+    done = subprocess.run([sys.executable, "-W", "default", "-c", EXITS, "close", *FAST_SERVER],
+                          capture_output=True, text=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    server_pid, watchdog_pid = map(int, done.stdout.split())
+    assert "ResourceWarning" not in done.stderr, done.stderr  # no "subprocess ... is still running"
+    assert not pid_alive(watchdog_pid) and not pid_alive(server_pid)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process semantics")
+def test_an_exit_with_a_client_never_closed_still_ends_a_server_that_ignores_eof():
+    done = subprocess.run([sys.executable, "-c", EXITS, "leave", *HOSTILE, "--ignore-eof"],
+                          capture_output=True, text=True, timeout=30)
+    server_pid, watchdog_pid = map(int, done.stdout.split())
+    try:
+        wait_for(lambda: not pid_alive(server_pid), timeout=10)  # the watchdog did it
+        wait_for(lambda: not pid_alive(watchdog_pid), timeout=10)
+    finally:
+        if pid_alive(server_pid):
+            os.killpg(server_pid, signal.SIGKILL)
