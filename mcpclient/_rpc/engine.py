@@ -564,7 +564,7 @@ class Engine:
             if not lock.acquire(timeout=-1 if wait is None else wait):
                 raise RequestTimeout("timed out waiting to write", method=message.get("method"))
         try:
-            if lock is not None and self._batched:
+            if self._batched:  # (which needs the write lock)
                 self._writing = True  # from here until _write_handed finds nothing more
             self._transport.send(message, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
         except MCPError:

@@ -35,6 +35,8 @@ MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 #: The most a single read from the server's stdout takes, in bytes: a pipe holds 64 KiB, and
 #: a larger buffer would be allocated (and mapped) for every small message for nothing.
 READ_SIZE = 1 << 16
+#: While a write waits for room in a full pipe, how often it looks whether close() was called.
+WRITE_WAIT_SLICE = 0.25
 #: How many lines of the server's stderr are kept for error messages.
 STDERR_TAIL_LINES = 20
 
@@ -165,9 +167,12 @@ class StdioTransport(Transport):
                 raise ConnectionClosed("the transport is closed")
             self._write(encode_message(message) + b"\n", timeout)
         finally:
-            self._writing = False
-            if self._closed:  # close() left stdin to us
-                self._close_stdin()
+            self._done_writing()
+
+    def _done_writing(self) -> None:
+        self._writing = False
+        if self._closed:  # close() left stdin to us
+            self._close_stdin()
 
     def _write(self, data: bytes, timeout: float | None) -> None:
         written = 0
@@ -186,15 +191,22 @@ class StdioTransport(Transport):
                     continue
                 except BlockingIOError:
                     pass
-                # The pipe is full: the server is not reading. Wait for room, within the deadline.
-                wait = None if deadline is None else deadline - time.monotonic()
-                if wait is not None and wait <= 0 or not _wait_writable(self._stdin_fd, wait):
-                    if written == 0:
-                        raise TimeoutError("the server is not reading its stdin")
-                    # Half a message is on the pipe: the stream can never be valid again.
-                    self._writing = False
-                    self.close()
-                    raise ConnectionClosed("the server stopped reading its stdin mid-message")
+                if self._closed:  # close() came while we waited for room: stdin is ours to close
+                    raise ConnectionClosed("the transport is closed")
+                # The pipe is full: the server is not reading. Wait for room, within the deadline,
+                # a slice at a time, so that close() ends the wait within a slice.
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is None or left > 0:
+                    _wait_writable(self._stdin_fd, WRITE_WAIT_SLICE if left is None else min(left, WRITE_WAIT_SLICE))
+                    continue
+                if written == 0:
+                    raise TimeoutError("the server is not reading its stdin")
+                # Half a message is on the pipe: the stream can never be valid again.
+                self._writing = False
+                self.close()
+                raise ConnectionClosed("the server stopped reading its stdin mid-message")
+        except TimeoutError:  # (an OSError, but not a failure of the pipe: nothing was written)
+            raise
         except (BrokenPipeError, ConnectionResetError) as exc:
             raise self._exit_error("the server closed its stdin") from exc
         except ValueError as exc:  # fd closed under us by close()
@@ -215,9 +227,7 @@ class StdioTransport(Transport):
         try:
             return self._write_frames(frames)
         finally:
-            self._writing = False
-            if self._closed:
-                self._close_stdin()
+            self._done_writing()
 
     def _write_frames(self, frames: list[bytes]) -> int:
         limit, done, count = self._ATOMIC_WRITE, 0, len(frames)
@@ -376,10 +386,7 @@ class StdioTransport(Transport):
             # A forked child: the server is the parent's. Drop our copy of its stdin (so it still
             # sees EOF when the parent closes), but not stdout or stderr, whose buffer locks the
             # parent's reader threads held at fork time and would hold here forever.
-            try:
-                proc.stdin.close()  # type: ignore[union-attr]
-            except OSError:
-                pass
+            self._close_stdin()
             return
         if not self._writing:
             # Else the writer closes it once out of os.write: a descriptor closed under a write

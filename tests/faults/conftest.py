@@ -87,3 +87,25 @@ def pid_alive(pid: int) -> bool:
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def echo_from_threads(client, threads: int, calls: int, timeout: float) -> list[str]:
+    """``threads`` threads sharing ``client`` each make ``calls`` distinct ``echo`` calls;
+    returns the replies that were not their own call's text (asserting every thread ended
+    within ``timeout``)."""
+    mismatches: list[str] = []
+
+    def caller(n: int) -> None:
+        for i in range(calls):
+            text = f"{n}-{i}"
+            got = client.call_tool("echo", {"text": text}).text
+            if got != text:
+                mismatches.append(f"{text} got {got}")
+
+    workers = [threading.Thread(target=caller, args=(n,)) for n in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(timeout)
+    assert not any(worker.is_alive() for worker in workers)
+    return mismatches

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from mcpclient import Client, ClientClosedError, ConnectionClosed, RequestTimeout, StdioTransport
-from tests.faults.conftest import HOSTILE, Lines
+from tests.faults.conftest import HOSTILE, Lines, echo_from_threads
 from tests.helpers import wait_for
 
 pytestmark = pytest.mark.timeout(60)
@@ -33,22 +33,8 @@ class CountsFrames(StdioTransport):
 def test_eight_callers_hand_requests_to_each_other_and_each_is_sent_once():
     lines = Lines()
     transport = CountsFrames(HOSTILE, stderr=lines)
-    mismatches: list[str] = []
     with Client(transport, timeout=30, protocol="legacy") as client:
-        def caller(n: int) -> None:
-            for i in range(250):
-                text = f"{n}-{i}"
-                got = client.call_tool("echo", {"text": text}).text
-                if got != text:
-                    mismatches.append(f"{text} got {got}")
-
-        threads = [threading.Thread(target=caller, args=(n,)) for n in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(40)
-        assert not any(thread.is_alive() for thread in threads)
-    assert mismatches == []
+        assert echo_from_threads(client, threads=8, calls=250, timeout=40) == []
     assert transport.carried > 0  # some requests did go out with another caller's write
     # The server saw every request exactly once (it reports each on stderr).
     assert wait_for(lambda: len(lines.starting("GOT tools/call")) >= 2000)

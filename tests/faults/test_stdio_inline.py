@@ -17,7 +17,7 @@ import pytest
 
 from mcpclient import CancelToken, Client, ClientClosedError, ConnectionClosed, RequestCancelled, RequestTimeout, StdioTransport
 from mcpclient._rpc import engine as engine_module
-from tests.faults.conftest import HOSTILE, Lines
+from tests.faults.conftest import HOSTILE, Lines, echo_from_threads
 from tests.helpers import RELEASED_WITHIN, wait_for
 
 pytestmark = pytest.mark.timeout(60)
@@ -67,27 +67,12 @@ def test_concurrent_callers_each_get_their_own_reply_with_notifications_flowing(
     client, transport, lines = open_client()
     notified = []
     client.set_notification_handler(lambda method, params: notified.append(method))
-    mismatches: list[str] = []
     with client:
         # Fewer than the dispatch queue holds, so none may be dropped.
         client.call_tool("flood", {"count": 1000, "method": "notifications/flood"})
-
-        def caller(n: int) -> None:
-            for i in range(150):
-                text = f"{n}-{i}"
-                got = client.call_tool("echo", {"text": text}).text
-                if got != text:
-                    mismatches.append(f"{text} got {got}")
-
-        threads = [threading.Thread(target=caller, args=(n,)) for n in range(8)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(30)
-        assert not any(thread.is_alive() for thread in threads)
+        assert echo_from_threads(client, threads=8, calls=150, timeout=30) == []
         assert wait_for(lambda: lines.starting("FLOODED"))
         assert wait_for(lambda: notified.count("notifications/flood") == 1000, timeout=10)
-    assert mismatches == []
     readers = {name for name, _ in transport.replies}
     assert "mcpclient-reader" in readers and len(readers) > 1, readers  # both ways were taken
 

@@ -332,7 +332,8 @@ def test_a_write_blocked_on_a_full_pipe_never_lands_in_a_file_that_reuses_its_de
     writer.start()
     time.sleep(0.3)
     closer = threading.Thread(target=transport.close)
-    closer.start()  # the child ignores EOF: close() terminates it, which frees the writer
+    closing = time.monotonic()
+    closer.start()  # the child ignores EOF: close() terminates it after its grace
     files = []
     deadline = time.monotonic() + 1.0
     while time.monotonic() < deadline and closer.is_alive():
@@ -341,10 +342,26 @@ def test_a_write_blocked_on_a_full_pipe_never_lands_in_a_file_that_reuses_its_de
         if handle.fileno() == fd:
             break
         time.sleep(0.01)
-    closer.join(10)
     writer.join(10)
+    ended = time.monotonic() - closing
+    closer.join(10)
     for handle in files:
         handle.close()
     sizes = {path.name: path.stat().st_size for path in tmp_path.iterdir()}
     assert not any(sizes.values()), sizes  # nothing of ours landed in them
-    assert not writer.is_alive() and outcome and isinstance(outcome[0], (ConnectionClosed, TimeoutError))
+    assert not writer.is_alive() and outcome and isinstance(outcome[0], ConnectionClosed)
+    assert ended < 1.0  # close() ends the wait for room within a slice, not when the child dies
+
+
+def test_a_send_to_a_full_pipe_times_out_as_a_timeout_when_nothing_of_it_went_out():
+    transport = StdioTransport([PY, "-c", "import time; time.sleep(30)"], stderr=None)  # never reads
+    try:
+        for size in (3000, 100, 1):  # whole writes, smaller and smaller, until no byte more fits
+            while transport.write_frames([b" " * (size - 1) + b"\n"]):
+                pass
+        start = time.monotonic()
+        with pytest.raises(TimeoutError, match="not reading its stdin"):
+            transport.send({"jsonrpc": "2.0", "method": "ping", "id": 1}, timeout=0.3)
+        assert 0.3 <= time.monotonic() - start < 0.3 + 1.0
+    finally:
+        transport.close()
