@@ -100,6 +100,9 @@ class Transport(abc.ABC):
     #: True when ``frame`` and ``write_frames`` are implemented: a request sent while another
     #: thread is writing is handed to that writer, which sends it in the same system call (stdio).
     batched_writes: ClassVar[bool] = False
+    #: True when ``receive_within`` takes ``spin`` (stdio): a call waiting alone for a reply
+    #: that came fast last time looks for it without sleeping, saving a process wake-up.
+    spin_reads: ClassVar[bool] = False
 
     @abc.abstractmethod
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
@@ -109,13 +112,15 @@ class Transport(abc.ABC):
     def receive(self) -> Any:
         """Return the next decoded message from the server, or a ``Failure``."""
 
-    def receive_within(self, timeout: float) -> Any:
+    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
         """Like ``receive``, but return ``NOTHING`` once ``timeout`` seconds pass without a
         whole message; a partial one stays buffered for the next call.
 
         Only for a transport that sets ``inline_reads``. The engine makes sure one thread at
         a time reads, whether through ``receive`` or this. A subclass that wraps ``receive``
-        wraps this too (or sets ``inline_reads`` to False).
+        wraps this too (or sets ``inline_reads`` to False). Where ``spin_reads`` is true, the
+        engine may pass ``spin``: for up to that many seconds of ``timeout``, look for the
+        message without sleeping before waiting for it.
         """
         raise NotImplementedError(f"{type(self).__name__} does not read inline")
 

@@ -71,6 +71,8 @@ class StdioTransport(Transport):
             cls.batched_writes = False
         if "receive" in own and "receive_within" not in own and "inline_reads" not in own:
             cls.inline_reads = False
+        if "receive_within" in own and "spin_reads" not in own:  # it may not take spin
+            cls.spin_reads = False
 
     def __init__(
         self,
@@ -255,10 +257,12 @@ class StdioTransport(Transport):
     def receive(self) -> Any:
         return self._receive(None)
 
-    def receive_within(self, timeout: float) -> Any:
-        return self._receive(time.monotonic() + timeout)
+    spin_reads = inline_reads
 
-    def _receive(self, deadline: float | None) -> Any:
+    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
+        return self._receive(time.monotonic() + timeout, spin)
+
+    def _receive(self, deadline: float | None, spin: float = 0.0) -> Any:
         self._reading = True
         try:
             if self._closed:  # after setting _reading: close() looks at it after setting _closed
@@ -268,8 +272,9 @@ class StdioTransport(Transport):
                 if not lines:
                     if deadline is not None:
                         wait = deadline - time.monotonic()
-                        if wait <= 0 or not self._readable(wait):
+                        if wait <= 0 or not self._readable(wait, spin):
                             return NOTHING
+                        spin = 0.0  # once a call: the rest of a long message is waited for
                     if not self._read_chunk():
                         self._close_stdout()
                         raise self._exit_error("the server closed its stdout")
@@ -280,10 +285,25 @@ class StdioTransport(Transport):
         finally:
             self._reading = False
 
-    def _readable(self, timeout: float) -> bool:
-        """Wait until stdout has something to read (or has ended), for at most ``timeout``."""
+    def _readable(self, timeout: float, spin: float = 0.0) -> bool:
+        """Wait until stdout has something to read (or has ended), for at most ``timeout``,
+        the first ``spin`` seconds of it without sleeping."""
+        poll = self._poller.poll
+        if spin > 0.0:
+            # A poll that does not wait, again and again: when the answer comes within
+            # microseconds, the wake-up of a sleeping thread (and of an idle CPU) is saved.
+            clock = time.perf_counter
+            end = clock() + min(spin, timeout)
+            while True:
+                if poll(0):
+                    return True
+                if clock() >= end:
+                    break
+            timeout -= spin
+            if timeout <= 0:
+                return False
         # Rounded up: a poll that returns a hair before the deadline would only come back here.
-        return bool(self._poller.poll(int(timeout * 1000) + 1))
+        return bool(poll(int(timeout * 1000) + 1))
 
     def _read_chunk(self) -> bool:
         """Read what the pipe holds (up to 64 KiB at a time) into whole lines and a partial one;

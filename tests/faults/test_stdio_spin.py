@@ -1,0 +1,188 @@
+"""Stdio's spinning reads: a call waiting alone looks for a fast reply without sleeping.
+
+Over stdio, a caller that reads its own reply inline (see test_stdio_inline.py) passes
+``spin`` to ``receive_within`` when it is the only call waiting and its last reply came within
+``SPIN_READ``: the transport then polls without waiting for up to that long before it sleeps
+in the kernel, which saves the wake-up of a sleeping thread. These tests pin when the engine
+asks for it, that the transport's spin never outlasts its timeout nor loses a message, and
+that a reply arriving after the spin still arrives. Against real processes.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import pytest
+
+from mcpclient import Client, StdioTransport
+from mcpclient._rpc import engine as engine_module
+from mcpclient.transports.base import NOTHING
+from tests.faults.conftest import HOSTILE, echo_from_threads
+
+pytestmark = [
+    pytest.mark.timeout(60),
+    pytest.mark.skipif(not StdioTransport.spin_reads, reason="needs poll() (POSIX)"),
+]
+
+
+class SpinRecorder(StdioTransport):
+    """Remembers the ``spin`` of every ``receive_within`` call and how many calls were
+    waiting then; ``crowd`` adds a second waiting call just before each request goes out."""
+
+    spin_reads = True  # it takes spin and passes it on
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.reads: list[tuple[float, int]] = []
+        self.engine = None
+        self.crowd = False
+        super().__init__(*args, **kwargs)
+
+    def send(self, message, *, timeout=None):
+        if self.crowd and "id" in message and "method" in message:
+            self.engine._pending["someone else"] = engine_module._Slot("tools/call")
+        return super().send(message, timeout=timeout)
+
+    def receive_within(self, timeout, spin=0.0):
+        self.reads.append((spin, len(self.engine._pending)))
+        return super().receive_within(timeout, spin)
+
+
+@pytest.fixture
+def two_cpus(monkeypatch):
+    monkeypatch.setattr(engine_module, "_cpus", lambda: 2)
+
+
+def open_client(*args: str) -> tuple[Client, SpinRecorder]:
+    transport = SpinRecorder(HOSTILE + list(args))
+    client = Client(transport, timeout=15, protocol="legacy")
+    transport.engine = client._engine
+    client.initialize()
+    return client, transport
+
+
+def test_sequential_calls_spin_while_replies_come_fast(two_cpus, monkeypatch):
+    monkeypatch.setattr(engine_module, "SPIN_READ", 0.015)  # so that a loaded machine makes it
+    client, transport = open_client()
+    with client:
+        del transport.reads[:]
+        for i in range(50):
+            assert client.call_tool("echo", {"text": f"n{i}"}).text == f"n{i}"
+    spun = [spin for spin, _ in transport.reads if spin]
+    assert spun and set(spun) == {0.015}
+    # Every inline read after a reply that came within SPIN_READ spins.
+    assert len(spun) >= len(transport.reads) // 2, transport.reads
+
+
+def test_a_slow_reply_turns_spinning_off_until_a_reply_comes_fast_again(two_cpus, monkeypatch):
+    monkeypatch.setattr(engine_module, "SPIN_READ", 0.015)  # long enough for any echo
+    client, transport = open_client()
+    with client:
+        assert client.call_tool("echo", {"text": "fast"}).text == "fast"
+        # Two halves 0.1 s apart: longer than the inline budget, so the reader thread
+        # delivers it, and far longer than SPIN_READ.
+        assert client.call_tool("trickle", {"text": "slow", "pause": 0.1}).text == "slow"
+        del transport.reads[:]
+        assert client.call_tool("echo", {"text": "after"}).text == "after"
+        after_slow = list(transport.reads)
+        del transport.reads[:]
+        assert client.call_tool("echo", {"text": "again"}).text == "again"
+        after_fast = list(transport.reads)
+    assert after_slow and all(spin == 0.0 for spin, _ in after_slow), after_slow
+    assert after_fast and after_fast[0][0] == 0.015, after_fast
+
+
+def test_a_call_that_is_not_alone_never_spins(two_cpus):
+    client, transport = open_client()
+    with client:
+        transport.crowd = True
+        for i in range(20):
+            assert client.call_tool("echo", {"text": f"n{i}"}).text == f"n{i}"
+            client._engine._pending.pop("someone else", None)
+        transport.crowd = False
+        crowded = [spin for spin, waiting in transport.reads if waiting > 1]
+        alone = [spin for spin, waiting in transport.reads if waiting == 1]
+        # Not alone: never; the calls made alone before and after still spin.
+        for i in range(5):
+            client.call_tool("echo", {"text": "alone"})
+        alone += [spin for spin, waiting in transport.reads[-5:] if waiting == 1]
+    assert crowded and all(spin == 0.0 for spin in crowded), transport.reads
+    assert any(spin > 0 for spin in alone), transport.reads
+
+
+def test_on_one_cpu_nothing_spins(monkeypatch):
+    monkeypatch.setattr(engine_module, "_cpus", lambda: 1)
+    client, transport = open_client()
+    with client:
+        for i in range(20):
+            assert client.call_tool("echo", {"text": f"n{i}"}).text == f"n{i}"
+    assert transport.reads and all(spin == 0.0 for spin, _ in transport.reads)
+
+
+def test_concurrent_callers_with_spinning_each_get_their_own_reply(two_cpus):
+    client, transport = open_client()
+    with client:
+        assert echo_from_threads(client, threads=8, calls=150, timeout=30) == []
+        for i in range(20):  # and alone again afterwards
+            assert client.call_tool("echo", {"text": f"n{i}"}).text == f"n{i}"
+    assert any(spin for spin, _ in transport.reads)
+
+
+def test_a_subclass_that_wraps_receive_within_gets_no_spin_unless_it_says_so():
+    class Wraps(StdioTransport):
+        def receive_within(self, timeout):
+            return super().receive_within(timeout)
+
+    assert StdioTransport.spin_reads
+    assert not Wraps.spin_reads and Wraps.inline_reads
+    assert SpinRecorder.spin_reads
+
+
+# -- the transport's side ---------------------------------------------------------------------
+
+LATE_LINE = (
+    "import sys, time\n"
+    "time.sleep(float(sys.argv[1]))\n"
+    "sys.stdout.write('{\"jsonrpc\": \"2.0\", \"method\": \"notifications/late\"}\\n')\n"
+    "sys.stdout.flush()\n"
+    "time.sleep(30)\n"
+)
+
+
+def late_line(delay: float) -> StdioTransport:
+    """A child that writes one notification ``delay`` seconds after it starts."""
+    return StdioTransport([sys.executable, "-c", LATE_LINE, str(delay)])
+
+
+def test_a_message_that_comes_during_the_spin_is_returned_at_once():
+    transport = late_line(0.2)
+    try:
+        start = time.monotonic()
+        message = transport.receive_within(10.0, 5.0)  # spins for all of it
+        took = time.monotonic() - start
+    finally:
+        transport.close()
+    assert message == {"jsonrpc": "2.0", "method": "notifications/late"}
+    assert took < 3.0, took
+
+
+def test_a_message_that_comes_after_the_spin_is_still_returned_within_the_timeout():
+    transport = late_line(0.3)
+    try:
+        message = transport.receive_within(10.0, 0.001)
+    finally:
+        transport.close()
+    assert message == {"jsonrpc": "2.0", "method": "notifications/late"}
+
+
+def test_a_spin_longer_than_the_timeout_ends_with_the_timeout():
+    transport = late_line(20)
+    try:
+        start = time.monotonic()
+        message = transport.receive_within(0.2, 30.0)
+        took = time.monotonic() - start
+    finally:
+        transport.close()
+    assert message is NOTHING
+    assert 0.15 <= took < 2.0, took
+
