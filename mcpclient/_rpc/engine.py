@@ -112,9 +112,33 @@ class _Slot:
     #: sends it itself.
     unsent = False
 
-    def __init__(self, method: str) -> None:
-        self.event = threading.Event()
+    def __init__(self, method: str, event: threading.Event) -> None:
+        self.event = event
         self.method = method
+
+
+class _ThreadEvents(threading.local):
+    """The ``threading.Event`` a thread's last call waited on, for its next call: a thread
+    waits for one call at a time, and a new Event costs more than the rest of a slot
+    (``Condition.__init__`` raises and catches three AttributeErrors for a plain Lock).
+
+    A late ``set()`` on a reused Event (the reply of a call that had just timed out, a cancel
+    callback already running) only wakes the next call early: ``Engine.request`` treats any
+    wake-up without a reply as spurious, clears the Event and looks again.
+    """
+
+    free: threading.Event | None = None
+
+    def take(self) -> threading.Event:
+        event = self.free
+        if event is None:
+            return threading.Event()
+        self.free = None  # a call nested on this thread (none is expected) gets its own
+        event.clear()
+        return event
+
+
+_events = _ThreadEvents()
 
 
 def _cpus() -> int:
@@ -346,7 +370,7 @@ class Engine:
         request_id = next(self._ids)
         if on_sent is not None:
             on_sent(request_id)
-        slot = _Slot(method)
+        slot = _Slot(method, _events.take())
         if on_progress is not None:
             params = dict(params or {})
             meta = dict(params.get("_meta") or {})
@@ -429,6 +453,7 @@ class Engine:
                 watch.stop()
             elif wake is not None:
                 cancel.remove_callback(wake)  # type: ignore[union-attr]
+            _events.free = slot.event
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
         if on_progress is not None and not self._lane_flag.on_lane:

@@ -118,7 +118,7 @@ class Recorder:
         with self.engine._lock:
             self.engine._pending.clear()
             for request_id in (1, 2, 3):
-                slot = _Slot("tools/call")
+                slot = _Slot("tools/call", threading.Event())
                 if request_id == 1:
                     slot.on_progress = lambda *args: self.progress.append(args)
                 self.engine._pending[request_id] = slot

@@ -148,3 +148,21 @@ def test_close_from_another_thread_ends_a_call_that_reads_inline():
     with pytest.raises((ClientClosedError, ConnectionClosed)):
         client.call_tool("hang")
     assert time.monotonic() - start < RELEASED_WITHIN
+
+
+def test_a_late_set_on_the_reused_event_does_not_end_a_call_reading_inline(monkeypatch):
+    # The thread's Event is handed from call to call (engine._ThreadEvents); a set() meant
+    # for the call before ends this call's inline read early, and the call waits on.
+    monkeypatch.setattr(engine_module, "INLINE_READ_BUDGET", 5.0)  # the set comes mid-read
+    client, transport, _ = open_client()
+    with client:
+        assert client.call_tool("echo", {"text": "first"}).text == "first"
+        event = engine_module._events.free
+        timer = threading.Timer(0.1, event.set)
+        timer.start()
+        start = time.monotonic()
+        assert client.call_tool("trickle", {"text": "late", "pause": 0.4}).text == "late"
+        took = time.monotonic() - start
+        timer.join()
+        assert took >= 0.35, took
+        assert client.call_tool("echo", {"text": "after"}).text == "after"

@@ -11,6 +11,7 @@ that a reply arriving after the spin still arrives. Against real processes.
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 import pytest
@@ -40,7 +41,7 @@ class SpinRecorder(StdioTransport):
 
     def send(self, message, *, timeout=None):
         if self.crowd and "id" in message and "method" in message:
-            self.engine._pending["someone else"] = engine_module._Slot("tools/call")
+            self.engine._pending["someone else"] = engine_module._Slot("tools/call", threading.Event())
         return super().send(message, timeout=timeout)
 
     def receive_within(self, timeout, spin=0.0):

@@ -288,3 +288,72 @@ def test_a_blocked_notification_lane_is_warned_about(transport, caplog, monkeypa
     assert wait_for(lambda: len(seen) == 2)
     client.close()
     server.stop()
+
+
+def test_a_thread_reuses_its_event_and_a_late_set_on_it_only_wakes_the_next_call_early(transport):
+    # A thread's calls wait on one threading.Event, handed from each call to the next; a
+    # set() arriving after its call ended (a reply routed just as the call timed out, a
+    # cancel callback already running) must not end the next call without its reply.
+    from mcpclient._rpc import engine as engine_module
+
+    received, answer = threading.Event(), threading.Event()
+
+    def tool(params, message):
+        if params["name"] == "slow":
+            received.set()
+            assert answer.wait(10)
+        return {"content": [{"type": "text", "text": params["name"]}]}
+
+    server = ScriptedServer(transport, {"tools/call": tool})
+    client = Client(transport, timeout=10)
+    try:
+        client.initialize()
+        assert client.call_tool("fast").text == "fast"
+        event = engine_module._events.free
+        assert isinstance(event, threading.Event)
+
+        def stale_then_answer():
+            assert received.wait(10)
+            event.set()  # the late set, while the next call waits on the same Event
+            time.sleep(0.3)
+            answer.set()
+
+        helper = threading.Thread(target=stale_then_answer)
+        helper.start()
+        start = time.monotonic()
+        assert client.call_tool("slow").text == "slow"
+        took = time.monotonic() - start
+        helper.join(5)
+        assert took >= 0.25, took  # it went on waiting for its own reply
+        assert engine_module._events.free is event  # the same Event, handed on again
+        assert client.call_tool("fast").text == "fast"
+    finally:
+        client.close()
+        server.stop()
+
+
+def test_each_thread_waits_on_its_own_event(transport):
+    from mcpclient._rpc import engine as engine_module
+
+    server = ScriptedServer(transport, {"tools/call": lambda params, msg: {"content": []}})
+    client = Client(transport, timeout=10)
+    seen: dict[str, threading.Event | None] = {}
+    try:
+        client.initialize()
+
+        def caller(name: str) -> None:
+            for _ in range(20):
+                client.call_tool("x")
+            seen[name] = engine_module._events.free
+
+        workers = [threading.Thread(target=caller, args=(f"t{n}",)) for n in range(4)]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(10)
+        events = list(seen.values())
+        assert len(events) == 4 and all(isinstance(e, threading.Event) for e in events)
+        assert len({id(e) for e in events}) == 4
+    finally:
+        client.close()
+        server.stop()
