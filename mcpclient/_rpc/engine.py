@@ -134,7 +134,8 @@ class _ThreadEvents(threading.local):
         if event is None:
             return threading.Event()
         self.free = None  # a call nested on this thread (none is expected) gets its own
-        event.clear()
+        if event.is_set():  # not after a reply read inline (see Engine._read_inline)
+            event.clear()
         return event
 
 
@@ -404,9 +405,9 @@ class Engine:
         try:
             self._send_request(message, deadline, slot, timeout, cancel_on_timeout)
             if self._inline and self._read_token.acquire(False):
-                self._read_inline(slot, deadline)
+                self._read_inline(slot, request_id, deadline)
             wait_event = slot.event.wait
-            while True:
+            while slot.reply is None and slot.error is None:  # (a reply read inline is there)
                 wait = None if deadline is None else max(0.0, deadline - time.monotonic())
                 woke = wait_event(wait)
                 if slot.reply is not None or slot.error is not None:
@@ -485,14 +486,16 @@ class Engine:
             self._send_cancelled(message["id"], "cancelled by the caller")
             raise RequestCancelled(f"{message['method']!r} was cancelled by the caller", method=message["method"]) from None
 
-    def _read_inline(self, slot: _Slot, deadline: float | None) -> None:
+    def _read_inline(self, slot: _Slot, request_id: int, deadline: float | None) -> None:
         """With the read token held: read and route until ``slot`` is answered (or woken by a
         cancel or the end of the connection), at most ``INLINE_READ_BUDGET`` or ``deadline``.
 
         What comes before the reply (notifications, progress, other callers' replies) is
-        routed here, in order, as the reader thread would. Then the token is released, and the
-        reader thread woken if calls are still waiting, this one's included when its reply has
-        not come: it reads for them, and this call waits on its slot.
+        routed here, in order, as the reader thread would. The reply itself is taken as
+        ``_take_reply`` takes it, without setting the slot's event: no one else waits on it.
+        Then the token is released, and the reader thread woken if calls are still waiting,
+        this one's included when its reply has not come: it reads for them, and this call
+        waits on its slot.
         """
         transport = self._transport
         start = time.monotonic()
@@ -520,10 +523,18 @@ class Engine:
                     break
                 if message is NOTHING:
                     break
+                if (
+                    type(message) is dict and message.get("id") == request_id and "method" not in message
+                    and type(message["id"]) is int and ("result" in message or "error" in message)
+                    and self._pending.pop(request_id, None) is slot  # (not once the table was swapped: dead)
+                ):
+                    slot.reply = message
+                    break
                 self._take_in(message)
         finally:
             if self._spin:  # spin next time if this reply came quickly enough to be caught so
-                self._spin_next = is_set() and time.monotonic() - start < SPIN_READ
+                answered = slot.reply is not None or is_set()
+                self._spin_next = answered and time.monotonic() - start < SPIN_READ
             self._inline_reads += 1
             self._read_token.release()
             if self._pending:  # after the release: see _lend

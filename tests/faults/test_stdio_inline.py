@@ -15,7 +15,17 @@ import time
 
 import pytest
 
-from mcpclient import CancelToken, Client, ClientClosedError, ConnectionClosed, RequestCancelled, RequestTimeout, StdioTransport
+from mcpclient import (
+    CancelToken,
+    Client,
+    ClientClosedError,
+    ConnectionClosed,
+    ProtocolError,
+    RequestCancelled,
+    RequestTimeout,
+    RPCError,
+    StdioTransport,
+)
 from mcpclient._rpc import engine as engine_module
 from tests.faults.conftest import HOSTILE, Lines, echo_from_threads
 from tests.helpers import RELEASED_WITHIN, wait_for
@@ -166,3 +176,20 @@ def test_a_late_set_on_the_reused_event_does_not_end_a_call_reading_inline(monke
         timer.join()
         assert took >= 0.35, took
         assert client.call_tool("echo", {"text": "after"}).text == "after"
+
+
+def test_replies_read_inline_keep_their_meaning():
+    # A caller reading inline takes its own reply without the reader's routing: an error
+    # reply still raises with its code, a reply with both result and error still fails, and
+    # the replies of calls that went before still reach them.
+    client, transport, _ = open_client()
+    me = threading.current_thread().name
+    with client:
+        del transport.replies[:]
+        with pytest.raises(RPCError) as caught:
+            client.call_tool("no-such-tool", {})
+        assert caught.value.code == -32602
+        with pytest.raises(ProtocolError):
+            client.call_tool("garbage", {"kind": "result_and_error"})
+        assert client.call_tool("echo", {"text": "still"}).text == "still"
+        assert (me, "receive_within") in transport.replies  # (they were read inline)
