@@ -234,6 +234,13 @@ except ImportError:  # an interpreter built without the accelerator: json's Pyth
 else:
     _scan = _c_make_scanner(json.JSONDecoder())  # type: ignore[arg-type]
 _default = _encoder.default
+# What ``_encoder.encode`` does for a non-str, without the circularity table: so it holds no
+# state between calls, and one encoder serves every thread. A circular value ends in a
+# RecursionError, and encode_message then asks a checking encoder for the real error.
+_fast_encode = (
+    None if _c_make_encoder is None
+    else _c_make_encoder(None, _default, _encode_str, None, ":", ",", False, False, False)
+)
 _whitespace_end = re.compile(r"[ \t\n\r]*").match  # json.decoder.WHITESPACE
 
 
@@ -243,11 +250,14 @@ def encode_message(message: Any) -> bytes:
     Raises ``ValueError`` for a circular value or a NaN, ``TypeError`` for one JSON cannot
     hold, as ``json.dumps`` does.
     """
-    if _c_make_encoder is None:  # an interpreter built without the _json accelerator
+    if _fast_encode is None:  # an interpreter built without the _json accelerator
         return _encoder.encode(message).encode("utf-8")
-    # What ``_encoder.encode`` does for a non-str, with a fresh circularity table per call
-    # (so threads never share one).
-    chunks = _c_make_encoder({}, _default, _encode_str, None, ":", ",", False, False, False)(message, 0)
+    try:
+        chunks = _fast_encode(message, 0)
+    except RecursionError:
+        # A circular value, or one nested too deep: encoded again with a circularity table
+        # (a fresh one, so threads never share one), which raises what ``json.dumps`` raises.
+        chunks = _c_make_encoder({}, _default, _encode_str, None, ":", ",", False, False, False)(message, 0)
     return "".join(chunks).encode("utf-8")
 
 

@@ -47,6 +47,41 @@ def test_encoding_errors_are_json_dumps_errors():
         assert str(ours.value) == str(theirs.value)
 
 
+def test_a_circular_or_too_deep_value_leaves_the_shared_encoder_as_it_was():
+    # One encoder without a circularity table serves every call: a circular value ends in
+    # its RecursionError, and a checking encoder gives json.dumps's error.
+    circular: dict = {"a": [1]}
+    circular["a"].append(circular)
+    deep: list = []
+    for _ in range(100_000):
+        deep = [deep]
+    for _ in range(3):
+        with pytest.raises(ValueError, match="Circular reference detected"):
+            encode_message({"params": circular})
+        with pytest.raises(RecursionError):
+            encode_message(deep)
+        assert encode_message({"a": circular["a"][0], "b": "é"}) == _dumps({"a": 1, "b": "é"})
+
+
+def test_threads_encoding_at_once_each_get_their_own_message():
+    import threading
+
+    failures: list[str] = []
+
+    def encode(n: int) -> None:
+        for i in range(2000):
+            value = {"id": n * 10_000 + i, "params": {"text": f"{n}-{i}", "list": list(range(i % 7))}}
+            if encode_message(value) != _dumps(value):
+                failures.append(f"{n}-{i}")
+
+    workers = [threading.Thread(target=encode, args=(n,)) for n in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(30)
+    assert failures == []
+
+
 @settings(max_examples=300, deadline=None)
 @given(_json_values, st.sampled_from(["", "\n", "\r\n", " \t\n", "\n\n"]), st.sampled_from(["", " ", "\n"]))
 def test_decoding_is_json_loads(value, tail, head):
