@@ -140,6 +140,9 @@ class _ThreadEvents(threading.local):
 
 
 _events = _ThreadEvents()
+#: Held by the thread spinning for its reply (``Engine._read_inline``): two threads spinning
+#: at once, for two clients, would take the GIL from each other while their replies wait.
+_spin_turn = threading.Lock()
 
 
 def _cpus() -> int:
@@ -504,16 +507,21 @@ class Engine:
             end = deadline
         is_set = slot.event.is_set
         # Only a call waiting alone spins: with others waiting it would hold the GIL they need.
-        spin = SPIN_READ if self._spin and self._spin_next and len(self._pending) == 1 else 0.0
+        spin = self._spin and self._spin_next and len(self._pending) == 1
         try:
             while not is_set():
                 wait = end - time.monotonic()
                 if wait <= 0:
                     break
                 try:
-                    if spin:
-                        message, spin = transport.receive_within(wait, spin), 0.0
+                    if spin and _spin_turn.acquire(False):  # one thread of the process at a time
+                        spin = False
+                        try:
+                            message = transport.receive_within(wait, SPIN_READ)
+                        finally:
+                            _spin_turn.release()
                     else:
+                        spin = False
                         message = transport.receive_within(wait)
                 except ProtocolError as exc:
                     log.warning("skipping a malformed message from the server: %s", exc)

@@ -187,3 +187,36 @@ def test_a_spin_longer_than_the_timeout_ends_with_the_timeout():
     assert message is NOTHING
     assert 0.15 <= took < 2.0, took
 
+
+
+def test_a_call_does_not_spin_while_another_thread_spins(two_cpus, monkeypatch):
+    # One spinner per process (engine._spin_turn): two threads spinning for two clients
+    # would take the GIL from each other while their replies wait.
+    monkeypatch.setattr(engine_module, "SPIN_READ", 0.015)
+    client, transport = open_client()
+    with client:
+        assert engine_module._spin_turn.acquire(timeout=5)  # as another thread's spin would
+        try:
+            del transport.reads[:]
+            for i in range(10):
+                assert client.call_tool("echo", {"text": f"n{i}"}).text == f"n{i}"
+            while_taken = list(transport.reads)
+        finally:
+            engine_module._spin_turn.release()
+        del transport.reads[:]
+        for i in range(10):
+            assert client.call_tool("echo", {"text": f"n{i}"}).text == f"n{i}"
+        after = list(transport.reads)
+    assert while_taken and all(spin == 0.0 for spin, _ in while_taken), while_taken
+    assert any(spin for spin, _ in after), after
+
+
+def test_spin_reads_set_false_on_a_transport_turns_spinning_off(two_cpus):
+    transport = SpinRecorder(HOSTILE)
+    transport.spin_reads = False
+    client = Client(transport, timeout=15, protocol="legacy")
+    transport.engine = client._engine
+    with client:
+        for i in range(20):
+            assert client.call_tool("echo", {"text": f"n{i}"}).text == f"n{i}"
+    assert transport.reads and all(spin == 0.0 for spin, _ in transport.reads)
