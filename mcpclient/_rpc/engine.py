@@ -10,8 +10,9 @@ the read token: after a reply empties the pending table the reader thread lends 
 caller that finds it free reads its own reply, for at most ``INLINE_READ_BUDGET``, routing what
 comes before it in order. That saves two thread switches a call. The reader thread takes the
 pipe back when a caller hands it over or no caller has read for ``INLINE_LEND``. A caller
-reading alone, whose last reply came within ``SPIN_READ``, first looks for it without
-sleeping for up to that long (``spin_reads``), which saves the wake-up of a sleeping thread.
+reading alone from a server whose replies come within ``SPIN_WORTH`` first looks for its
+reply without sleeping, for up to ``SPIN_READ`` (``spin_reads``), which saves the wake-up of
+a sleeping thread.
 """
 
 from __future__ import annotations
@@ -62,9 +63,16 @@ LANE_BLOCKED_WARNING = 5.0
 #: hands the pipe to the reader thread and waits on its slot (a cancel waits at most this).
 INLINE_READ_BUDGET = 0.02
 #: Over a transport with ``spin_reads`` (stdio), on a machine with more than one CPU: how long
-#: a call waiting alone reads without sleeping before it waits in the kernel, when its last
-#: reply came within that long (see ``_read_inline``). 0 turns it off.
-SPIN_READ = 0.0002
+#: a call waiting alone at most looks for its reply without sleeping before it waits in the
+#: kernel (see ``_read_inline``). 0 turns it off.
+SPIN_READ = 0.0001
+#: Spinning goes on while replies come this fast on average (a running mean of the last few
+#: spins, a miss counting as ``SPIN_READ``): about what a sleep and a wake-up cost in CPU, so
+#: that spinning for a reply costs no more than sleeping for it would.
+SPIN_WORTH = 0.00005
+#: While replies come slower than that, one call in this many spins, to notice a server
+#: that became fast again.
+SPIN_PROBE = 32
 #: How long the reader thread leaves the pipe to callers, once none has read for that long.
 #: A message that comes while no call is waiting (a notification) waits up to twice this.
 INLINE_LEND = 0.004
@@ -213,7 +221,8 @@ class Engine:
         self._reader_wake = threading.Event()  # a caller hands the pipe back to the reader thread
         self._inline_reads = 0  # how many calls read inline: the reader thread's sign of life
         self._spin = transport.spin_reads and SPIN_READ > 0 and _cpus() > 1
-        self._spin_next = True  # the last inline read got its reply within SPIN_READ
+        self._spin_wait = 0.0  # how long spinning calls waited for their replies, on average
+        self._spin_skip = 0  # calls to let go by before the next spin (see SPIN_PROBE)
         self._reader = threading.Thread(
             target=_read_loop,
             args=(weakref.ref(self), transport, self._read_token, self._reader_wake),
@@ -507,7 +516,11 @@ class Engine:
             end = deadline
         is_set = slot.event.is_set
         # Only a call waiting alone spins: with others waiting it would hold the GIL they need.
-        spin = self._spin and self._spin_next and len(self._pending) == 1
+        spin = self._spin and len(self._pending) == 1
+        if spin and self._spin_skip:
+            self._spin_skip -= 1
+            spin = False
+        spun = False
         try:
             while not is_set():
                 wait = end - time.monotonic()
@@ -515,7 +528,7 @@ class Engine:
                     break
                 try:
                     if spin and _spin_turn.acquire(False):  # one thread of the process at a time
-                        spin = False
+                        spin, spun = False, True
                         try:
                             message = transport.receive_within(wait, SPIN_READ)
                         finally:
@@ -540,9 +553,10 @@ class Engine:
                     break
                 self._take_in(message)
         finally:
-            if self._spin:  # spin next time if this reply came quickly enough to be caught so
-                answered = slot.reply is not None or is_set()
-                self._spin_next = answered and time.monotonic() - start < SPIN_READ
+            if spun:  # spin again while replies come within SPIN_WORTH on average
+                took = time.monotonic() - start if slot.reply is not None or is_set() else SPIN_READ
+                self._spin_wait += (min(took, SPIN_READ) - self._spin_wait) * 0.25
+                self._spin_skip = 0 if self._spin_wait < SPIN_WORTH else SPIN_PROBE
             self._inline_reads += 1
             self._read_token.release()
             if self._pending:  # after the release: see _lend
