@@ -503,8 +503,9 @@ class Engine:
         cancel or the end of the connection), at most ``INLINE_READ_BUDGET`` or ``deadline``.
 
         What comes before the reply (notifications, progress, other callers' replies) is
-        routed here, in order, as the reader thread would. The reply itself is taken as
-        ``_take_reply`` takes it, without setting the slot's event: no one else waits on it.
+        routed here, in order, as the reader thread would. The reply itself is taken out of the
+        table as ``_take_reply`` takes it (``_pop_reply``), without setting the slot's event:
+        no one else waits on it.
         Then the token is released, and the reader thread woken if calls are still waiting,
         this one's included when its reply has not come: it reads for them, and this call
         waits on its slot.
@@ -546,16 +547,15 @@ class Engine:
                     break
                 if (
                     type(message) is dict and message.get("id") == request_id and "method" not in message
-                    and type(message["id"]) is int and ("result" in message or "error" in message)
-                    and self._pending.pop(request_id, None) is slot  # (not once the table was swapped: dead)
+                    and self._pop_reply(message) is slot  # (None once the table was swapped: dead)
                 ):
                     slot.reply = message
                     break
                 self._take_in(message)
         finally:
             if spun:  # spin again while replies come within SPIN_WORTH on average
-                took = time.monotonic() - start if slot.reply is not None or is_set() else SPIN_READ
-                self._spin_wait += (min(took, SPIN_READ) - self._spin_wait) * 0.25
+                took = min(time.monotonic() - start, SPIN_READ)  # (a miss took longer: SPIN_READ)
+                self._spin_wait += (took - self._spin_wait) * 0.25
                 self._spin_skip = 0 if self._spin_wait < SPIN_WORTH else SPIN_PROBE
             self._inline_reads += 1
             self._read_token.release()
@@ -736,18 +736,22 @@ class Engine:
     def _take_reply(self, message: dict[str, Any]) -> bool:
         """Wake the caller of the usual reply (to our own id, as we sent it); False otherwise.
 
-        Runs on the reader thread, or on a transport's thread (``deliver_replies_to``): one
-        dict pop, as in ``Engine.request``, needs no lock.
+        Runs on the reader thread, or on a transport's thread (``deliver_replies_to``).
         """
-        request_id = message.get("id")
-        if type(request_id) is not int or ("result" not in message and "error" not in message):
-            return False
-        slot = self._pending.pop(request_id, None)
+        slot = self._pop_reply(message)
         if slot is None:
             return False
         slot.reply = message
         slot.event.set()
         return True
+
+    def _pop_reply(self, message: dict[str, Any]) -> _Slot | None:
+        """The slot of the usual reply (to our own id, as we sent it), out of the pending
+        table; None for anything else. One dict pop, as in ``Engine.request``, needs no lock."""
+        request_id = message.get("id")
+        if type(request_id) is not int or ("result" not in message and "error" not in message):
+            return None
+        return self._pending.pop(request_id, None)
 
     def _route_one(self, message: Any) -> None:
         if not isinstance(message, dict):
