@@ -68,7 +68,8 @@ class Client:
 
     ``output_validation`` checks structured tool output against the ``outputSchema`` of tools
     seen in ``list_tools()`` (with the ``jsonschema`` extra installed): "strict" raises
-    ``OutputValidationError``, "lenient" logs a warning, "off" skips the check.
+    ``OutputValidationError``, "lenient" logs a warning, "off" skips the check. Without the
+    extra nothing is checked, and the first result that would have been logs one warning.
     """
 
     def __init__(

@@ -1,7 +1,9 @@
 """Checking a tool's structured output against its ``outputSchema`` (JSON Schema 2020-12).
 
 Validation needs the optional ``jsonschema`` package (``pip install mcpclient[validation]``);
-without it results are passed through unchecked, with one debug log line. References are
+without it results are passed through unchecked, and the first tool result that would have
+been checked logs one warning per process saying so (a web app that opens a client per request
+is told once, not per request). References are
 resolved only inside the schema: a ``$ref`` to anything else fails validation, and nothing
 is ever fetched from the network.
 """
@@ -22,6 +24,8 @@ log = logging.getLogger("mcpclient")
 #: What ``Client(output_validation=...)`` accepts.
 OUTPUT_VALIDATION = ("strict", "lenient", "off")
 
+_missing_library_warned = threading.Event()  # one warning per process, whatever the number of clients
+
 
 def _refuse_retrieval(uri: str) -> Any:
     from referencing.exceptions import NoSuchResource
@@ -39,7 +43,6 @@ class OutputValidator:
         self._lock = threading.Lock()
         self._schemas: dict[str, dict[str, Any]] = {}
         self._validators: dict[str, Any] = {}
-        self._missing_library_logged = False
 
     def learn(self, tools: list[t.ToolDef]) -> None:
         """Remember the output schemas of a fresh tool list (forgetting stale ones)."""
@@ -80,9 +83,14 @@ class OutputValidator:
             from jsonschema.validators import validator_for
             from referencing import Registry
         except ImportError:
-            if not self._missing_library_logged:
-                self._missing_library_logged = True
-                log.debug("jsonschema is not installed: structured tool output is not validated")
+            if not _missing_library_warned.is_set():
+                _missing_library_warned.set()
+                log.warning(
+                    "output_validation=%r checks nothing: the jsonschema package is missing, so structured"
+                    " tool output is passed through unchecked (pip install 'mcpclient[validation]' to check it,"
+                    " or output_validation='off' to say you do not want it)",
+                    self.mode,
+                )
             return None
         cls = validator_for(schema, default=_draft_2020_12())
         validator = cls(schema, registry=Registry(retrieve=_refuse_retrieval))  # type: ignore[call-arg]

@@ -97,3 +97,30 @@ def test_tools_without_a_schema_or_not_listed_are_passed_through(transport):
 def test_an_unknown_mode_is_refused(transport):
     with pytest.raises(ValueError, match="output_validation"):
         Client(transport, output_validation="sometimes")
+
+
+def _bad_result():
+    from mcpclient import types as t
+
+    return t.ToolResult(content=[], structured_content={"n": "one"})
+
+
+def test_without_jsonschema_strict_mode_says_once_per_process_that_it_checks_nothing(transport, caplog, monkeypatch):
+    """Strict validation with the library missing used to be silent (one debug line): issue #30."""
+    from mcpclient import _structured
+
+    monkeypatch.setitem(__import__("sys").modules, "jsonschema.validators", None)  # import fails
+    monkeypatch.setattr(_structured, "_missing_library_warned", __import__("threading").Event())
+    server = make(transport, {"n": "one"})  # would fail validation if it ran
+    with caplog.at_level(logging.WARNING, logger="mcpclient"):
+        with Client(transport, timeout=5) as client:
+            tools = client.list_tools()
+            assert client.call_tool("typed").structured_content == {"n": "one"}
+            assert client.call_tool("typed").structured_content == {"n": "one"}
+        other = _structured.OutputValidator("lenient")  # another client's validator in the same process
+        other.learn(tools)
+        assert other.check("typed", _bad_result()).structured_content == {"n": "one"}
+    warned = [r for r in caplog.records if "checks nothing" in r.getMessage()]
+    assert len(warned) == 1
+    assert "mcpclient[validation]" in warned[0].getMessage() and "'strict'" in warned[0].getMessage()
+    server.stop()
