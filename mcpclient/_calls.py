@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any, Hashable, Mapping, TypeVar
 from . import types as t
 from ._cache import ResultCache, freshness
 from ._eras import modern
-from ._exceptions import ProtocolError, ResourceNotFound, RPCError
+from ._exceptions import ProtocolError, ResourceNotFound, RPCError, TaskSupportError
 from ._pages import pages
 from ._rpc.cancel import Cancel
 from ._rpc.engine import ProgressCallback
 from ._structured import OutputValidator
 from ._task_handle import Task
 from ._tasks import Tasks
+from ._timeouts import Deadline
 from ._wire import structure, structure_list, structure_tool_result, unstructure
 
 if TYPE_CHECKING:
@@ -55,6 +56,7 @@ class Calls:
         self._cache = cache
         self._outputs = outputs
         self._tasks = tasks
+        self._task_support: dict[str, str] = {}  # tool name -> execution.taskSupport, from the last list
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -65,6 +67,7 @@ class Calls:
         tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools")
         tools = self._transport.note_tools(tools)  # the transport may drop tools it cannot call
         self._outputs.learn(tools)
+        self._task_support = {tool.name: _task_support(tool) for tool in tools}
         return tools
 
     def call_tool(
@@ -91,9 +94,26 @@ class Calls:
         era = self._conversation.strategy
         params = _tool_params(name, arguments)
         era.require_tasks(self._conversation.capabilities, "start")
+        if era.tools_declare_task_support:
+            deadline = Deadline(timeout)  # the listing, if one is needed, comes out of the call's time
+            self._require_task_tool(name, timeout)
+            timeout = deadline.remaining()
         result = self._send_tool_call(era.task_params(params, ttl), timeout)
         state = era.task_state(result)
         return self._tasks.handle(state, name) if state is not None else self._tasks.done(result, name)
+
+    def _require_task_tool(self, name: str, timeout: float | None) -> None:
+        """Refuse, before sending, a tool whose listing forbids tasks (listing the tools once if
+        this one is unknown); a tool the server does not list at all is left to the server."""
+        if name not in self._task_support:
+            try:
+                self.list_tools(timeout)
+            except RPCError as exc:
+                log.debug("no tool list to check %r against (%s): the server decides", name, exc)
+                return
+        support = self._task_support.get(name)
+        if support is not None and support not in ("optional", "required"):
+            raise TaskSupportError(name, support)
 
     def _send_tool_call(
         self,
@@ -235,3 +255,9 @@ def _not_found(exc: RPCError, uri: str) -> RPCError:
     if exc.code == RPCError.RESOURCE_NOT_FOUND or (exc.code == RPCError.INVALID_PARAMS and named):
         return ResourceNotFound(exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id)
     return exc
+
+
+def _task_support(tool: t.ToolDef) -> str:
+    """A tool's ``execution.taskSupport``; absent means "forbidden" (2025-11-25)."""
+    support = tool.execution.get("taskSupport") if isinstance(tool.execution, dict) else None
+    return support if isinstance(support, str) else "forbidden"

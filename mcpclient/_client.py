@@ -370,7 +370,10 @@ class Client:
         decide on their own whether to make a task (``ttl`` is not sent: the extension has no
         such field). A server that answers at once gives a Task that is already done.
 
-        Raises ``CapabilityError`` if the server supports no tasks, and what ``call_tool`` raises.
+        Raises ``CapabilityError`` if the server supports no tasks, ``TaskSupportError`` (before
+        sending) if a legacy server lists the tool with a ``taskSupport`` that is not "optional"
+        or "required" (absent means "forbidden"; an unlisted tool is listed once first), and what
+        ``call_tool`` raises.
         """
         return self._calls.call_tool_as_task(name, arguments, ttl, self._ready(timeout))
 

@@ -59,6 +59,7 @@ __all__ = [
     "ResourceNotFound",
     "StreamInterrupted",
     "SkillVerificationError",
+    "TaskSupportError",
     "ToolError",
     "TransportError",
     "URLElicitationRequired",
@@ -160,16 +161,31 @@ def _url_elicitations(data: Any) -> list[Any]:
 class CapabilityError(MCPError):
     """A method needs a server capability the server did not declare; nothing was sent."""
 
-    def __init__(self, capability: str, method: str | None = None) -> None:
+    def __init__(self, capability: str, method: str | None = None, *, message: str | None = None) -> None:
         self.capability = capability
         self.method = method
         what = f"{method!r} needs" if method else "this call needs"
-        super().__init__(
-            f"{what} the server capability {capability!r}, which the server did not declare"
-        )
+        super().__init__(message or f"{what} the server capability {capability!r}, which the server did not declare")
 
     def __reduce__(self) -> Any:
         return (type(self), (self.capability, self.method))
+
+
+class TaskSupportError(CapabilityError):
+    """The tool does not allow running as a task (its ``execution.taskSupport``); nothing was sent."""
+
+    def __init__(self, tool: str, support: str) -> None:
+        self.tool = tool
+        self.support = support
+        super().__init__(
+            "execution.taskSupport",
+            "tools/call",
+            message=f"tool {tool!r} cannot run as a task: its execution.taskSupport is {support!r}"
+            " (a task needs 'optional' or 'required'); call it with call_tool() instead",
+        )
+
+    def __reduce__(self) -> Any:
+        return (type(self), (self.tool, self.support))
 
 
 class ClientClosedError(MCPError):

@@ -20,7 +20,7 @@ EXPECTED = {
     # Config files, server groups, LLM tool formats (issue #7).
     "ClientGroup", "config", "llm",
     # Tasks, skills, URL elicitation (issue #5).
-    "Task", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
+    "Task", "TaskSupportError", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
     # OAuth for remote servers (issue #6).
     "AuthorizationError", "OAuth",
     # A person answers elicitation and sampling at a prompt (issue #13).
@@ -60,6 +60,7 @@ def test_errors_survive_pickling():
     for error in (
         mcpclient.RPCError(-32601, "nope", {"x": 1}, method="m", request_id=3),
         mcpclient.CapabilityError("tools", "tools/list"),
+        mcpclient.TaskSupportError("echo", "forbidden"),
         mcpclient.ConnectionClosed("gone", exit_code=2, stderr_tail="boom"),
     ):
         copy = pickle.loads(pickle.dumps(error))

@@ -67,6 +67,9 @@ class Era(abc.ABC):
     #: the server's input requests), rather than inline from ``tasks/get`` with input
     #: answered by ``tasks/update``.
     blocking_task_result: ClassVar[bool]
+    #: Whether a tool must allow tasks (``execution.taskSupport``) before it is called as one
+    #: (2025-11-25); in the 2026 tasks extension the server alone decides.
+    tools_declare_task_support: ClassVar[bool]
 
     @property
     @abc.abstractmethod

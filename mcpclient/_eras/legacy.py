@@ -73,6 +73,7 @@ class LegacyEra(Era):
 
     name = "legacy"
     blocking_task_result = True
+    tools_declare_task_support = True
 
     def __init__(self, version: str, declared: dict[str, Any]) -> None:
         self._version = version

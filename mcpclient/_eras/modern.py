@@ -105,6 +105,7 @@ class ModernEra(Era):
 
     name = "modern"
     blocking_task_result = False
+    tools_declare_task_support = False
 
     def __init__(
         self, version: str, client_info: t.Implementation, capabilities: Callable[[], dict[str, Any]]

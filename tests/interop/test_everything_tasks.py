@@ -67,3 +67,34 @@ def test_a_cancelled_task_reports_cancelled(client):
     assert client.get_task(task.task_id).status == "cancelled"
     with pytest.raises(RequestCancelled):
         task.result(timeout=5)
+
+
+def test_a_tool_that_forbids_tasks_is_refused_before_anything_is_sent():
+    """``echo`` declares no ``execution`` (taskSupport "forbidden"): it used to be sent as a task
+    and come back as the tool's error; now it is refused before sending (issue #30)."""
+    from mcpclient import CapabilityError, TaskSupportError
+
+    transport = StdioTransport(ARGV)
+    sent: list[str] = []
+    real_send = transport.send  # count what reaches the wire
+
+    def counting(message, **kwargs):
+        sent.append(message.get("method"))
+        return real_send(message, **kwargs)
+
+    transport.send = counting  # type: ignore[method-assign]
+    with Client(transport, timeout=20) as client:
+        del sent[:]  # the handshake
+        with pytest.raises(TaskSupportError) as info:  # not listed yet: listed once, then refused
+            client.call_tool_as_task("echo", {"message": "hi"})
+        assert isinstance(info.value, CapabilityError)
+        assert info.value.tool == "echo" and info.value.support == "forbidden"
+        assert "call_tool()" in str(info.value)
+        assert sent == ["tools/list"], sent
+        with pytest.raises(TaskSupportError):  # known now: refused with nothing sent
+            client.call_tool_as_task("echo", {"message": "hi"})
+        assert sent == ["tools/list"], sent
+        assert client.call_tool("echo", {"message": "hi"}).text == "Echo: hi"  # a plain call still works
+        task = client.call_tool_as_task(TOOL, {"topic": "go"})  # a tool that allows tasks runs as one
+        assert task.status == "working"
+        task.cancel()
