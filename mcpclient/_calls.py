@@ -36,6 +36,9 @@ log = logging.getLogger("mcpclient")
 
 T = TypeVar("T")
 
+#: The tool name format of the specification (SEP-986, 2025-11-25): names outside it still work.
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+
 #: How long a legacy list result is cached (with cache=True) when the server announces changes.
 LEGACY_CACHE_TTL = 3600.0
 
@@ -57,6 +60,7 @@ class Calls:
         self._outputs = outputs
         self._tasks = tasks
         self._task_support: dict[str, str] = {}  # tool name -> execution.taskSupport, from the last list
+        self._odd_names: set[str] = set()  # tool names already warned about (SEP-986)
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -68,7 +72,19 @@ class Calls:
         tools = self._transport.note_tools(tools)  # the transport may drop tools it cannot call
         self._outputs.learn(tools)
         self._task_support = {tool.name: _task_support(tool) for tool in tools}
+        self._warn_odd_names(tools)
         return tools
+
+    def _warn_odd_names(self, tools: list[t.ToolDef]) -> None:
+        """One warning per client for tool names outside the spec's format (SEP-986), which
+        LLM APIs and agent frameworks may refuse; the tools stay listed and callable."""
+        odd = sorted({tool.name for tool in tools if not TOOL_NAME.fullmatch(tool.name)} - self._odd_names)
+        if odd:
+            self._odd_names.update(odd)
+            log.warning(
+                "%d tool name(s) outside the MCP format (1 to 128 of A-Z a-z 0-9 _ - .): %s%s",
+                len(odd), ", ".join(repr(name[:80]) for name in odd[:5]), " ..." if len(odd) > 5 else "",
+            )
 
     def call_tool(
         self,
