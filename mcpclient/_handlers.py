@@ -139,6 +139,13 @@ class Handlers:
         if handler is None:
             raise RPCError(RPCError.METHOD_NOT_FOUND, "this client does not support sampling")
         request = _read(params, t.CreateMessageRequest)
+
+        if not self.sampling_tools and (params.get("tools") is not None or params.get("toolChoice") is not None):
+            # The spec: a client that did not declare sampling.tools MUST answer such a request with an error.
+            raise RPCError(
+                RPCError.INVALID_PARAMS,
+                "this client did not declare sampling.tools: a sampling request cannot carry tools or toolChoice",
+            )
         return _as_result(handler(request, token), t.CreateMessageResult)
 
     def _elicit(self, params: dict[str, Any], token: CancelToken) -> Any:

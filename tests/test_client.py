@@ -376,6 +376,25 @@ def test_the_sampling_handler_gets_the_request_and_its_result_is_sent(scripted):
                                "model": "test-model", "stopReason": "endTurn"}
 
 
+@pytest.mark.parametrize("extra", [{"tools": [{"name": "t", "inputSchema": {"type": "object"}}]},
+                                   {"toolChoice": {"mode": "auto"}}])
+def test_sampling_with_tools_is_refused_unless_sampling_tools_was_declared(scripted, extra):
+    """The spec: without sampling.tools declared, a request with tools or toolChoice MUST get an
+    error. A compliant server never sends one (the official SDK's refuses first): a double
+    stands for the one that does (issue #30)."""
+    _, client = scripted
+    seen = []
+    client.set_sampling_handler(lambda request: seen.append(request) or CreateMessageResult.from_text("x", model="m"))
+    params = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}], "maxTokens": 5, **extra}
+    reply = ask(client.transport, 1, "sampling/createMessage", params)
+    assert reply["error"]["code"] == -32602 and "sampling.tools" in reply["error"]["message"]
+    assert seen == []  # the handler never saw it
+    client.set_sampling_handler(lambda request: seen.append(request) or CreateMessageResult.from_text("x", model="m"),
+                                tools=True)
+    assert ask(client.transport, 2, "sampling/createMessage", params)["result"]["content"]["text"] == "x"
+    assert len(seen) == 1
+
+
 def test_a_one_argument_elicitation_handler_is_accepted(scripted):
     _, client = scripted
     client.set_elicitation_handler(lambda request: ElicitationResult(action="accept", content={"n": request.message}))
