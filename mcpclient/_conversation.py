@@ -128,6 +128,7 @@ class Conversation:
     def _probe(self, timeout: float | None, *, grace: float) -> None:
         """``server/discover`` first; ``initialize`` too when discover is still unanswered after
         ``PROBE_GRACE``; the first era to answer properly wins (see docs/transports.md)."""
+        deadline = Deadline(timeout)  # the whole opening: the grace does not come on top of it
         probe = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
         version = modern.MODERN_VERSIONS[0]
         discover_params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
@@ -138,14 +139,14 @@ class Conversation:
         ), cancellable=True)
         first = race.next(min(grace, probe))
         if first is not None:
-            self._after_discover(first, version, probe, timeout)
+            self._after_discover(first, version, probe, deadline.remaining())
             return
         log.debug("no answer to server/discover within %ss: sending initialize as well", grace)
         self.declared = self.handlers.capabilities()
         init_params = legacy.initialize_params(self.client_info, self.declared)
         context = contextvars.copy_context()  # one context may run in one thread at a time
         race.start("initialize", lambda _: context.run(
-            self._open_request, "initialize", init_params, timeout=timeout, cancel_on_timeout=False,
+            self._open_request, "initialize", init_params, timeout=deadline.remaining(), cancel_on_timeout=False,
         ), cancellable=False)
         init_error: BaseException | None = None
         discover: Finished | None = None
@@ -157,7 +158,7 @@ class Conversation:
                     race.abandon("the server answered initialize")
                     if discover is None:
                         log.debug("initialize answered first (%.2fs): the server is legacy", done.elapsed)
-                    self._finish_initialize(done.result, timeout)
+                    self._finish_initialize(done.result, deadline.remaining())
                     return
                 init_error = done.error
             else:
@@ -178,9 +179,14 @@ class Conversation:
         supported = modern.supported_from_error(init_error) if isinstance(init_error, RPCError) else None
         other = modern.pick_version(supported) if supported else None
         if other:  # a modern-only server whose discover answer was unusable
-            self._discover(other, timeout)
+            self._discover(other, deadline.remaining())
             return
         assert init_error is not None
+        if isinstance(init_error, RequestTimeout) and timeout is not None:
+            raise RequestTimeout(  # name the caller's timeout, not what was left of it for initialize
+                f"no reply to 'server/discover' nor 'initialize' within {timeout:g}s",
+                method="initialize", timeout=timeout, delivered=init_error.delivered,
+            ) from init_error
         raise init_error
 
     def _after_discover(self, done: Finished, version: str, probe: float, timeout: float | None) -> None:
