@@ -33,7 +33,7 @@ from ._structured import OutputValidator
 from ._subscriptions import Listener
 from ._task_handle import Task
 from ._tasks import Tasks
-from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Timeouts
+from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .apps import AppCall, AppResult, AppViews, UIResource
 from .transports.base import LEGACY, Transport
 
@@ -144,12 +144,14 @@ class Client:
                 return
             if self._state == CLOSED:
                 raise ClientClosedError()
+            resolved = self._timeouts.resolve(timeout)
+            deadline = Deadline(resolved)  # a restart comes out of the same time
             try:
-                self._conversation.open(self._timeouts.resolve(timeout))
+                self._conversation.open(resolved)
             except ConnectionClosed as exc:
                 if not (self._conversation.probe_killed and self._restart_after_probe(exc)):
                     raise
-                self._conversation.open(self._timeouts.resolve(timeout))
+                self._open_restarted(exc, deadline.remaining())
             self._state = OPEN
         self._notices.update_listener()  # a modern server sends changes only to a listen stream
 
@@ -164,15 +166,30 @@ class Client:
         fresh = self.transport.reopen()
         if fresh is None:
             return False
-        log.warning(
-            "the server closed the connection when probed with server/discover (%s); started it again "
-            "and using initialize (the legacy era, remembered for this server)", error,
-        )
+        log.debug("the server closed the connection when probed with server/discover (%s): starting it again", error)
         self._finalizer.detach()  # the new wiring registers its own
         self._engine.close()
-        remember_era(fresh.server_key, LEGACY)
+        remember_era(fresh.server_key, LEGACY)  # so the new conversation goes straight to initialize
         self._wire(fresh)
         return True
+
+    def _open_restarted(self, probed: ConnectionClosed, timeout: float | None) -> None:
+        """``initialize`` with the server started again; a server that dies again before any
+        answer crashes at start-up, whatever it was sent: one error says so, nothing is remembered."""
+        key = self.transport.server_key
+        try:
+            self._conversation.open(timeout)
+        except ConnectionClosed as again:
+            remember_era(key, None)
+            raise ConnectionClosed(
+                "the server exited before answering anything, twice (probed with server/discover, then "
+                f"started again for initialize): it fails at start-up; {again.reason}",
+                exit_code=again.exit_code, stderr_tail=again.stderr_tail,
+            ) from None
+        log.warning(
+            "the server closed the connection when probed with server/discover (exit code %s); started it "
+            "again and using initialize (the legacy era, remembered for this server)", probed.exit_code,
+        )
 
     def close(self) -> None:
         """Close the client: idempotent, always returns within a few seconds.

@@ -438,11 +438,14 @@ def _input_round(requests: Any) -> dict[str, Any]:
     return {"mcp.input_required.methods": [m for m in methods if isinstance(m, str)]}
 
 
-def remember_era(key: Hashable | None, era: str) -> None:
-    """Record what a server speaks, so later clients for it skip the probe."""
+def remember_era(key: Hashable | None, era: str | None) -> None:
+    """Record what a server speaks, so later clients for it skip the probe (None forgets it)."""
     if key is not None:
         with _era_cache_lock:
-            _era_cache[key] = era
+            if era is None:
+                _era_cache.pop(key, None)
+            else:
+                _era_cache[key] = era
 
 
 def _cached_era(key: Hashable | None) -> str | None:

@@ -25,3 +25,20 @@ def test_connect_to_a_silent_server_ends_at_its_timeout(monkeypatch, protocol):
     elapsed = time.monotonic() - started
     assert elapsed < 3 + 1.5, f"connect(timeout=3) took {elapsed:.1f}s"
     assert "within 3s" in str(info.value), str(info.value)
+
+
+def test_a_server_that_crashes_at_start_up_is_reported_once_and_not_remembered_as_legacy(caplog):
+    """It used to be called a probe refusal, restarted, remembered as legacy, and reported
+    with a warning saying so before the real error (issue #30)."""
+    crash = [sys.executable, "-c", "import sys; sys.stderr.write('ImportError: no module named nope\\n'); sys.exit(3)"]
+    transport = mcpclient.StdioTransport(crash, stderr=lambda line: None)
+    key = transport.server_key
+    with caplog.at_level("WARNING", logger="mcpclient"):
+        with pytest.raises(mcpclient.ConnectionClosed) as info:
+            with mcpclient.Client(transport, timeout=10):
+                pass
+    assert "fails at start-up" in str(info.value)
+    assert info.value.exit_code == 3 and "no module named nope" in info.value.stderr_tail
+    assert str(info.value).count("no module named nope") == 1
+    assert not [r for r in caplog.records if "server/discover" in r.getMessage()], caplog.text
+    assert _conversation._cached_era(key) is None
