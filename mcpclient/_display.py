@@ -1,8 +1,11 @@
-"""How results look in Jupyter: HTML and Markdown for tool results, resources, prompts, tools.
+"""How results look in Jupyter: HTML for tool results, resources, prompts, tools.
 
-Everything that comes from the server is escaped: text goes through ``html.escape``, images
-are shown only as ``data:`` URIs of an ``image/*`` type with strict base64, and links only
-for http(s) URIs.
+Built from escaped text: every server string goes through ``html.escape``, images and audio
+only as ``data:`` URIs of a raster or audio type with strict base64, links only for http(s)
+and mailto URLs. A ``text/markdown`` resource is rendered by ``_sanitize.markdown_html``
+(shown as escaped source without the ``notebook`` extra). Every HTML string leaves through
+``_sanitize.clean`` (nh3 with an allow-list), so a mistake here is still caught there. There
+is no Markdown output (``_repr_markdown_``): a front end renders that unsanitised too.
 """
 
 from __future__ import annotations
@@ -10,15 +13,13 @@ from __future__ import annotations
 import base64
 import html
 import json
-import re
 from typing import Any, Iterable
 
 from . import types as t
+from ._sanitize import clean, data_uri, markdown_html, web_url
 
-__all__ = ["to_html", "to_markdown"]
+__all__ = ["capabilities_html", "implementation_html", "to_html"]
 
-_MIME = re.compile(r"^[a-z]+/[a-z0-9.+-]+$")
-_B64 = re.compile(r"^[A-Za-z0-9+/]*={0,2}$")
 _ERROR_STYLE = "color:#b00020;border-left:3px solid #b00020;padding-left:6px"
 _PRE = "white-space:pre-wrap;margin:2px 0"
 
@@ -27,19 +28,12 @@ def _esc(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def _data_uri(mime: str | None, data: str, kind: str) -> str | None:
-    mime = (mime or "").lower()
-    if not _MIME.match(mime) or not mime.startswith(f"{kind}/") or not _B64.match(data.strip()):
-        return None
-    return f"data:{mime};base64,{data.strip()}"
-
-
 def _pre(text: str, style: str = "") -> str:
     return f'<pre style="{_PRE};{style}">{_esc(text)}</pre>'
 
 
 def _media_html(kind: str, mime: str | None, data: str) -> str:
-    uri = _data_uri(mime, data, kind)
+    uri = data_uri(mime, data, kind)
     if uri is None:
         return _pre(f"[{kind} {mime or ''}]")
     if kind == "image":
@@ -49,7 +43,7 @@ def _media_html(kind: str, mime: str | None, data: str) -> str:
 
 def _link(uri: str | None, label: str | None = None) -> str:
     text = _esc(label or uri or "")
-    if uri and uri.lower().startswith(("http://", "https://")):
+    if uri and web_url(uri):
         return f'<a href="{_esc(uri)}" target="_blank" rel="noopener noreferrer">{text}</a>'
     return f"<code>{text}</code>"
 
@@ -57,7 +51,8 @@ def _link(uri: str | None, label: str | None = None) -> str:
 def _contents_html(res: t.ResourceContents) -> str:
     head = f'<div style="opacity:.7">{_link(res.uri)}{f" ({_esc(res.mime_type)})" if res.mime_type else ""}</div>'
     if res.text is not None:
-        return head + _pre(res.text)
+        rendered = markdown_html(res.text) if _is_markdown(res) else None
+        return head + (_pre(res.text) if rendered is None else f"<div>{rendered}</div>")
     blob = res.blob or b""
     if (res.mime_type or "").startswith("image/"):
         return head + _media_html("image", res.mime_type, base64.b64encode(blob).decode("ascii"))
@@ -101,8 +96,16 @@ def _tool_html(tool: t.ToolDef) -> str:
             f"{_params_html(tool.input_schema)}</div>")
 
 
+def _is_markdown(res: t.ResourceContents) -> bool:
+    return (res.mime_type or "").split(";")[0].strip().lower() == "text/markdown"
+
+
 def to_html(value: Any) -> str:
-    """HTML for one of our values (or a list of ``ToolDef``); every server string escaped."""
+    """HTML for one of our values (or a list of them), cleaned by ``_sanitize.clean``."""
+    return clean(_html(value))
+
+
+def _html(value: Any) -> str:
     if isinstance(value, t.ToolResult):
         body = "".join(_part_html(p) for p in value.content)
         if value.structured_content is not None and not any(p.type == "text" for p in value.content):
@@ -125,65 +128,8 @@ def to_html(value: Any) -> str:
     if isinstance(value, list) and all(isinstance(v, t.ToolDef) for v in value):
         return _box("".join(_tool_html(v) for v in value) or "<i>(no tools)</i>")
     if isinstance(value, list):
-        return _box("".join(to_html(v) for v in value))
+        return _box("".join(_html(v) for v in value))
     return _pre(repr(value))
-
-
-def _fence(text: str) -> str:
-    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}\n{text}\n{fence}"
-
-
-def _part_markdown(part: t.ToolContent | t.PromptPart) -> str:
-    if part.type == "text":
-        return _fence(part.text)
-    if part.type in ("image", "audio"):
-        data = part.data if isinstance(part.data, str) else base64.b64encode(part.data).decode("ascii")
-        uri = _data_uri(part.mime_type, data, "image") if part.type == "image" else None
-        return f"![image]({uri})" if uri else f"*[{part.type} {_esc(part.mime_type or '')}]*"
-    if part.type == "resource" and part.resource is not None:
-        res = part.resource
-        return f"`{_md_code(res.uri)}`\n\n" + (_fence(res.text) if res.text is not None else f"*[{len(res.blob or b'')} bytes]*")
-    if part.type == "resource_link":
-        return f"resource: `{_md_code(part.uri or '')}`"
-    return _fence(json.dumps(part.raw or {"type": part.type}, ensure_ascii=False))
-
-
-def _md_code(text: str) -> str:
-    return text.replace("`", "'")
-
-
-def _join(parts: Iterable[str]) -> str:
-    return "\n\n".join(parts)
-
-
-def to_markdown(value: Any) -> str:
-    """Markdown for one of our values; server text is fenced, never interpreted."""
-    if isinstance(value, t.ToolResult):
-        body = _join(_part_markdown(p) for p in value.content) or "*(empty result)*"
-        return f"**tool error**\n\n{body}" if value.is_error else body
-    if isinstance(value, t.ResourceContents):
-        text = _fence(value.text) if value.text is not None else f"*[{len(value.blob or b'')} bytes]*"
-        return f"`{_md_code(value.uri)}`\n\n{text}"
-    if isinstance(value, t.PromptMessage):
-        return f"**{_esc(value.role)}**\n\n" + _join(_part_markdown(p) for p in value.content)
-    if isinstance(value, t.ToolDef):
-        return f"`{_md_code(value.name)}`: {_esc(value.description)}"
-    if isinstance(value, list):
-        return "\n".join(f"- {to_markdown(v)}" for v in value)
-    return _fence(repr(value))
-
-
-
-def prefers_markdown(value: Any) -> bool:
-    """A ``text/markdown`` resource renders as Markdown (Jupyter sanitizes it), not as source."""
-    mime = (value.mime_type or "").split(";")[0].strip().lower() if isinstance(value, t.ResourceContents) else ""
-    return mime == "text/markdown" and value.text is not None
-
-
-def markdown_resource(value: t.ResourceContents) -> str:
-    return f"`{_md_code(value.uri)}`\n\n{value.text}"
 
 
 def _rows(rows: Iterable[tuple[str, Any]]) -> str:
@@ -192,8 +138,8 @@ def _rows(rows: Iterable[tuple[str, Any]]) -> str:
 
 
 def implementation_html(value: t.Implementation) -> str:
-    return _box(_rows([("name", value.name), ("version", value.version), ("title", value.title),
-                       ("description", value.description), ("website", value.website_url)]))
+    return clean(_box(_rows([("name", value.name), ("version", value.version), ("title", value.title),
+                       ("description", value.description), ("website", value.website_url)])))
 
 
 def capabilities_html(value: dict[str, Any]) -> str:
@@ -202,7 +148,7 @@ def capabilities_html(value: dict[str, Any]) -> str:
         if isinstance(node, dict) and node:
             return ", ".join(k if v in (True, {}) else f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in node.items())
         return "yes"
-    return _box(_rows([(name, options(node)) for name, node in value.items()]) if value else "<i>(no capabilities)</i>")
+    return clean(_box(_rows([(name, options(node)) for name, node in value.items()]) if value else "<i>(no capabilities)</i>"))
 
 
 class Listing(list):  # type: ignore[type-arg]

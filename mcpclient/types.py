@@ -40,19 +40,18 @@ Meta = dict[str, Any]
 
 
 class _Display:
-    """Jupyter display (HTML and Markdown, server text escaped); see ``mcpclient._display``."""
+    """Jupyter display as HTML, sanitised (``mcpclient._display``, ``mcpclient._sanitize``).
+
+    HTML only: a front end shows ``text/markdown`` from the kernel unsanitised, so there is
+    no ``_repr_markdown_``; a ``text/markdown`` resource is rendered to clean HTML instead.
+    """
 
     __slots__ = ()
 
-    def _repr_html_(self) -> str | None:
-        from ._display import prefers_markdown, to_html
+    def _repr_html_(self) -> str:
+        from ._display import to_html
 
-        return None if prefers_markdown(self) else to_html(self)
-
-    def _repr_markdown_(self) -> str:
-        from ._display import markdown_resource, prefers_markdown, to_markdown
-
-        return markdown_resource(self) if prefers_markdown(self) else to_markdown(self)  # type: ignore[arg-type]
+        return to_html(self)
 
 
 @frozen(kw_only=True)

@@ -1,15 +1,15 @@
-"""Jupyter display of results: HTML and Markdown, with everything from the server escaped."""
+"""Jupyter display of results: HTML, with everything from the server escaped and sanitised."""
 
 from __future__ import annotations
 
 from mcpclient import PromptMessage, PromptPart, ResourceContents, ToolContent, ToolDef, ToolResult
 from mcpclient import notebook
-from mcpclient._display import to_html, to_markdown
+from mcpclient._display import to_html
 
 
 def test_text_is_html_escaped():
     html = ToolResult(content=[ToolContent(type="text", text='<img src=x onerror="alert(1)">')])._repr_html_()
-    assert "<img" not in html and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in html
+    assert "<img" not in html and "&lt;img src=x onerror=\"alert(1)\"&gt;" in html
 
 
 def test_images_are_data_uris_only_for_image_types_and_clean_base64():
@@ -37,7 +37,7 @@ def test_resources_prompts_and_tools_render():
     text = ResourceContents(uri="demo://readme", mime_type="text/plain", text="# <Hi>")
     assert "&lt;Hi&gt;" in text._repr_html_()
     markdown = ResourceContents(uri="demo://readme", mime_type="text/markdown", text="# <Hi>")
-    assert markdown._repr_html_() is None  # rendered as Markdown (sanitized by Jupyter) instead
+    assert "<h1>&lt;Hi&gt;</h1>" in markdown._repr_html_()  # rendered here, to sanitised HTML
     image = ResourceContents(uri="demo://logo", mime_type="image/png", blob=b"\x89PNG")
     assert "data:image/png;base64," in image._repr_html_()
     message = PromptMessage(role="user", content=[PromptPart(type="text", text="Review <this>")])
@@ -48,10 +48,10 @@ def test_resources_prompts_and_tools_render():
     assert "<td>first</td>" in to_html([tool])
 
 
-def test_markdown_fences_server_text_even_with_backticks():
-    md = ToolResult(content=[ToolContent(type="text", text="```\n# not a heading")])._repr_markdown_()
-    assert md.startswith("````\n```\n# not a heading\n````")
-    assert to_markdown(ToolResult(is_error=True)).startswith("**tool error**")
+def test_there_is_no_markdown_output():
+    # JupyterLab renders a kernel's text/markdown unsanitised: results offer HTML only.
+    for value in (ToolResult(content=[ToolContent(type="text", text="x")]), ResourceContents(uri="a://b", text="x")):
+        assert not hasattr(value, "_repr_markdown_")
 
 
 def test_the_notebook_list_formatter_leaves_other_lists_alone():

@@ -29,9 +29,8 @@ def test_a_markdown_resource_renders_as_markdown_and_others_as_source():
     with server() as fake, Client(fake) as client:
         [markdown] = client.read_resource("notes://readme")
         [plain] = client.read_resource("notes://plain")
-    assert markdown._repr_html_() is None  # so Jupyter renders the Markdown
-    assert markdown._repr_markdown_().endswith("# Title\n\n*hi*")
-    assert "<pre" in plain._repr_html_()
+    assert "<h1>Title</h1>" in markdown._repr_html_() and "<em>hi</em>" in markdown._repr_html_()
+    assert "<pre" in plain._repr_html_() and "<h1>" not in plain._repr_html_()
 
 
 def test_server_info_and_capabilities_render_as_tables():
