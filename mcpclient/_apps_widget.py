@@ -1,7 +1,7 @@
 """A tool's MCP Apps view as a notebook output: an anywidget relaying to ``Bridge``.
 
-The front-end part (``_ESM``) only draws and relays. It puts the view's HTML, with the
-Content Security Policy already written into it, in an iframe sandboxed with
+The front-end part (``_ESM``) only draws and relays. It puts the view's HTML, behind a
+doctype and the Content Security Policy of mcpclient's own (``with_csp``), in an iframe sandboxed with
 ``allow-scripts allow-forms`` and never ``allow-same-origin``: the view runs at an opaque
 origin, so it cannot reach the notebook page, its cookies or the Jupyter server's API, and
 is as separate from the host as the spec's sandbox proxy makes it. It forwards what the view
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import html as html_lib
 import logging
-import re
 from typing import Any
 
 from ._apps_bridge import Bridge
@@ -31,20 +30,21 @@ log = logging.getLogger("mcpclient")
 
 #: The iframe's sandbox: scripts and forms, never ``allow-same-origin`` (SEP-1865 security).
 SANDBOX = "allow-scripts allow-forms"
-_DOCTYPE = re.compile(r"^\s*<!doctype[^>]*>", re.IGNORECASE)
+#: What every view document starts with: a doctype of ours, then the policy. The parser puts
+#: that ``<meta>`` in ``<head>`` before it reads one character of the view.
+_PREAMBLE = '<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="{}">'
 
 
 def with_csp(document: str, policy: str) -> str:
-    """``document`` with a CSP ``<meta>`` as its first element, before any of its own content.
+    """``document`` behind a doctype and a CSP ``<meta>`` of ours, so no content can move the policy.
 
-    The parser puts the element in ``<head>`` whatever follows, and a policy in force cannot
-    be loosened by a later one, so nothing in the view runs outside it.
+    The view's text is never searched for a place to put the tag: whatever it starts with
+    (blanks HTML does not count as blanks, a comment, a ``<title>``, its own doctype), the
+    parser has already seen our doctype, made ``<html>`` and ``<head>`` and put the policy in
+    it, which is in force from then on; a policy in force cannot be loosened by a later one.
+    The view's own doctype is then ignored, so every view renders in standards mode.
     """
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{html_lib.escape(policy, quote=True)}">'
-    found = _DOCTYPE.match(document)
-    if found:
-        return document[: found.end()] + meta + document[found.end():]
-    return meta + document
+    return _PREAMBLE.format(html_lib.escape(policy, quote=True)) + document
 
 
 _ESM = r"""

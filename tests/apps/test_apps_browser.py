@@ -151,13 +151,19 @@ def lab(tmp_path):
         log.close()
 
 
+#: A host name Chromium resolves to 127.0.0.1: an origin a view may declare (a literal
+#: loopback address is dropped from a view's declared domains).
+DECLARABLE = "declared.test"
+
+
 @pytest.fixture
 def browser(tmp_path):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1200,1000"):
+                 f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1200,1000",
+                 f"--host-resolver-rules=MAP {DECLARABLE} 127.0.0.1"):
         options.add_argument(flag)
     driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
     try:
