@@ -16,7 +16,6 @@ from Python yourself still works.
 from __future__ import annotations
 
 import logging
-import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, Mapping
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 from attrs import field, frozen
 
 from . import types as t
+from ._app_sources import source
 from ._exceptions import ProtocolError
 
 if TYPE_CHECKING:
@@ -54,11 +54,6 @@ PERMISSIONS: dict[str, str] = {
 }
 CSP_KEYS = ("connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
 
-# A declared domain is one CSP source expression: a scheme, a host (optionally ``*.``) and a
-# port. Anything else (a space, a ``;``, a quoted keyword) could widen the policy: dropped.
-_SOURCE = re.compile(r"^(https?|wss?)://(\*\.)?[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:(\d{1,5}|\*))?/?$")
-
-
 def visible_to_model(tool: t.ToolDef) -> bool:
     """Whether a model may be offered ``tool``: its visibility includes ``"model"``.
 
@@ -78,10 +73,11 @@ def _domains(value: Any, key: str) -> tuple[str, ...]:
         return ()
     kept = []
     for item in value:
-        if isinstance(item, str) and _SOURCE.match(item):
-            kept.append(item.rstrip("/"))
+        found = source(item)
+        if found is None:
+            log.warning("MCP App view: ignoring the %s entry %r: it is not one public web origin", key, item)
         else:
-            log.warning("MCP App view: ignoring the malformed %s entry %r", key, item)
+            kept.append(found)
     return tuple(kept)
 
 

@@ -1,0 +1,50 @@
+"""A view's declared domains reach its policy only as one public web origin each (docs/apps.md).
+
+Read the way a server sends them (``UIResource.from_contents``) and judged in the policy
+``content_security_policy`` builds: a wildcard over a public suffix, a host a browser reads as
+a loopback, private, link-local or other non-global IPv4 address (in any of the forms the
+WHATWG URL parser accepts), and ``localhost`` are dropped; one site's origins are kept.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from mcpclient import types as t
+from mcpclient.apps import MIME_TYPE, UIResource, content_security_policy
+
+pytest.importorskip("publicsuffixlist")
+
+DROPPED = [
+    "https://*.com", "https://*.co.uk", "https://*.github.io", "https://*.example", "wss://*.com:443",
+    "http://127.0.0.1:8888", "http://10.0.0.5", "https://192.168.1.1", "http://172.16.0.1",
+    "http://169.254.169.254", "http://100.64.0.1", "http://0.0.0.0", "http://255.255.255.255",
+    "http://127.1", "http://0x7f000001", "http://0x7F.1", "http://2130706433", "http://0177.0.0.1",
+    "http://017700000001", "http://1.2.3.4.5", "http://1.2.3.256", "http://08.1.1.1", "https://*.8.8.8.8",
+    "http://localhost:8888", "http://LOCALHOST", "http://a.localhost", "https://*.localhost",
+    "https://example.com:99999",
+]
+KEPT = ["https://api.example.com", "https://*.cdn.example.com", "https://*.cdn.example", "https://8.8.8.8",
+        "wss://live.example.com:443", "https://a.github.io", "https://*.a.github.io", "http://host-1.example:8080",
+        "https://1a.example"]
+
+
+def policy(domains: list[str]) -> dict[str, str]:
+    contents = t.ResourceContents(uri="ui://v", mime_type=MIME_TYPE, text="<p>v</p>",
+                                  meta={"ui": {"csp": {"connectDomains": domains}}})
+    built = content_security_policy(UIResource.from_contents(contents))
+    return dict(d.strip().split(" ", 1) for d in built.split(";"))
+
+
+@pytest.mark.parametrize("entry", DROPPED)
+def test_an_entry_that_is_not_one_public_origin_is_dropped(entry, caplog):
+    with caplog.at_level(logging.WARNING, logger="mcpclient"):
+        assert policy([entry, "https://ok.example.com"])["connect-src"] == "https://ok.example.com"
+    assert "not one public web origin" in caplog.text
+
+
+@pytest.mark.parametrize("entry", KEPT)
+def test_one_sites_origin_is_kept(entry):
+    assert policy([entry])["connect-src"] == entry
