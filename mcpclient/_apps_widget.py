@@ -1,7 +1,8 @@
 """A tool's MCP Apps view as a notebook output: an anywidget relaying to ``Bridge``.
 
 The front-end part (``_ESM``) only draws and relays. It puts the view's HTML, behind a
-doctype and the Content Security Policy of mcpclient's own (``with_csp``), in an iframe sandboxed with
+doctype and the Content Security Policy of mcpclient's own (``with_csp``; the same policy
+is the iframe's ``csp`` attribute too, which Chromium enforces), in an iframe sandboxed with
 ``allow-scripts allow-forms`` and never ``allow-same-origin``: the view runs at an opaque
 origin, so it cannot reach the notebook page, its cookies or the Jupyter server's API, and
 is as separate from the host as the spec's sandbox proxy makes it. It forwards what the view
@@ -55,6 +56,7 @@ function render({ model, el }) {
   const notes = document.createElement("div");
   frame.setAttribute("sandbox", model.get("sandbox"));
   if (model.get("allow")) frame.setAttribute("allow", model.get("allow"));
+  frame.setAttribute("csp", model.get("policy"));  // a second copy, where the browser enforces it
   frame.setAttribute("title", model.get("title"));
   frame.style.width = "100%";
   frame.style.boxSizing = "border-box";
@@ -150,13 +152,14 @@ def _widget_class() -> Any:
         html = traitlets.Unicode("").tag(sync=True)
         sandbox = traitlets.Unicode(SANDBOX).tag(sync=True)
         allow = traitlets.Unicode("").tag(sync=True)
+        policy = traitlets.Unicode("").tag(sync=True)
         title = traitlets.Unicode("").tag(sync=True)
         border = traitlets.Bool(True).tag(sync=True)
 
         def __init__(self, result: AppResult, tool: Any, resource: UIResource) -> None:
             policy = content_security_policy(resource)
             super().__init__(
-                html=with_csp(resource.html, policy), allow=allow_attribute(resource),
+                html=with_csp(resource.html, policy), policy=policy, allow=allow_attribute(resource),
                 title=f"MCP App view {resource.uri}",
                 border=resource.prefers_border is not False,
             )
