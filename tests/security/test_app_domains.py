@@ -8,12 +8,21 @@ WHATWG URL parser accepts), and ``localhost`` are dropped; one site's origins ar
 
 from __future__ import annotations
 
+import json
 import logging
+import re
+import subprocess
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcpclient import types as t
+from mcpclient._app_sources import _ends_in_a_number, _ipv4
 from mcpclient.apps import MIME_TYPE, UIResource, content_security_policy
+from tests.node_tools import node22
+
+IPV4 = re.compile(r"\d+\.\d+\.\d+\.\d+")
 
 pytest.importorskip("publicsuffixlist")
 
@@ -48,3 +57,43 @@ def test_an_entry_that_is_not_one_public_origin_is_dropped(entry, caplog):
 @pytest.mark.parametrize("entry", KEPT)
 def test_one_sites_origin_is_kept(entry):
     assert policy([entry])["connect-src"] == entry
+
+
+# -- hosts read as a browser reads them ------------------------------------------------------
+
+WHATWG = """
+const hosts = JSON.parse(require("fs").readFileSync(0, "utf8"));
+console.log(JSON.stringify(hosts.map((h) => { try { return new URL("http://" + h + "/").hostname; }
+                                                catch (e) { return null; } })));
+"""
+part = st.one_of(
+    st.integers(0, 2**32 + 5).map(str),
+    st.integers(0, 2**32 + 5).map(lambda n: f"0x{n:x}"),
+    st.integers(0, 2**32 + 5).map(lambda n: f"0X{n:X}"),
+    st.integers(0, 2**32 + 5).map(lambda n: f"0{n:o}"),
+    st.sampled_from(["0", "00", "0x", "08", "09", "1a", "a", "x", "example", "0x1g"]),
+)
+hosts = st.lists(part, min_size=1, max_size=5).map(".".join)
+
+
+@pytest.mark.node
+def test_hosts_are_read_as_ipv4_exactly_as_a_whatwg_parser_reads_them():
+    node = node22()
+    if node is None:
+        pytest.skip("needs Node 22 (npm ci in tests/node)")
+    examples: list[str] = ["127.1", "0x7f000001", "2130706433", "0177.0.0.1", "1.2.3.256", "08.1.1.1", "1a.example"]
+
+    @settings(max_examples=400, database=None)
+    @given(hosts)
+    def collect(host: str) -> None:
+        examples.append(host)
+
+    collect()
+    read = json.loads(subprocess.run([node, "-e", WHATWG], input=json.dumps(examples), capture_output=True,
+                                     text=True, timeout=60, check=True).stdout)
+    for host, browser in zip(examples, read):
+        ours = _ipv4(host) if _ends_in_a_number(host) else None
+        if not _ends_in_a_number(host):
+            assert browser is not None and not IPV4.fullmatch(browser), (host, browser)
+        else:
+            assert (str(ours) if ours else None) == browser, (host, browser)
