@@ -44,6 +44,8 @@ def payloads(where: str) -> str:
         f"[click ws]( JaVa\tScRiPt:{run(where + '-mdcase')})",
         f"![img](x \"t\")<img src=/x onerror=\"{run(where + '-img2')}\">",
         f"<math><mtext><table><mglyph><style><img src=x onerror=\"{run(where + '-mxss')}\">",
+        '<a data-commandlinker-command="notebook:run-all-cells" href="#">a JupyterLab command</a>',
+        '<a href="pwned.ipynb">a relative link, resolved by JupyterLab</a>',
     ]
     return f"# {where}\n\n" + "\n\n".join(items) + "\n\nend of " + where
 

@@ -63,7 +63,7 @@ for (const out of document.querySelectorAll(".jp-OutputArea-output")) {
     if (["script", "iframe", "object", "embed", "svg", "math", "style", "form", "base", "link", "meta"].includes(tag))
       bad.push(tag);
     for (const a of e.attributes) {
-      if (/^on/i.test(a.name)) bad.push(tag + " " + a.name);
+      if (/^on|^data-commandlinker/i.test(a.name)) bad.push(tag + " " + a.name);
       if (["href", "xlink:href", "action", "formaction"].includes(a.name) && !/^(https?|mailto):/i.test(a.value.trim()))
         bad.push(tag + " " + a.name + "=" + a.value.slice(0, 40));
       if (["src", "srcset", "poster", "data"].includes(a.name) && !media.test(a.value.trim()))
