@@ -7,6 +7,7 @@ The hierarchy::
     │   ├── ResourceNotFound      resources/read named a resource the server does not have
     │   └── URLElicitationRequired  the server needs URL elicitations completed first (-32042)
     ├── CapabilityError           the server did not declare what the method needs
+    │   └── TaskSupportError      call_tool_as_task on a tool whose taskSupport forbids tasks
     ├── AuthorizationError        OAuth with the server's authorization server failed (auth)
     │   ├── DiscoveryError        metadata missing, invalid, insecure or for another server
     │   ├── RegistrationError     no client ID could be obtained
