@@ -511,7 +511,13 @@ class Client:
         self._notices.set_list_changed_handler(handler)
 
     def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
-        """Get ``resources/updated`` notifications for ``uri`` (see set_resource_updated_handler)."""
+        """Get ``resources/updated`` notifications for ``uri`` (see set_resource_updated_handler).
+
+        A legacy server is sent ``resources/subscribe``. A modern one is asked on the client's
+        ``subscriptions/listen`` stream, and this returns once the server has acknowledged the
+        subscription; ``SubscriptionError`` if its acknowledgement leaves ``uri`` out or does
+        not come within ``timeout``.
+        """
         self._notices.subscribe(uri, self._ready(timeout))
 
     def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:

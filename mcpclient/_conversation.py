@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import threading
-from typing import Any, Hashable
+from typing import Any, Callable, Hashable
 
 from . import types as t
 from ._eras import legacy, modern
@@ -317,15 +317,17 @@ class Conversation:
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: Cancel | None = None,
+        on_sent: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
         """Send one logical request as the era wants it, answering every input round.
 
         ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
+        ``on_sent(request_id)`` learns each round's id before it is written.
         """
         if self.observer is None or self.observer.idle():
-            return self._call(method, params, None, timeout, on_progress, max_total, cancel)
+            return self._call(method, params, None, timeout, on_progress, max_total, cancel, on_sent)
         with self.observer.client_call(method, params, self.version) as seen:
-            result = self._call(method, params, seen, timeout, on_progress, max_total, cancel)
+            result = self._call(method, params, seen, timeout, on_progress, max_total, cancel, on_sent)
             seen.finished(result)
             return result
 
@@ -338,16 +340,16 @@ class Conversation:
         on_progress: ProgressCallback | None,
         max_total: float | None,
         cancel: Cancel | None,
+        on_sent: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
         # ``params`` is not copied: the era's decorate and the observer's inject copy before
         # they add anything, and an input round copies before it adds its answers.
         base = params if params else {}
         if self.era_strategy is not None:
             base = self.era_strategy.decorate(base)
-        on_sent = None
         if seen is not None:
             base = seen.inject(base)
-            on_sent = seen.sent
+            on_sent = seen.sent if on_sent is None else _both(seen.sent, on_sent)
             if on_progress is not None:
                 on_progress = _progress_events(seen, on_progress)
         total = None if max_total is None else Deadline(max_total)
@@ -436,6 +438,14 @@ def _input_round(requests: Any) -> dict[str, Any]:
         return {}
     methods = [r.get("method") for r in requests.values() if isinstance(r, dict)]
     return {"mcp.input_required.methods": [m for m in methods if isinstance(m, str)]}
+
+
+def _both(first: Callable[[Any], None], second: Callable[[Any], None]) -> Callable[[Any], None]:
+    def both(request_id: Any) -> None:
+        first(request_id)
+        second(request_id)
+
+    return both
 
 
 def remember_era(key: Hashable | None, era: str | None) -> None:

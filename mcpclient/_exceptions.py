@@ -59,6 +59,7 @@ __all__ = [
     "RequestTimeout",
     "ResourceNotFound",
     "StreamInterrupted",
+    "SubscriptionError",
     "SkillVerificationError",
     "TaskSupportError",
     "ToolError",
@@ -187,6 +188,21 @@ class TaskSupportError(CapabilityError):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.tool, self.support))
+
+
+class SubscriptionError(MCPError):
+    """The server did not acknowledge a subscription (2026-07-28 ``subscriptions/listen``)."""
+
+    def __init__(self, message: str, *, uri: str | None = None) -> None:
+        self.uri = uri
+        super().__init__(message)
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_subscription_error, (str(self), self.uri))
+
+
+def _rebuild_subscription_error(message: str, uri: str | None) -> SubscriptionError:
+    return SubscriptionError(message, uri=uri)
 
 
 class ClientClosedError(MCPError):

@@ -14,7 +14,8 @@ from ._cache import ResultCache
 from ._elicitation import Elicitation
 from ._handlers import Handlers
 from ._logging import LOG_LEVELS, LogRouter
-from ._subscriptions import Listener
+from ._exceptions import SubscriptionError
+from ._subscriptions import ACKNOWLEDGED, Listener
 from ._task_handle import STATUS_NOTIFICATIONS
 from ._tasks import Tasks
 
@@ -67,22 +68,40 @@ class Notifications:
     def subscribe(self, uri: str, timeout: float | None) -> None:
         self._conversation.strategy.subscribe(self._conversation, uri, timeout)
         self._subscribed.add(uri)
+        if not self.update_listener():
+            return  # legacy: resources/subscribe was the server's answer
+        honoured = self.listener.acknowledged(timeout)
+        if honoured is not None and uri in (honoured.get("resourceSubscriptions") or ()):
+            return
+        self._subscribed.discard(uri)
         self.update_listener()
+        if honoured is None:
+            raise SubscriptionError(
+                f"the server did not acknowledge the subscription to {uri!r} within {timeout:g}s"
+                if timeout is not None else f"the subscription to {uri!r} ended before the server acknowledged it",
+                uri=uri,
+            )
+        raise SubscriptionError(
+            f"the server does not agree to send updates of {uri!r}: its acknowledgement leaves it out", uri=uri
+        )
 
     def unsubscribe(self, uri: str, timeout: float | None) -> None:
         self._conversation.strategy.unsubscribe(self._conversation, uri, timeout)
         self._subscribed.discard(uri)
         self.update_listener()
 
-    def update_listener(self) -> None:
-        """Hold the listen stream the era wants for what is asked now (nothing before opening)."""
+    def update_listener(self) -> bool:
+        """Hold the listen stream the era wants for what is asked now (nothing before opening);
+        whether the era uses one."""
         era = self._conversation.era_strategy
         if era is None:
-            return
+            return False
         wants_lists = self._list_changed is not None or self._cache is not None
         wanted = era.listen_filter(self._conversation.capabilities, wants_lists, self._subscribed)
-        if wanted is not None:
-            self.listener.update(**wanted)
+        if wanted is None:
+            return False
+        self.listener.update(**wanted)
+        return True
 
     def on_notification(self, method: str, params: dict[str, Any]) -> None:
         """Route one notification from the server; runs on a dispatch thread."""
@@ -106,6 +125,8 @@ class Notifications:
             self._tasks.on_status(params)
         elif method == "notifications/elicitation/complete":
             self._elicitation.on_complete(params)
+        elif method == ACKNOWLEDGED:
+            self.listener.on_acknowledged(params)
         handler = self._handlers.notification
         if handler is not None:
             handler(method, params)

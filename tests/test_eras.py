@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import pytest
 
@@ -403,11 +404,19 @@ def test_modern_subscriptions_open_a_listen_stream_and_reopen_it_on_change(trans
     server.stop()
 
 
+def _acknowledge(transport, message, honoured=None):
+    """What a 2026 server does first on a listen stream: say what of the filter it honours."""
+    transport.push({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                    "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": message["id"]},
+                               "notifications": message["params"]["notifications"] if honoured is None else honoured}})
+
+
 def test_a_resource_subscribed_again_after_the_last_unsubscribe_reopens_the_listen_stream(transport):
     listens = []
 
     def listen(params, message):
         listens.append(message)
+        _acknowledge(transport, message)
         raise Reply()  # the stream stays open
 
     server = modern_server(transport, {"subscriptions/listen": listen})
@@ -420,6 +429,68 @@ def test_a_resource_subscribed_again_after_the_last_unsubscribe_reopens_the_list
         client.subscribe_resource("file:///a")
         assert wait_for(lambda: len(listens) == 2)
         assert listens[1]["params"]["notifications"] == {"resourceSubscriptions": ["file:///a"]}
+    server.stop()
+
+
+def test_a_subscription_the_server_leaves_out_of_its_acknowledgement_raises(transport):
+    """The acknowledgement names what the server will send; a URI it leaves out is an error
+    for subscribe_resource, not a silence (issue #30)."""
+    from mcpclient import SubscriptionError
+
+    listens = []
+
+    def listen(params, message):
+        listens.append(message)
+        _acknowledge(transport, message, honoured={})  # agrees to nothing
+        raise Reply()
+
+    server = modern_server(transport, {"subscriptions/listen": listen})
+    with Client(transport, timeout=5) as client:
+        with pytest.raises(SubscriptionError, match="leaves it out") as info:
+            client.subscribe_resource("file:///a")
+        assert info.value.uri == "file:///a"
+        # The refused URI is dropped from the filter: the listen thread has nothing left to hold.
+        assert wait_for(lambda: not any(t.name == "mcpclient-listen" for t in threading.enumerate()))
+    server.stop()
+
+
+def test_an_unacknowledged_subscription_ends_at_its_timeout(transport):
+    from mcpclient import SubscriptionError
+
+    def listen(params, message):
+        raise Reply()  # never acknowledges
+
+    server = modern_server(transport, {"subscriptions/listen": listen})
+    with Client(transport, timeout=5) as client:
+        started = time.monotonic()
+        with pytest.raises(SubscriptionError, match="within 1s"):
+            client.subscribe_resource("file:///a", timeout=1)
+        assert time.monotonic() - started < 3
+    server.stop()
+
+
+def test_a_stale_streams_acknowledgement_does_not_answer_a_newer_filter(transport):
+    """Acknowledgements carry the id of the listen request they answer: one for a stream the
+    client has replaced must not make subscribe_resource return early."""
+    from mcpclient import SubscriptionError
+
+    listens = []
+
+    def listen(params, message):
+        listens.append(message)
+        if len(listens) == 1:
+            _acknowledge(transport, message)
+        else:  # the new stream stays silent; a late acknowledgement of the first arrives instead
+            first = dict(listens[0], params={"notifications": {"resourceSubscriptions": ["file:///a"]}})
+            _acknowledge(transport, first)
+        raise Reply()
+
+    server = modern_server(transport, {"subscriptions/listen": listen})
+    with Client(transport, timeout=5) as client:
+        client.set_list_changed_handler(lambda kind: None)
+        assert wait_for(lambda: len(listens) == 1)
+        with pytest.raises(SubscriptionError, match="within 1s"):
+            client.subscribe_resource("file:///a", timeout=1)
     server.stop()
 
 

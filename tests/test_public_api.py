@@ -20,7 +20,7 @@ EXPECTED = {
     # Config files, server groups, LLM tool formats (issue #7).
     "ClientGroup", "config", "llm",
     # Tasks, skills, URL elicitation (issue #5).
-    "Task", "TaskSupportError", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
+    "Task", "TaskSupportError", "SubscriptionError", "Skill", "SkillFile", "SkillVerificationError", "URLElicitationRequired",
     # OAuth for remote servers (issue #6).
     "AuthorizationError", "OAuth",
     # A person answers elicitation and sampling at a prompt (issue #13).

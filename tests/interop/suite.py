@@ -386,6 +386,18 @@ def check_resource_subscription(client: Client, peer: Peer) -> None:
         assert client.call_tool("touch", {"uri": "test://text"}).text == "not subscribed"
 
 
+def check_subscribe_returns_once_the_server_listens(client: Client, peer: Peer) -> None:
+    """``subscribe_resource`` returns only when the server will deliver: an update caused right
+    after it reaches the handler, with no wait for the acknowledgement in between (issue #30:
+    in the 2026 era it returned before the listen stream was even open)."""
+    updates = _Collector()
+    client.set_resource_updated_handler(updates.add)
+    client.subscribe_resource("test://text")
+    client.call_tool("touch", {"uri": "test://text"})
+    assert updates.wait_for(1) == ["test://text"]
+    client.unsubscribe_resource("test://text")
+
+
 def check_tools_list_changed(client: Client, peer: Peer) -> None:
     """``toggle_tool`` adds and removes a tool; each change reaches ``set_list_changed_handler``."""
     changes = _Collector()

@@ -239,6 +239,12 @@ def test_resource_subscription_reports_updates(mode, connect, peer):
     suite.check_resource_subscription(connect(peer), peer)
 
 
+def test_subscribe_returns_once_the_server_listens(mode, connect, peer):
+    if not mode.pushes:
+        pytest.skip("the server sends a legacy resource update on the reply stream, which JSON lacks")
+    suite.check_subscribe_returns_once_the_server_listens(connect(peer), peer)
+
+
 def test_tools_list_changed_reaches_the_handler(connect, peer):
     suite.check_tools_list_changed(connect(peer), peer)
 

@@ -192,6 +192,11 @@ def test_resource_subscription_reports_updates(connect):
     suite.check_resource_subscription(connect(peer), peer)
 
 
+def test_subscribe_returns_once_the_server_listens(connect):
+    peer = Peer()
+    suite.check_subscribe_returns_once_the_server_listens(connect(peer), peer)
+
+
 def test_tools_list_changed_reaches_the_handler(connect):
     peer = Peer()
     suite.check_tools_list_changed(connect(peer), peer)
