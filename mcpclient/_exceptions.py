@@ -12,6 +12,7 @@ The hierarchy::
     │   ├── DiscoveryError        metadata missing, invalid, insecure or for another server
     │   ├── RegistrationError     no client ID could be obtained
     │   └── TokenRequestError     the token endpoint refused (``error``, ``error_description``)
+    ├── SubscriptionError         a 2026 server did not acknowledge a resource subscription
     ├── ClientClosedError         the client was closed (by you) before or during the call
     ├── ProtocolError             the server sent something that breaks the protocol
     │   ├── OutputValidationError   structured tool output does not match its outputSchema
