@@ -18,7 +18,10 @@ CONFIG = Path(__file__).resolve().parent / "mcp.json"
 
 def main() -> None:
     os.environ.setdefault("PYTHON", sys.executable)  # the config says ${PYTHON:-python}
-    with ClientGroup.from_config(CONFIG, open_timeout=20, timeout=10) as group:
+    # CONFIG is this example's own file. Run from a checkout, it lies in the project (the
+    # checkout), so mcpclient starts its servers only with consent: this code, which ships
+    # with the file, gives it (see docs/config.md, "Project files").
+    with ClientGroup.from_config(CONFIG, trust_project=True, open_timeout=20, timeout=10) as group:
         for name, error in group.errors.items():
             print(f"not available: {name}: {error}")
         print("tools:", ", ".join(tool.name for tool in group.list_tools()))

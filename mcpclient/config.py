@@ -21,31 +21,39 @@ does)::
 variable that is not set is remembered on the entry: opening it raises ``ConfigError``
 naming the variable, while the other servers of the file stay usable.
 
-The user's own files (in the home directory, or named by ``MCPCLIENT_CONFIG``) outrank a
-project's (in the current directory): a cloned repository's ``.mcp.json`` may add servers but
-not redefine a name the user's files define, and its ``${VAR}`` references are not expanded
-from the user's environment unless ``load(trust_project=True)`` (``--trust-project`` on the
-command line). Otherwise such a project could send ``Bearer ${GITHUB_TOKEN}`` to its own URL.
+A file inside the project (the checkout you are in, see ``mcpclient._project``) is a project
+file however it is named: found in the current directory, or named by ``MCPCLIENT_CONFIG``
+(a relative value always), ``XDG_CONFIG_HOME``, ``mcpclient -c`` or ``load(path)``. Its
+servers are listed but not opened, and its ``${VAR}`` references are not expanded from your
+environment, until you consent: ``load(trust_project=True)`` (``--trust-project``) for one
+run, or an approval remembered with ``mcpclient trust`` or ``approve(entry, remember=True)``,
+which holds until the entry changes. The user's own files outrank a project's: a project
+file may add servers but not redefine a name the user's files define. Otherwise a cloned
+repository could start its command, or send ``Bearer ${GITHUB_TOKEN}`` to its own URL.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import ntpath
 import os
 import re
+import shlex
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from attrs import field, frozen
 
+from ._approvals import Approvals, entry_digest, store_path
 from ._exceptions import ConfigError
+from ._project import Project, current_project, directory_from_environment
 
 if TYPE_CHECKING:
     from ._client import Client
 
-__all__ = ["ConfigError", "ServerConfig", "default_paths", "load", "load_file"]
+__all__ = ["ConfigError", "ServerConfig", "approve", "default_paths", "load", "load_file"]
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +73,11 @@ class ServerConfig:
     (and ``headers``). ``transport`` is the entry's ``type``/``transport`` when given
     ("stdio", "http", "streamable-http", "sse"), else None. ``missing`` lists the variables
     the entry uses that are not set; ``source`` is the file it came from. ``project`` is
-    whether that file is a project's (the current directory's) rather than the user's, and
-    ``untrusted`` lists the variables of a project file that were left unexpanded because the
-    project is not trusted (see ``load``); opening such an entry raises ``ConfigError``.
+    whether that file lies in the project rather than being the user's. ``approved`` is
+    whether you consented to a project entry (``trust_project=True``, or an approval remembered
+    for exactly this entry); until then opening it raises ``ConfigError`` saying how to
+    consent, and ``untrusted`` lists the variables left unexpanded. ``digest`` is the SHA-256
+    of the entry as written, which a remembered approval names.
     """
 
     name: str
@@ -83,6 +93,8 @@ class ServerConfig:
     source: str | None = None
     project: bool = False
     untrusted: tuple[str, ...] = ()
+    approved: bool = True
+    digest: str | None = field(default=None, eq=False, repr=False)
 
     @property
     def is_stdio(self) -> bool:
@@ -100,13 +112,11 @@ class ServerConfig:
     def check(self) -> None:
         """Raise ``ConfigError`` if this entry cannot be opened as written."""
         where = f" (in {self.source})" if self.source else ""
-        if self.untrusted:
-            names = ", ".join(self.untrusted)
-            raise ConfigError(
-                f"server {self.name!r}{where} is from a project file and uses {names}; variables of a project's "
-                "config file are not read from your environment unless you trust the project "
-                "(config.load(trust_project=True), or mcpclient --trust-project)"
-            )
+        if self.project and not self.approved:
+            raise ConfigError(_consent_needed(self))
+        if self.untrusted:  # approved by hand (attrs.evolve), its variables still as written
+            raise ConfigError(f"server {self.name!r}{where} has variables left unexpanded "
+                              f"({', '.join(self.untrusted)}): approve it with config.approve(entry)")
         if self.missing:
             names = ", ".join(self.missing)
             raise ConfigError(f"server {self.name!r}{where} uses {names}, which is not set in the environment")
@@ -124,6 +134,19 @@ class ServerConfig:
         self.check()
         return open_target(self.target(), env=self.env or None, headers=self.headers or None,
                            cwd=self.cwd, transport=self.transport, timeout=timeout, **kwargs)
+
+
+def _consent_needed(entry: ServerConfig) -> str:
+    """The refusal of an unapproved project entry: what it is, and exactly how to consent."""
+    source = os.path.abspath(entry.source) if entry.source else None
+    reads = f"; once approved it reads {', '.join(entry.untrusted)} from your environment" if entry.untrusted else ""
+    words = [w for w in (source, entry.name) if w is not None]
+    approve_with = ("run: mcpclient trust -c " + " ".join(shlex.quote(w) for w in words)
+                    if all(w.isprintable() for w in words) else "run mcpclient trust in that project")
+    return (f"server {entry.name!r} comes from the project file {source or '(unknown)'}, and mcpclient starts or "
+            f"connects to a project's servers only with your consent. To approve it until its entry changes, "
+            f"{approve_with} (or config.approve(entry, remember=True)); to trust the project for one run, "
+            f"add --trust-project (config.load(trust_project=True) in Python){reads}")
 
 
 _VAR = re.compile(r"\$\{([^}]*)\}")
@@ -181,8 +204,9 @@ def parse_entry(name: str, raw: Mapping[str, Any], *, source: str | None = None,
                 project: bool = False, trusted: bool = True) -> ServerConfig:
     """Build a ``ServerConfig`` from one JSON entry, expanding variables.
 
-    ``project`` marks an entry of a project file; with ``trusted=False`` its variables (but
-    ``${workspaceFolder}``) are left as written and listed in ``untrusted``.
+    ``project`` marks an entry of a project file; with ``trusted=False`` it is not approved,
+    and its variables (but ``${workspaceFolder}``) are left as written and listed in
+    ``untrusted``.
     """
     if not isinstance(raw, Mapping):
         raise ConfigError(f"server {name!r}: the entry must be an object")
@@ -211,6 +235,8 @@ def parse_entry(name: str, raw: Mapping[str, Any], *, source: str | None = None,
         source=source,
         project=project,
         untrusted=tuple(dict.fromkeys(untrusted or ())),
+        approved=trusted or not project,
+        digest=entry_digest(raw),
     )
     return entry
 
@@ -240,16 +266,28 @@ def _strip_jsonc(text: str) -> str:
 
 
 def load_file(path: PathLike, *, environ: Mapping[str, str] | None = None,
-              project: bool = False, trusted: bool = True) -> dict[str, ServerConfig]:
+              trust_project: bool = False) -> dict[str, ServerConfig]:
     """The servers of one config file, by name, in file order.
 
     Reads ``mcpServers`` (Claude Desktop, Cursor, Claude Code, Windsurf), ``servers`` (VS Code
     ``mcp.json``) or ``mcp.servers`` (VS Code ``settings.json``). Raises ``ConfigError`` if
-    the file cannot be read or is not such a file. A file named here is the caller's choice,
-    so its variables are expanded; ``load`` passes ``project`` and ``trusted`` for the
-    project files it finds on its own.
+    the file cannot be read or is not such a file. A file inside the project is a project
+    file, as in ``load``: its entries are approved only with ``trust_project`` or a
+    remembered approval.
     """
-    path = Path(path)
+    project = current_project().contains(path)
+    approvals = _approvals(environ) if project and not trust_project else None
+    return _read_file(Path(path), environ=environ, project=project,
+                      trusted=True if approvals is None else approvals.approved)
+
+
+def _approvals(environ: Mapping[str, str] | None, project: Project | None = None) -> Approvals:
+    return Approvals(store_path(os.environ if environ is None else environ, project or current_project()))
+
+
+def _read_file(path: Path, *, environ: Mapping[str, str] | None, project: bool,
+               trusted: bool | Callable[[str, str, str], bool]) -> dict[str, ServerConfig]:
+    """``load_file``'s work; ``trusted`` is a bool, or asked ``(file, name, digest)`` per entry."""
     try:
         text = path.read_text(encoding="utf-8-sig")
     except OSError as exc:
@@ -265,9 +303,13 @@ def load_file(path: PathLike, *, environ: Mapping[str, str] | None = None,
     if servers is None:
         raise ConfigError(f"{path} has no 'mcpServers' or 'servers' object")
     workspace = str(path.resolve().parent.parent if path.parent.name in (".vscode", ".cursor") else path.resolve().parent)
+
+    def trust(name: str, raw: Any) -> bool:
+        return trusted if isinstance(trusted, bool) else trusted(str(path), name, entry_digest(raw))
+
     return {
         str(name): parse_entry(str(name), raw, source=str(path), environ=environ, workspace=workspace,
-                               project=project, trusted=trusted)
+                               project=project, trusted=not project or trust(str(name), raw))
         for name, raw in servers.items()
     }
 
@@ -285,13 +327,16 @@ def _servers_of(data: Any) -> dict[str, Any] | None:
 
 def default_paths(cwd: PathLike | None = None, *, home: PathLike | None = None,
                   platform: str | None = None, environ: Mapping[str, str] | None = None) -> list[Path]:
-    """Where config files are usually found: the user's first, then the project's.
+    """Where config files are usually found, in the order ``load()`` reads them: the user's
+    first, then the project's.
 
     ``MCPCLIENT_CONFIG`` when set; ``~/.cursor/mcp.json``, Windsurf's
     ``~/.codeium/windsurf/mcp_config.json`` and Claude Desktop's ``claude_desktop_config.json``
-    (per operating system); then the project's ``mcp.json``, ``.mcp.json``,
-    ``.cursor/mcp.json`` and ``.vscode/mcp.json``. Existing or not: ``load()`` skips the
-    missing ones.
+    (per operating system); then the current directory's ``mcp.json``, ``.mcp.json``,
+    ``.cursor/mcp.json`` and ``.vscode/mcp.json``. A ``MCPCLIENT_CONFIG``, ``XDG_CONFIG_HOME``
+    or ``APPDATA`` that names a place in the project (a relative ``MCPCLIENT_CONFIG``
+    always) makes that file a project file, listed with them. Existing or not: ``load()``
+    skips the missing ones.
     """
     return [path for path, _ in _sources(cwd, home=home, platform=platform, environ=environ)]
 
@@ -301,80 +346,112 @@ def _sources(cwd: PathLike | None = None, *, home: PathLike | None = None, platf
     """``default_paths`` with, for each, whether it is a project file.
 
     The current directory's files are the project's, except when that directory is the home
-    directory itself: then they are the user's own.
+    directory (or above it): then there is no project, and they are the user's own.
     """
     environ = os.environ if environ is None else environ
-    project = Path(cwd) if cwd is not None else Path.cwd()
+    here = Path(cwd) if cwd is not None else Path.cwd()
     home_dir = Path(home) if home is not None else Path.home()
+    project = current_project(here, home=home_dir)
     platform = platform or sys.platform
-    user: list[Path] = []
-    if environ.get("MCPCLIENT_CONFIG"):
-        user.append(Path(environ["MCPCLIENT_CONFIG"]))
-    user += [home_dir / ".cursor" / "mcp.json", home_dir / ".codeium" / "windsurf" / "mcp_config.json"]
+    sources: list[tuple[Path, bool]] = []
+    named = environ.get("MCPCLIENT_CONFIG")
+    if named:  # project tooling (.env loaders, direnv) can set it: judged by where it points
+        sources.append((Path(named), not os.path.isabs(named) or project.contains(named)))
+    sources += [(home_dir / ".cursor" / "mcp.json", False),
+                (home_dir / ".codeium" / "windsurf" / "mcp_config.json", False)]
     if platform == "darwin":
-        claude = home_dir / "Library" / "Application Support" / "Claude"
+        claude, from_env = home_dir / "Library" / "Application Support", False
     elif platform.startswith("win"):
-        appdata = environ.get("APPDATA")
-        claude = (Path(appdata) if appdata else home_dir / "AppData" / "Roaming") / "Claude"
+        claude, from_env = directory_from_environment(environ.get("APPDATA"), home_dir / "AppData" / "Roaming",
+                                                      absolute=ntpath.isabs)
     else:
-        xdg = environ.get("XDG_CONFIG_HOME")
-        claude = (Path(xdg) if xdg else home_dir / ".config") / "Claude"
-    user.append(claude / "claude_desktop_config.json")
-    in_home = _same_directory(project, home_dir)
-    projects = [project / "mcp.json", project / ".mcp.json", project / ".cursor" / "mcp.json",
-                project / ".vscode" / "mcp.json"]
-    return [(p, False) for p in user] + [(p, not in_home) for p in projects]
+        claude, from_env = directory_from_environment(environ.get("XDG_CONFIG_HOME"), home_dir / ".config")
+    desktop = claude / "Claude" / "claude_desktop_config.json"
+    sources.append((desktop, from_env and project.contains(desktop)))
+    local = project.root is not None
+    sources += [(here / "mcp.json", local), (here / ".mcp.json", local), (here / ".cursor" / "mcp.json", local),
+                (here / ".vscode" / "mcp.json", local)]
+    return _users_first(sources)
 
 
-def _same_directory(a: Path, b: Path) -> bool:
-    try:
-        return a.resolve() == b.resolve()
-    except OSError:
-        return False
+def _users_first(sources: list[tuple[Path, bool]]) -> list[tuple[Path, bool]]:
+    """The user's files, then the project's, each in the order given: a project file never
+    outranks a user file, however it was named."""
+    return [s for s in sources if not s[1]] + [s for s in sources if s[1]]
 
 
 def load(path: PathLike | Sequence[PathLike] | None = None, *, environ: Mapping[str, str] | None = None,
          include_disabled: bool = False, trust_project: bool = False) -> dict[str, ServerConfig]:
     """Servers by name from ``path`` (a file, or a list merged in order) or the usual files.
 
-    When several files name the same server, the first one wins. Of the usual files the
-    user's come first, and a project file (in the current directory) cannot redefine a name
-    a user file defines, even as a disabled entry: it is skipped with a warning naming both
-    files. A project file's variables are left unexpanded (``ServerConfig.untrusted``; opening
-    the entry raises ``ConfigError``) unless ``trust_project``. Files given as ``path`` are
-    the caller's choice and are read as trusted.
+    When several files name the same server, the first one wins, except that the user's
+    files come before the project's (files in the project, however named: see the module
+    docstring), and a project file cannot redefine a name a user file defines, even as a
+    disabled entry: it is skipped with a warning naming both files. A project file's entries
+    are not approved (opening one raises ``ConfigError`` saying how to consent) and their
+    variables are left unexpanded (``ServerConfig.untrusted``), unless ``trust_project`` or
+    an approval remembered for that very entry (``mcpclient trust``, ``approve``).
 
     Entries marked ``"disabled": true`` are left out unless ``include_disabled``. A path given
     explicitly must exist; the usual files are skipped when missing or unreadable (with a log
     line).
     """
     explicit = path is not None
+    project = current_project()
     if path is None:
         sources = _sources(environ=environ)
-    elif isinstance(path, (str, os.PathLike)):
-        sources = [(Path(path), False)]
     else:
-        sources = [(Path(p), False) for p in path]
+        paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+        sources = _users_first([(Path(p), project.contains(p)) for p in paths])
+    approvals: Approvals | None = None
     merged: dict[str, ServerConfig] = {}
     user_names: dict[str, str] = {}  # a name a user file defines (disabled or not) -> that file
-    for candidate, project in sources:
+    for candidate, in_project in sources:
         if not explicit and not candidate.is_file():
             continue
+        trusted: bool | Callable[[str, str, str], bool] = True
+        if in_project and not trust_project:
+            approvals = approvals or _approvals(environ, project)
+            trusted = approvals.approved
         try:
-            servers = load_file(candidate, environ=environ, project=project, trusted=trust_project or not project)
+            servers = _read_file(candidate, environ=environ, project=in_project, trusted=trusted)
         except ConfigError:
             if explicit:
                 raise
             log.warning("skipping the config file %s", candidate, exc_info=True)
             continue
         for name, entry in servers.items():
-            if project and name in user_names:
+            if in_project and name in user_names:
                 log.warning("ignoring server %r of the project file %s: your own config file %s defines it",
                             name, candidate, user_names[name])
                 continue
-            if not project:
+            if not in_project:
                 user_names.setdefault(name, str(candidate))
             if entry.disabled and not include_disabled:
                 continue
             merged.setdefault(name, entry)
     return merged
+
+
+def approve(entry: ServerConfig, *, remember: bool = False,
+            environ: Mapping[str, str] | None = None) -> ServerConfig:
+    """``entry`` with your consent: read again from its file, its variables expanded.
+
+    For an entry that is not a project's, or already approved, that is ``entry`` itself.
+    With ``remember``, the approval is stored (as ``mcpclient trust`` does) so that later
+    loads approve this entry without asking, until it changes. Raises ``ConfigError`` if the
+    entry changed in its file since it was read (look at it again), or cannot be stored.
+    """
+    if entry.project and (entry.source is None or entry.digest is None):
+        raise ConfigError(f"server {entry.name!r} was not read from a config file: there is nothing to approve")
+    if entry.project and not entry.approved:
+        fresh = _read_file(Path(entry.source or ""), environ=environ, project=True,
+                           trusted=lambda _file, name, digest: name == entry.name and digest == entry.digest)
+        again = fresh.get(entry.name)
+        if again is None or not again.approved:
+            raise ConfigError(f"server {entry.name!r} has changed in {entry.source} since it was read: "
+                              "look at it again (mcpclient servers) before approving it")
+        entry = again
+    if remember and entry.project:
+        _approvals(environ).add(entry.source or "", {entry.name: entry.digest or ""})
+    return entry

@@ -80,7 +80,11 @@ class ClientGroup:
         """A group of the servers in a config file (or the usual files, see ``config.load``).
 
         ``names`` picks some of them; a name not in the file raises ``config.ConfigError``.
-        ``trust_project`` lets a project config file's variables be expanded (``config.load``).
+        ``trust_project`` consents, for this group, to the servers of project config files
+        (files inside the checkout you are in, see ``config.load``): they are started and their
+        variables expanded. Without it, a project's server you have not approved
+        (``mcpclient trust``) does not open: its ``ConfigError``, saying how to consent, is
+        kept in ``errors`` like any server's failure.
         """
         from .config import ConfigError, load
 

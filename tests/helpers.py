@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable
 
 import pytest
 
-__all__ = ["RELEASED_WITHIN", "BackgroundCall", "require_mcp_sdk", "wait_for"]
+__all__ = ["RELEASED_WITHIN", "BackgroundCall", "approve_examples", "require_mcp_sdk", "wait_for"]
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
@@ -21,6 +25,20 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float
         if time.monotonic() >= end:
             raise AssertionError(f"condition not met within {timeout}s")
         time.sleep(interval)
+
+
+def approve_examples(config_home: Path) -> dict[str, str]:
+    """An environment whose approvals live in ``config_home``, with the servers of this
+    checkout's examples/mcp.json approved there, as docs/cli.md tells a reader to do.
+
+    Run from the repository root, examples/mcp.json is a project file: mcpclient starts its
+    servers only once they are approved (``mcpclient trust``).
+    """
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config_home), "PYTHONPATH": str(root)}
+    subprocess.run([sys.executable, "-m", "mcpclient", "trust", "--yes", "-c", "examples/mcp.json"], cwd=root,
+                   env=env, check=True, capture_output=True, timeout=60, stdin=subprocess.DEVNULL)
+    return env
 
 
 def require_mcp_sdk() -> None:

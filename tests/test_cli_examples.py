@@ -4,8 +4,9 @@ The examples are taken from the help epilog's ``examples:`` section and from doc
 (lines of fenced blocks and inline code spans that start with ``mcpclient ``), and each is run
 with bash from the repository root, with ``mcpclient`` and ``python`` on PATH meaning this
 checkout and this interpreter. They use only what the project ships (``examples/mcp.json``,
-``examples/servers/demo_server.py``). Each must exit 0, or the code a trailing
-``# exits N`` comment documents.
+``examples/servers/demo_server.py``), with the servers of examples/mcp.json approved first
+(``mcpclient trust``, as docs/cli.md tells a reader; a temporary config directory holds the
+approval). Each must exit 0, or the code a trailing ``# exits N`` comment documents.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from pathlib import Path
 import pytest
 
 from mcpclient.cli._main import EPILOG
+
+from tests.helpers import approve_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 CLI_MD = ROOT / "docs" / "cli.md"
@@ -62,15 +65,20 @@ def path_dir(tmp_path_factory) -> Path:
     return bin_dir
 
 
+@pytest.fixture(scope="module")
+def approved_env(tmp_path_factory) -> dict[str, str]:
+    """examples/mcp.json is a project file of this checkout: its servers approved, as docs/cli.md says."""
+    return approve_examples(tmp_path_factory.mktemp("config"))
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("command", EXAMPLES)
-def test_an_example_runs_as_written(command, path_dir):
+def test_an_example_runs_as_written(command, path_dir, approved_env):
     if "| jq" in command and shutil.which("jq") is None:
         pytest.skip("jq is not installed")
     documented = re.search(r"#\s*exits (\d+)", command)
     expected = int(documented.group(1)) if documented else 0
-    env = {**os.environ, "PATH": f"{path_dir}{os.pathsep}{os.environ.get('PATH', '')}",
-           "PYTHONPATH": str(ROOT)}
+    env = {**approved_env, "PATH": f"{path_dir}{os.pathsep}{os.environ.get('PATH', '')}"}
     env.pop("MCPCLIENT_SERVER", None)
     result = subprocess.run(["bash", "-o", "pipefail", "-c", command], cwd=ROOT, env=env, capture_output=True,
                             text=True, timeout=50, stdin=subprocess.DEVNULL)

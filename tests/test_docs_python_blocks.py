@@ -3,7 +3,9 @@
 Convention (for whoever adds docs): each fenced block opened with ```python is extracted and
 run on its own, in a fresh ``python`` subprocess started from the repository root (so
 ``examples/servers/demo_server.py`` and ``examples/mcp.json`` are at hand), with this checkout
-on PYTHONPATH and a timeout of 60 s; it must exit 0. Write blocks against what the project
+on PYTHONPATH and a timeout of 60 s, and with the servers of ``examples/mcp.json`` approved
+(``mcpclient trust``, in a temporary config directory): from the checkout it is a project
+file. It must exit 0. Write blocks against what the project
 ships or can start locally (the demo server, ``mcpclient.testing.FakeServer``, a loopback
 server the block starts itself). A block that truly cannot run here (a remote OAuth server,
 an LLM API key) gets an HTML comment on the line just before its fence::
@@ -22,13 +24,14 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.helpers import approve_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -72,6 +75,12 @@ def blocks(path: Path) -> list[tuple[int, str, str | None]]:
 ALL = [(path, line, code, reason) for path in FILES for line, code, reason in blocks(path)]
 
 
+@pytest.fixture(scope="module")
+def approved_env(tmp_path_factory) -> dict[str, str]:
+    """examples/mcp.json is a project file of this checkout: its servers approved, as a reader would."""
+    return approve_examples(tmp_path_factory.mktemp("config"))
+
+
 def test_marked_blocks_are_counted():
     marked = [(p.relative_to(ROOT), line, reason) for p, line, _, reason in ALL if reason]
     print(f"\n{len(ALL)} python blocks in the docs; {len(marked)} marked not run:")
@@ -83,12 +92,11 @@ def test_marked_blocks_are_counted():
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("path, line, code, reason", ALL,
                          ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _, _ in ALL])
-def test_a_python_block_runs(path, line, code, reason):
+def test_a_python_block_runs(path, line, code, reason, approved_env):
     if reason:
         pytest.skip(f"not run: {reason}")
     if missing := missing_optional(code):
         pytest.skip(f"needs {', '.join(missing)} (an optional extra not installed here)")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=approved_env, capture_output=True, text=True,
                             timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, f"{path.name}:{line}\n{code}\nstderr:\n{result.stderr[-3000:]}"

@@ -29,15 +29,20 @@ def split_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
 
 
 def resolve_target(word: str | None, *, config_path: str | None, command: list[str] | None,
-                   trust_project: bool = False) -> Any:
+                   trust_project: bool = False, headers_given: bool = False) -> Any:
     """What to connect to: the ``--`` command, a URL, a ``.py`` script, or a config name.
 
-    ``trust_project`` (``--trust-project``) lets a project config file's variables be expanded.
+    ``trust_project`` (``--trust-project``) approves the project config files' servers for
+    this run. Without ``word``, ``MCPCLIENT_SERVER`` names the server; since project tooling
+    (``.env`` loaders, direnv) can set it, it may name a configured server (a project's one
+    still needs consent) or a URL without ``headers_given`` (``-H``), never a script.
     """
     if command is not None:
         return command
     if word is None:
         word = os.environ.get("MCPCLIENT_SERVER")
+        if word is not None:
+            _check_environment_target(word, headers_given)
     if word is None:
         servers = cfg.load(config_path, trust_project=trust_project)
         if len(servers) == 1:
@@ -62,6 +67,16 @@ def resolve_target(word: str | None, *, config_path: str | None, command: list[s
         )
     known = ", ".join(sorted(servers)) or "no config file found"
     raise UsageError(f"no server named {word!r} in the config files ({known}); give a URL, a .py file, or -- COMMAND")
+
+
+def _check_environment_target(word: str, headers_given: bool) -> None:
+    """Refuse what ``MCPCLIENT_SERVER`` must not choose: a script to run, or where -H goes."""
+    if word.endswith(".py") and not word.lower().startswith(("http://", "https://")):
+        raise UsageError(f"MCPCLIENT_SERVER names the script {word!r}: mcpclient runs a script only when you name "
+                         "it on the command line (a project's tooling can set environment variables)")
+    if headers_given and word.lower().startswith(("http://", "https://")):
+        raise UsageError("MCPCLIENT_SERVER names a URL, and -H would send your headers there: give the URL on the "
+                         "command line (a project's tooling can set environment variables)")
 
 
 def _coerce(key: str, value: str, schema: Mapping[str, Any]) -> Any:

@@ -26,6 +26,7 @@ from . import _format as fmt
 from ._ask import CtrlC, TerminalIO, interactive, terminal_prompter
 from ._args import UsageError, parse_arguments, parse_json_object, resolve_target, split_command
 from ._progress import Progress, supports_progress
+from ._trust import ask_consent, trust_command
 
 __all__ = ["EXIT_CODES", "main"]
 
@@ -53,8 +54,10 @@ targets:
   SERVER is a name from your config files (Claude Desktop, Cursor, VS Code, ./mcp.json;
   see 'mcpclient servers'), an http(s) URL, or a .py file. Or put the server's command
   after '--' and leave SERVER out. With one configured server, SERVER may be left out.
-  Your own config files win over the current directory's, and ${VAR} in the current
-  directory's files is not expanded from your environment without --trust-project.
+  A config file inside the project you are in (however it is named, -c included) may name
+  servers, but mcpclient starts them, and reads their ${VAR} from your environment, only
+  with your consent: it asks at a terminal, 'mcpclient trust' approves them until their
+  entries change, --trust-project trusts the project for one run. Your own files win.
   Options may go anywhere after COMMAND, before '--'.
 
 examples (run from a checkout of mcpclient; examples/mcp.json names 'math' and 'text'):
@@ -95,7 +98,8 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         help="never ask: decline the server's elicitations and sampling requests "
                         "(the default without a terminal)")
     parser.add_argument("--trust-project", action="store_true", default=s,
-                        help="expand ${VAR} in the current directory's config files from your environment")
+                        help="consent, for this run, to the project's config files: start their servers and "
+                        "expand their ${VAR} from your environment")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,6 +151,10 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
     add("ping", "check that the server answers", "[SERVER]")
     add("info", "server name, version, protocol version and capabilities", "[SERVER]")
     add("servers", "list the servers in your config files", "")
+    trust = add("trust", "approve the project's servers (asked again when an entry changes)", "[SERVER ...]")
+    trust.add_argument("--yes", action="store_true", help="approve what is listed without asking")
+    trust.add_argument("--list", dest="list_only", action="store_true", help="show every remembered approval")
+    trust.add_argument("--forget", action="store_true", help="forget the approvals of this project's servers")
     return parser, commands
 
 
@@ -188,7 +196,8 @@ class _Run:
         if self.server_command is not None:
             return resolve_target(None, config_path=self.config_path, command=self.server_command)
         word = self.words.pop(0) if first_word_is_target and self.words else None
-        return resolve_target(word, config_path=self.config_path, command=None, trust_project=self.trust_project)
+        return resolve_target(word, config_path=self.config_path, command=None, trust_project=self.trust_project,
+                              headers_given=bool(getattr(self.args, "header", None)))
 
     def open(self, target: Any) -> Any:
         env = dict(_pairs(getattr(self.args, "env", []) or [], "=", "--env"))
@@ -200,6 +209,8 @@ class _Run:
             options["protocol"] = self.protocol
         if not isinstance(target, str):
             options["stderr"] = stderr
+        if isinstance(target, cfg.ServerConfig) and not target.approved and self.terminal is not None:
+            target = ask_consent(target, self.terminal)  # without a terminal, opening it says how to consent
         return open_target(target, **options)
 
     def print(self, text: str) -> None:
@@ -225,11 +236,15 @@ def _run_command(run: _Run) -> int:
         servers = cfg.load(run.config_path, trust_project=run.trust_project)
         if run.as_json:
             run.print(json.dumps({n: {"target": _safe_target(s), "source": s.source, "project": s.project,
-                                      "unexpanded": list(s.untrusted)} for n, s in servers.items()}, indent=2))
+                                      "approved": s.approved, "unexpanded": list(s.untrusted)}
+                                  for n, s in servers.items()}, indent=2))
         else:
             run.print("\n".join(f"{n}  {_describe(s)}  ({_origin(s)})" for n, s in servers.items())
                       or "(no servers configured)")
         return EXIT_OK
+    if name == "trust":
+        return trust_command(run.words, config_path=run.config_path, yes=run.args.yes, list_only=run.args.list_only,
+                             forget=run.args.forget, terminal=run.terminal, out=run.out)
     target = run.take_target(_has_target_word(run, name))
     if name == "complete" and len(run.words) not in (2, 3):
         raise UsageError("complete takes REF ARGUMENT [VALUE]")
@@ -271,8 +286,8 @@ def _origin(entry: cfg.ServerConfig) -> str:
     """Where an entry came from: its file, marked when it is a project's."""
     if not entry.project:
         return f"from {entry.source}"
-    note = ", variables not expanded: --trust-project" if entry.untrusted else ""
-    return f"from {entry.source}, a project file{note}"
+    note = "approved" if entry.approved else "not approved: mcpclient trust, or --trust-project"
+    return f"from {entry.source}, a project file, {note}"
 
 
 def _describe(entry: cfg.ServerConfig) -> str:

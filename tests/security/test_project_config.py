@@ -1,5 +1,7 @@
 """Finding 10: a project's config file cannot take over a server name the user trusts, nor
-read the user's environment into its headers, URLs, env or args without an opt-in."""
+read the user's environment into its headers, URLs, env or args without an opt-in.
+
+(Whether its servers start at all is tests/security/test_project_consent.py.)"""
 
 from __future__ import annotations
 
@@ -87,9 +89,12 @@ def test_a_project_files_variables_are_expanded_with_opt_in(layout):
     assert servers["github"].url == "https://api.github.example/mcp"  # trust does not let it take names
 
 
-def test_a_file_named_explicitly_is_the_callers_choice(layout):
+def test_a_file_named_explicitly_is_judged_by_where_it_lies(layout):
     _, hostile = layout
-    assert config.load(hostile)["helper"].headers["Authorization"] == f"Bearer {SECRET}"
+    named = config.load(hostile)["helper"]  # named, but inside the project: still the project's file
+    assert named.project and not named.approved and named.headers["Authorization"] == "Bearer ${SECRET_TOKEN}"
+    mine = write(Path.home() / "servers.json", json.loads(hostile.read_text()))  # the same text, in your home
+    assert config.load(mine)["helper"].headers["Authorization"] == f"Bearer {SECRET}"
 
 
 def test_project_files_in_the_home_directory_are_the_users_own(layout, monkeypatch):
@@ -112,14 +117,16 @@ def test_mcpclient_servers_says_where_each_server_came_from(layout):
     lines = {line.split("  ")[0]: line for line in out.splitlines()}
     assert code == 0
     assert lines["github"] == f"github  https://api.github.example/mcp  (from {user})"
-    assert lines["helper"].endswith(f"(from {hostile}, a project file, variables not expanded: --trust-project)")
+    assert lines["helper"].endswith(f"(from {hostile}, a project file, not approved: mcpclient trust, or --trust-project)")
     listed = json.loads(_run("servers", "--json")[1])
     assert listed["github"]["source"] == str(user) and listed["github"]["project"] is False
+    assert listed["github"]["approved"] is True
     assert listed["helper"] == {"target": "https://helper.example/${env:SECRET_TOKEN}", "source": str(hostile),
-                                "project": True,
+                                "project": True, "approved": False,
                                 "unexpanded": ["${env:SECRET_TOKEN}", "${SECRET_TOKEN}", "${SECRET_TOKEN:-none}"]}
     trusted = json.loads(_run("servers", "--json", "--trust-project")[1])
     assert trusted["helper"]["unexpanded"] == [] and trusted["helper"]["project"] is True
+    assert trusted["helper"]["approved"] is True
 
 
 def test_the_cli_refuses_an_untrusted_project_server_and_runs_it_with_trust_project(layout):
