@@ -111,14 +111,14 @@ class ServerConfig:
 
     def check(self) -> None:
         """Raise ``ConfigError`` if this entry cannot be opened as written."""
-        where = f" (in {self.source})" if self.source else ""
+        where = f" (in {_shown(self.source)})" if self.source else ""
         if self.project and not self.approved:
             raise ConfigError(_consent_needed(self))
         if self.untrusted:  # approved by hand (attrs.evolve), its variables still as written
             raise ConfigError(f"server {self.name!r}{where} has variables left unexpanded "
-                              f"({', '.join(self.untrusted)}): approve it with config.approve(entry)")
+                              f"({', '.join(map(_shown, self.untrusted))}): approve it with config.approve(entry)")
         if self.missing:
-            names = ", ".join(self.missing)
+            names = ", ".join(map(_shown, self.missing))
             raise ConfigError(f"server {self.name!r}{where} uses {names}, which is not set in the environment")
         if self.url is None and not self.command:
             raise ConfigError(f"server {self.name!r}{where} has neither 'command' nor 'url'")
@@ -136,14 +136,21 @@ class ServerConfig:
                            cwd=self.cwd, transport=self.transport, timeout=timeout, **kwargs)
 
 
+def _shown(text: str) -> str:
+    """``text`` for a message, as its repr when it holds a control, newline or bidi character
+    (a project's file names its variables, and a project's path or tooling its name)."""
+    return text if text.isprintable() else repr(text)
+
+
 def _consent_needed(entry: ServerConfig) -> str:
     """The refusal of an unapproved project entry: what it is, and exactly how to consent."""
     source = os.path.abspath(entry.source) if entry.source else None
-    reads = f"; once approved it reads {', '.join(entry.untrusted)} from your environment" if entry.untrusted else ""
+    reads = (f"; once approved it reads {', '.join(map(_shown, entry.untrusted))} from your environment"
+             if entry.untrusted else "")
     words = [w for w in (source, entry.name) if w is not None]
     approve_with = ("run: mcpclient trust -c " + " ".join(shlex.quote(w) for w in words)
                     if all(w.isprintable() for w in words) else "run mcpclient trust in that project")
-    return (f"server {entry.name!r} comes from the project file {source or '(unknown)'}, and mcpclient starts or "
+    return (f"server {entry.name!r} comes from the project file {_shown(source or '(unknown)')}, and mcpclient starts or "
             f"connects to a project's servers only with your consent. To approve it until its entry changes, "
             f"{approve_with} (or config.approve(entry, remember=True)); to trust the project for one run, "
             f"add --trust-project (config.load(trust_project=True) in Python){reads}")

@@ -220,6 +220,17 @@ def test_a_project_url_server_is_not_contacted_without_consent(repo, listener):
     assert listener.seen == [] and SECRET not in result.stderr
 
 
+def test_the_refusal_prints_the_projects_names_inert(repo):
+    """The file's variable names, and the path project tooling can choose, reach the terminal escaped."""
+    hostile = "a\x1b]0;owned\x07\u202eb"
+    write(repo.clone / f"{hostile}.json", {"mcpServers": {
+        "tool": repo.server(env={"X": f"${{{hostile}}}"})}})
+    result = repo.cli("tools", "tool", MCPCLIENT_CONFIG=f"{hostile}.json")
+    assert result.returncode == 2 and "comes from the project file" in result.stderr
+    assert not any(c in result.stderr for c in "\x1b\x07\u202e") and result.stderr.count("\n") == 1
+    assert "owned" in result.stderr and not repo.ran  # shown, as an escape
+
+
 # -- -c, and the CLI's other ways in -------------------------------------------------------------
 
 
