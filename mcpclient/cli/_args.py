@@ -9,7 +9,7 @@ from typing import Any, Mapping, Sequence
 
 from .. import config as cfg
 
-__all__ = ["UsageError", "parse_arguments", "resolve_target", "split_command"]
+__all__ = ["UsageError", "parse_arguments", "read_headers", "resolve_target", "split_command"]
 
 
 class UsageError(Exception):
@@ -77,6 +77,58 @@ def _check_environment_target(word: str, headers_given: bool) -> None:
     if headers_given and word.lower().startswith(("http://", "https://")):
         raise UsageError("MCPCLIENT_SERVER names a URL, and -H would send your headers there: give the URL on the "
                          "command line (a project's tooling can set environment variables)")
+
+
+def read_headers(given: Sequence[str], from_env: Sequence[str], from_files: Sequence[str],
+                 environ: Mapping[str, str]) -> dict[str, str]:
+    """The HTTP headers of ``-H 'NAME: VALUE'``, ``--header-env NAME=VAR`` and ``--header-file PATH``.
+
+    ``--header-env`` takes the value from the environment variable ``VAR`` and
+    ``--header-file`` reads ``NAME: VALUE`` lines from a file (blank lines and ``#`` comments
+    skipped), so a token need not stand on the command line, where every local user can read
+    it in the process list. A header named twice, a variable unset or empty, and a value
+    holding a line break are usage errors; no message shows a value read from the
+    environment or a file.
+    """
+    headers: dict[str, str] = {}
+
+    def add(name: str, value: str, where: str) -> None:
+        name = name.strip()
+        if not name or any(c in name for c in ":\r\n\0 ") or not name.isprintable():
+            raise UsageError(f"{where}: {name!r} is not a header name")
+        if any(c in value for c in "\r\n\0"):
+            raise UsageError(f"{where}: the value of the header {name!r} holds a line break or NUL")
+        if any(known.lower() == name.lower() for known in headers):
+            raise UsageError(f"the header {name!r} is given twice (-H, --header-env, --header-file)")
+        headers[name] = value
+
+    for item in given:
+        name, found, value = item.partition(":")
+        if not found or not name.strip():
+            raise UsageError(f"--header takes NAME: VALUE, got {item!r}")
+        add(name, value.strip(), "--header")
+    for path in from_files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"--header-file {path!r}: cannot read it ({type(exc).__name__})") from None
+        for number, line in enumerate(lines, 1):
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            name, found, value = line.partition(":")
+            if not found or not name.strip():
+                raise UsageError(f"--header-file {path!r}, line {number}: expected NAME: VALUE")
+            add(name, value.strip(), f"--header-file {path!r}, line {number}")
+    for item in from_env:
+        name, found, variable = item.partition("=")
+        if not found or not name.strip() or not variable.strip():
+            raise UsageError(f"--header-env takes NAME=VARIABLE, got {item!r}")
+        found_value = environ.get(variable.strip())
+        if not found_value:
+            raise UsageError(f"--header-env {item!r}: the environment variable {variable.strip()!r} is not set or empty")
+        add(name, found_value.strip(), f"--header-env {item!r}")
+    return headers
 
 
 def _coerce(key: str, value: str, schema: Mapping[str, Any]) -> Any:

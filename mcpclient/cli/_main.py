@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
@@ -24,7 +25,7 @@ from .._conversation import PROTOCOLS
 from ..types import CompletionRef
 from . import _format as fmt
 from ._ask import CtrlC, TerminalIO, interactive, terminal_prompter
-from ._args import UsageError, parse_arguments, parse_json_object, resolve_target, split_command
+from ._args import UsageError, parse_arguments, parse_json_object, read_headers, resolve_target, split_command
 from ._progress import Progress, supports_progress
 from ._trust import ask_consent, trust_command
 
@@ -85,7 +86,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-e", "--env", metavar="KEY=VALUE", action="append", default=s,
                         help="environment variable for a server command (repeatable)")
     parser.add_argument("-H", "--header", metavar="'NAME: VALUE'", action="append", default=s,
-                        help="HTTP header for a URL server (repeatable)")
+                        help="HTTP header for a URL server (repeatable); for a secret use --header-env "
+                        "or --header-file, since the command line shows in the process list")
+    parser.add_argument("--header-env", metavar="NAME=VAR", action="append", default=s,
+                        help="HTTP header NAME with the value of the environment variable VAR (repeatable)")
+    parser.add_argument("--header-file", metavar="PATH", action="append", default=s,
+                        help="HTTP headers from a file, one 'NAME: VALUE' a line (repeatable)")
     parser.add_argument("-o", "--output", choices=("text", "json"), default=s, help="output format")
     parser.add_argument("--json", dest="output", action="store_const", const="json", default=s,
                         help="print JSON (the same as -o json)")
@@ -197,11 +203,13 @@ class _Run:
             return resolve_target(None, config_path=self.config_path, command=self.server_command)
         word = self.words.pop(0) if first_word_is_target and self.words else None
         return resolve_target(word, config_path=self.config_path, command=None, trust_project=self.trust_project,
-                              headers_given=bool(getattr(self.args, "header", None)))
+                              headers_given=any(getattr(self.args, name, None)
+                                                for name in ("header", "header_env", "header_file")))
 
     def open(self, target: Any) -> Any:
         env = dict(_pairs(getattr(self.args, "env", []) or [], "=", "--env"))
-        headers = dict(_pairs(getattr(self.args, "header", []) or [], ":", "--header"))
+        headers = read_headers(getattr(self.args, "header", []) or [], getattr(self.args, "header_env", []) or [],
+                               getattr(self.args, "header_file", []) or [], os.environ)
         stderr: Any = self.err if self.verbose else None
         options: dict[str, Any] = {"env": env or None, "headers": headers or None, "timeout": self.timeout,
                                    "call_timeout": self.timeout, **self._handlers}
