@@ -134,7 +134,7 @@ class Bridge:
     def receive(self, message: Any, env: Mapping[str, Any] | None = None) -> None:
         """Handle one message the view posted (``env``: what the front end knows, e.g. theme)."""
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
-            log.warning("MCP App view %s sent a malformed message: %r", self.resource.uri, message)
+            log.warning("MCP App view %r sent a malformed message: %.200r", self.resource.uri, message)
             return
         method = message.get("method")
         if not isinstance(method, str):
@@ -148,7 +148,7 @@ class Bridge:
         if self.closed:
             self._reply(ident, error=(DENIED, "the view has been torn down"))
             return
-        log.info("MCP App view %s asks %s", self.resource.uri, method)
+        log.info("MCP App view %r asks %r", self.resource.uri, method)
         try:
             self._on_request(ident, method, params, env or {})
         except RPCError as exc:

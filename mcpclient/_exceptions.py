@@ -32,11 +32,19 @@ errors), ``mcpclient.config.ConfigError`` and ``mcpclient.group.UnknownToolError
 
 Foreign exceptions (OSError, json, cattrs, requests) never escape mcpclient unwrapped: they are
 translated at the boundary where they happen and chained with ``raise ... from``.
+
+Messages often quote the server (an error message, a body excerpt, a URL), and they end up
+in tracebacks on a terminal and in log lines. So ``str()`` of every ``MCPError`` is one line
+cleaned by ``_text.clean``: no escape sequence, newline or bidi control of the server's
+survives it. The attributes (``RPCError.message``, ``HTTPStatusError.body``, ...) keep the
+text as it was sent.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from ._text import clean
 
 if TYPE_CHECKING:
     from .types import ToolResult
@@ -71,6 +79,9 @@ __all__ = [
 
 class MCPError(Exception):
     """Base class of every error raised by mcpclient."""
+
+    def __str__(self) -> str:
+        return clean(super().__str__(), None)
 
 
 class RPCError(MCPError):
@@ -305,8 +316,8 @@ class ConnectionClosed(TransportError):
         self.exit_code = exit_code
         self.stderr_tail = stderr_tail
         message = f"connection closed: {reason}"
-        if stderr_tail:
-            message += f"\nlast lines of the server's stderr:\n{stderr_tail}"
+        if stderr_tail:  # one line, as every message (see MCPError): the lines are joined with " | "
+            message += " (last lines of the server's stderr: " + " | ".join(stderr_tail.splitlines()) + ")"
         super().__init__(message)
 
     def __reduce__(self) -> Any:

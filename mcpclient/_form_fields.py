@@ -9,29 +9,21 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from typing import Any
 
 import attrs
 
 from ._elicitation import form_answer_problems
+from ._text import clean
 
-__all__ = ["Field", "Invalid", "clean"]
+__all__ = ["Field", "Invalid"]
 
 _YES = ("y", "yes", "true", "t", "1", "on")
 _NO = ("n", "no", "false", "f", "0", "off")
-#: Control characters (ESC included) a server could use to rewrite the person's terminal.
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class Invalid(ValueError):
     """The typed line is not a value for the field; the message says why (shown, then re-asked)."""
-
-
-def clean(text: Any, limit: int = 2000) -> str:
-    """Server text made safe to print: no control characters (no escape sequences), bounded."""
-    shown: str = _CONTROL.sub("", str(text))
-    return shown if len(shown) <= limit else shown[:limit] + "..."
 
 
 @attrs.frozen

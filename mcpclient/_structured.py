@@ -16,6 +16,7 @@ from typing import Any
 
 from . import types as t
 from ._exceptions import OutputValidationError
+from ._text import clean
 
 __all__ = ["OUTPUT_VALIDATION", "OutputValidationError", "OutputValidator"]
 
@@ -71,7 +72,7 @@ class OutputValidator:
         message = f"the output of tool {tool!r} does not match its outputSchema: " + "; ".join(errors[:5])
         if self.mode == "strict":
             raise OutputValidationError(message, tool=tool, result=result, errors=errors)
-        log.warning("%s", message)
+        log.warning("%s", clean(message))  # the server's names and values: inert
         return result
 
     def _validator(self, tool: str, schema: dict[str, Any]) -> Any:

@@ -144,7 +144,7 @@ class Task:
             raise ProtocolError(f"task {self.task_id!r}: the server sent a task without a status: {dict(state)!r:.200}")
         with self._cond:
             if self._state.get("status") in TERMINAL and status != self._state.get("status"):
-                log.debug("task %s: ignoring %r after terminal %r", self.task_id, status, self._state.get("status"))
+                log.debug("task %r: ignoring %r after terminal %r", self.task_id, status, self._state.get("status"))
                 return
             self._state = dict(state)
             if status == "completed" and isinstance(state.get("result"), dict):
@@ -277,7 +277,7 @@ class Task:
         try:
             self.cancel(timeout=5.0)
         except Exception as exc:  # the caller is told of the cancellation, not of this
-            log.warning("could not cancel task %s: %s", self.task_id, exc)
+            log.warning("could not cancel task %r: %s", self.task_id, exc)
 
     def _outcome_or_fetch(self, status: str | None, timeout: float | None, cancel: Any = None) -> dict[str, Any]:
         if status == "cancelled":

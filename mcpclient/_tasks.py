@@ -73,7 +73,7 @@ class Tasks:
         ``timeout`` bounds the whole wait; ``cancel`` cancels the task on the server too.
         """
         task = self.handle(result, tool)
-        log.debug("tools/call %r became task %s; waiting for it", tool, task.task_id)
+        log.debug("tools/call %r became task %r; waiting for it", tool, task.task_id)
         return task._wait(timeout, cancel)
 
     def on_status(self, params: dict[str, Any]) -> None:

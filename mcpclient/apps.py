@@ -223,7 +223,7 @@ class AppViews:
         if contents is None:
             raise ProtocolError(f"the server's resources/read of {uri!r} returned no contents for it")
         view = UIResource.from_contents(contents[0])
-        log.info("MCP App view %s: Content-Security-Policy %s", uri, content_security_policy(view))
+        log.info("MCP App view %r: Content-Security-Policy %r", uri, content_security_policy(view))
         with self._lock:
             self._views[uri] = view
         return view

@@ -19,6 +19,8 @@ What the person types:
   declines (the server then gets the error the spec names for a refused sampling request).
 
 Questions are asked one at a time: handlers run on several threads, the person has one screen.
+Everything shown, and every prompt, is one line cleaned by ``_text.clean``: server text cannot
+send escape sequences, forge a line with a newline, or reorder itself with bidi controls.
 """
 
 from __future__ import annotations
@@ -32,7 +34,8 @@ from urllib.parse import urlsplit
 
 from . import types as t
 from ._exceptions import RPCError
-from ._form_fields import Field, Invalid, clean
+from ._form_fields import Field, Invalid
+from ._text import clean
 
 __all__ = ["Prompter", "elicit", "install", "sample"]
 
@@ -75,10 +78,17 @@ class Prompter:
         *,
         open_url: Callable[[str], Any] | None = None,
     ) -> None:
-        self._read = read or _input
-        self._write = write or _print
+        self._reader = read or _input
+        self._writer = write or _print
         self._open_url = open_url or webbrowser.open
         self._turn = threading.Lock()
+
+    def _read(self, prompt: str) -> str:
+        return self._reader(clean(prompt, None))
+
+    def _write(self, text: str) -> None:
+        # The one way out to the person: whatever a line holds, it is shown inert.
+        self._writer(clean(text, None))
 
     # -- the handlers ----------------------------------------------------------------------
 

@@ -121,7 +121,7 @@ class ToolHeaders:
             try:
                 found = tool_header_paths(tool.input_schema)
             except InvalidToolHeaders as exc:
-                log.warning("ignoring tool %r: %s", tool.name, exc)
+                log.warning("ignoring tool %r: %r", tool.name, str(exc))
                 continue
             if found:
                 paths[tool.name] = found

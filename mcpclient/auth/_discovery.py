@@ -22,6 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from attrs import frozen
 
+from .._text import clean
 from ._errors import DiscoveryError
 from .. import _origin
 from ._fetch import Fetcher, check_url, safe_url
@@ -254,7 +255,7 @@ def fetch_server_metadata(fetcher: Fetcher, issuer: str, *, allow_fallback: bool
             raise DiscoveryError(f"the authorization server metadata at {safe_url(url)} has no token_endpoint", url=safe_url(url))
         auth = document.get("authorization_endpoint")
         reg = document.get("registration_endpoint")
-        log.debug("authorization server metadata for %s from %s", issuer, safe_url(url))
+        log.debug("authorization server metadata for %s from %s", clean(issuer), safe_url(url))
         return ServerMetadata(
             issuer=issuer,
             authorization_endpoint=auth if isinstance(auth, str) and auth else None,
@@ -264,7 +265,7 @@ def fetch_server_metadata(fetcher: Fetcher, issuer: str, *, allow_fallback: bool
         )
     if allow_fallback:
         base = issuer.rstrip("/")
-        log.info("no authorization server metadata at %s; using the 2025-03-26 default endpoints", issuer)
+        log.info("no authorization server metadata at %s; using the 2025-03-26 default endpoints", clean(issuer))
         return ServerMetadata(
             issuer=issuer,
             authorization_endpoint=base + "/authorize",

@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 import requests
 
 from .._redact import Redactor
+from .._text import clean
 from .. import _origin
 from . import _netguard
 from ._errors import AuthorizationError, DiscoveryError
@@ -44,7 +45,7 @@ SECRET_FIELDS = frozenset({
 
 
 def safe_url(url: str | None) -> str:
-    """``url`` without user info, query string or fragment, for messages and logs."""
+    """``url`` without user info, query string or fragment, cleaned (``_text``), for messages and logs."""
     if not url:
         return ""
     try:
@@ -53,7 +54,7 @@ def safe_url(url: str | None) -> str:
         if ":" in host:
             host = f"[{host}]"
         netloc = host + (f":{parts.port}" if parts.port else "")
-        return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+        return clean(urlunsplit((parts.scheme, netloc, parts.path, "", "")), None)  # a server's URL: inert
     except ValueError:
         return "<invalid URL>"
 

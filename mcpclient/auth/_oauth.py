@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 import requests
 from requests.cookies import extract_cookies_to_jar
 
+from .._text import clean
 from .. import _origin
 from ._discovery import (
     Challenge,
@@ -322,7 +323,7 @@ class OAuth(requests.auth.AuthBase):
             if set(challenge.scopes) <= set(current.scopes):
                 log.warning(
                     "the server refused a token that already has the scopes it asks for (%s); not re-authorizing",
-                    " ".join(challenge.scopes),
+                    clean(" ".join(challenge.scopes)),
                 )
                 return False
         if self._failures >= self._max_authorizations:
@@ -337,10 +338,10 @@ class OAuth(requests.auth.AuthBase):
             issuer = f"{scheme}://{urlsplit(self._server_url).netloc}"
             resource, legacy = canonical_resource(self._server_url), True
             log.info("%s has no protected resource metadata; using %s as its authorization server (2025-03-26)",
-                     safe_url(self._server_url), issuer)
+                     safe_url(self._server_url), clean(issuer))
         metadata = self._server_metadata(issuer, legacy=legacy)
         if current is not None and current.issuer != metadata.issuer:
-            log.info("the authorization server changed to %s; dropping the old tokens", metadata.issuer)
+            log.info("the authorization server changed to %s; dropping the old tokens", clean(metadata.issuer))
             self._save(clear_tokens=True)
             current = None
         scopes = self._choose_scopes(challenge, prm, metadata, current)
@@ -406,7 +407,7 @@ class OAuth(requests.auth.AuthBase):
             return None
         algs = metadata.list("dpop_signing_alg_values_supported")
         if not algs or self._dpop.alg not in algs:
-            log.info("%s does not support DPoP with %s; using bearer tokens", metadata.issuer, self._dpop.alg)
+            log.info("%s does not support DPoP with %s; using bearer tokens", clean(metadata.issuer), self._dpop.alg)
             return None
         return self._dpop
 
@@ -424,7 +425,7 @@ class OAuth(requests.auth.AuthBase):
             issuer=metadata.issuer, resource=tokens.resource, previous=tokens,
         )
         self._save(fresh)
-        log.debug("refreshed the access token at %s", metadata.issuer)
+        log.debug("refreshed the access token at %s", clean(metadata.issuer))
         return fresh
 
     def _client_for(self, metadata: ServerMetadata, redirect_uri: str) -> ClientInfo:

@@ -30,6 +30,7 @@ import webbrowser
 from typing import Callable, TextIO
 from urllib.parse import parse_qs, urlsplit
 
+from .._text import clean, is_clean
 from ._errors import AuthorizationError
 
 __all__ = ["LoopbackRedirectHandler", "PasteRedirectHandler", "RedirectHandler", "default_redirect_handler"]
@@ -43,10 +44,19 @@ _DONE_PAGE = (
 
 
 def check_authorization_url(url: str) -> str:
-    """Refuse anything but an http(s) URL: it is handed to a browser."""
+    """Refuse anything but an http(s) URL that is shown as it is: it is handed to a browser.
+
+    A URL holding controls, invisible characters or spaces (from the authorization server's
+    metadata) is refused: the browser would rewrite it, and the person would not see it as it is.
+    """
     scheme = urlsplit(url).scheme.lower() if isinstance(url, str) else ""
     if scheme not in ("https", "http"):
-        raise AuthorizationError(f"refusing to open a non-http(s) authorization URL (scheme {scheme!r})")
+        raise AuthorizationError(f"refusing to open a non-http(s) authorization URL (scheme {clean(scheme, 40)!r})")
+    if not is_clean(url) or any(char.isspace() for char in url):
+        raise AuthorizationError(
+            "refusing an authorization URL holding control, invisible or space characters; "
+            "the authorization server's metadata names it"
+        )
     return url
 
 
@@ -223,7 +233,7 @@ class LoopbackRedirectHandler(RedirectHandler):
             except Exception:  # a broken browser setup must not hide the URL from the user
                 opened = False
             if not opened:
-                log.warning("open this URL in a browser to authorize: %s", authorization_url)
+                log.warning("open this URL in a browser to authorize: %s", clean(authorization_url, None))
             deadline = None if timeout is None else time.monotonic() + timeout
             while server.callback is None:
                 left = None if deadline is None else deadline - time.monotonic()
@@ -271,8 +281,8 @@ class PasteRedirectHandler(RedirectHandler):
         check_authorization_url(authorization_url)
         out = self._output or sys.stderr
         out.write(
-            "\nTo authorize, open this URL in a browser:\n\n    " + authorization_url + "\n\n"
-            "After you approve, the browser goes to an address starting with " + self._redirect_uri + "\n"
+            "\nTo authorize, open this URL in a browser:\n\n    " + clean(authorization_url, None) + "\n\n"
+            "After you approve, the browser goes to an address starting with " + clean(self._redirect_uri, None) + "\n"
             "(the page may fail to load). Copy that whole address and paste it here.\n"
         )
         out.flush()

@@ -8,6 +8,7 @@ import logging
 from typing import Any
 from urllib.parse import urlsplit
 
+from .._text import clean
 from ._discovery import ServerMetadata
 from ._errors import RegistrationError
 from ._fetch import Fetcher, is_loopback_host, safe_url
@@ -78,7 +79,7 @@ def obtain_client(
         method = settings.token_endpoint_auth_method or choose_auth_method(
             supported, has_secret=settings.client_secret is not None
         )
-        log.debug("using the pre-registered client ID at %s", metadata.issuer)
+        log.debug("using the pre-registered client ID at %s", clean(metadata.issuer))
         return ClientInfo(
             client_id=settings.client_id,
             client_secret=settings.client_secret,
@@ -88,7 +89,7 @@ def obtain_client(
             source="pre-registered",
         )
     if settings.client_metadata_url is not None and metadata.raw.get("client_id_metadata_document_supported") is True:
-        log.debug("using the client ID metadata document %s at %s", settings.client_metadata_url, metadata.issuer)
+        log.debug("using the client ID metadata document %s at %s", settings.client_metadata_url, clean(metadata.issuer))
         return ClientInfo(
             client_id=settings.client_metadata_url,
             token_endpoint_auth_method="none",
@@ -149,7 +150,7 @@ def _register(
         method = wanted if (wanted == "none") == (secret is None) else ("client_secret_basic" if secret else "none")
     expires = answer.get("client_secret_expires_at")
     uris = answer.get("redirect_uris")
-    log.info("registered client %r at %s", answer["client_id"], metadata.issuer)
+    log.info("registered client %r at %s", answer["client_id"], clean(metadata.issuer))
     return ClientInfo(
         client_id=answer["client_id"],
         client_secret=secret,

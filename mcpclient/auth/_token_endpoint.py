@@ -8,6 +8,7 @@ import time
 from typing import Any
 from urllib.parse import quote
 
+from .._text import clean
 from . import _jwt
 from ._dpop import DPoPKey
 from ._errors import TokenRequestError
@@ -136,5 +137,5 @@ def request_token(
         issuer=issuer,
         resource=resource,
     )
-    log.info("obtained a %s token by %s from %s", tokens.token_type, grant, safe_url(token_endpoint))
+    log.info("obtained a %s token by %s from %s", clean(tokens.token_type, 40), grant, safe_url(token_endpoint))
     return tokens

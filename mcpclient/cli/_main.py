@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import os
@@ -22,9 +23,10 @@ from .._exceptions import (
 )
 from .._open import open_target
 from .._conversation import PROTOCOLS
+from .._text import CleanFormatter, clean
 from ..types import CompletionRef
 from . import _format as fmt
-from ._ask import CtrlC, TerminalIO, interactive, terminal_prompter
+from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
 from ._args import UsageError, parse_arguments, parse_json_object, read_headers, resolve_target, split_command
 from ._progress import Progress, supports_progress
 from ._trust import ask_consent, trust_command
@@ -224,6 +226,11 @@ class _Run:
     def print(self, text: str) -> None:
         self.out.write(text if text.endswith("\n") else text + "\n")
 
+    @property
+    def to_terminal(self) -> bool:
+        """Whether standard output is a terminal: content is then shown cleaned (see _format)."""
+        return _isatty(self.out)
+
     def emit(self, value: Any, text: Callable[[], str]) -> None:
         self.print(fmt.dumps(value) if self.as_json else text())
 
@@ -247,7 +254,7 @@ def _run_command(run: _Run) -> int:
                                       "approved": s.approved, "unexpanded": list(s.untrusted)}
                                   for n, s in servers.items()}, indent=2))
         else:
-            run.print("\n".join(f"{n}  {_describe(s)}  ({_origin(s)})" for n, s in servers.items())
+            run.print("\n".join(clean(f"{n}  {_describe(s)}  ({_origin(s)})") for n, s in servers.items())
                       or "(no servers configured)")
         return EXIT_OK
     if name == "trust":
@@ -329,9 +336,9 @@ def _call(run: _Run, client: Any) -> int:
     if run.as_json:
         run.print(fmt.dumps(result))
     else:
-        text = fmt.tool_result(result)
+        text = fmt.tool_result(result, terminal=run.to_terminal)
         if result.is_error:
-            run.err.write(f"mcpclient: tool {tool!r} reported an error: {text or '(no text)'}\n")
+            _say(run.err, f"tool {tool!r} reported an error: {fmt.tool_result(result) or '(no text)'}")
         elif text:
             run.print(text)
     return EXIT_TOOL_ERROR if result.is_error else EXIT_OK
@@ -358,7 +365,7 @@ def _read(run: _Run, client: Any) -> int:
     for item in contents:
         if item.blob is not None:
             if run.out.isatty():
-                run.print(f"[{item.mime_type or 'binary'}, {len(item.blob)} bytes: redirect to a file to save it]")
+                run.print(f"[{clean(item.mime_type or 'binary', 200)}, {len(item.blob)} bytes: redirect to a file to save it]")
             else:
                 run.out.flush()
                 buffer = getattr(run.out, "buffer", None)
@@ -367,10 +374,10 @@ def _read(run: _Run, client: Any) -> int:
                     buffer.flush()
                 else:
                     run.out.write(item.blob.decode("latin-1"))
+        elif run.to_terminal:
+            run.print(fmt.content(item.text or "", terminal=True))
         else:
             run.out.write(item.text or "")
-            if run.out.isatty() and not (item.text or "").endswith("\n"):
-                run.out.write("\n")
     return EXIT_OK
 
 
@@ -385,7 +392,8 @@ def _prompt(run: _Run, client: Any) -> int:
     as_strings = {"properties": {w.partition("=")[0]: {"type": "string"} for w in pairs}}
     arguments = {k: v if isinstance(v, str) else json.dumps(v) for k, v in parse_arguments(pairs, as_strings).items()}
     description, messages = client.get_prompt(name, arguments)
-    run.emit({"description": description, "messages": messages}, lambda: fmt.prompt_messages(description, messages))
+    run.emit({"description": description, "messages": messages},
+             lambda: fmt.prompt_messages(description, messages, terminal=run.to_terminal))
     return EXIT_OK
 
 
@@ -393,7 +401,7 @@ def _complete(run: _Run, client: Any) -> int:
     ref, argument, *rest = run.words
     completion_ref = CompletionRef.resource(ref) if "://" in ref or "{" in ref else CompletionRef.prompt(ref)
     completion = client.complete(completion_ref, argument, rest[0] if rest else "")
-    run.emit(completion, lambda: "\n".join(completion.values) or "(no suggestions)")
+    run.emit(completion, lambda: "\n".join(clean(value) for value in completion.values) or "(no suggestions)")
     return EXIT_OK
 
 
@@ -421,48 +429,67 @@ def _one_line(error: BaseException) -> str:
     return text.splitlines()[0] if text else type(error).__name__
 
 
+def _lenient(stream: TextIO) -> TextIO:
+    """``stream``, writing what its encoding cannot (a lone surrogate from a JSON ``\\ud800``
+    escape) as a backslash escape instead of failing; such an escape is valid in JSON output."""
+    if isinstance(stream, io.TextIOWrapper):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):  # closed, or not reconfigurable
+            pass
+    return stream
+
+
+def _say(err: TextIO, text: str) -> None:
+    """One ``mcpclient: ...`` line on stderr; server text in it is cleaned (see _text)."""
+    err.write(f"mcpclient: {clean(text, None)}\n")
+
+
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit code."""
-    out = stdout or sys.stdout
+    out = stdout or _lenient(sys.stdout)
     err = stderr or sys.stderr
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         words, command = split_command(argv)
     except UsageError as exc:
-        err.write(f"mcpclient: error: {exc}\n")
+        _say(err, f"error: {exc}")
         return EXIT_USAGE
     try:
         args = parse_words(words)
     except SystemExit as exc:  # --help, --version, or argparse's own usage error
         return int(exc.code or 0)
     if getattr(args, "verbose", False):
-        logging.basicConfig(level=logging.DEBUG, stream=err, format="%(name)s: %(message)s")
+        handler = logging.StreamHandler(err)
+        handler.setFormatter(CleanFormatter("%(name)s: %(message)s"))
+        logging.basicConfig(level=logging.DEBUG, handlers=[handler])
     run = _Run(args, command, out, err)
     try:
         return _run_command(run)
     except UsageError as exc:
-        err.write(f"mcpclient: error: {exc}\n")
+        _say(err, f"error: {exc}")
         return EXIT_USAGE
     except cfg.ConfigError as exc:
-        err.write(f"mcpclient: error: {_one_line(exc)}\n")
+        _say(err, f"error: {_one_line(exc)}")
         return EXIT_USAGE
     except RequestTimeout as exc:
-        err.write(f"mcpclient: timeout: {_one_line(exc)}\n")
+        _say(err, f"timeout: {_one_line(exc)}")
         return EXIT_TIMEOUT
     except TransportError as exc:
-        err.write(f"mcpclient: connection error: {_one_line(exc)}\n")
+        reason = f"connection closed: {exc.reason}" if isinstance(exc, ConnectionClosed) else _one_line(exc)
+        _say(err, f"connection error: {reason}")
         tail = exc.stderr_tail if isinstance(exc, ConnectionClosed) else ""
         if tail and not run.verbose:
-            err.write(f"mcpclient: the server's last stderr line: {tail.strip().splitlines()[-1]}\n")
+            _say(err, f"the server's last stderr line: {tail.strip().splitlines()[-1]}")
         return EXIT_CONNECTION
     except ResourceNotFound as exc:
-        err.write(f"mcpclient: not found: {_one_line(exc)}\n")
+        _say(err, f"not found: {_one_line(exc)}")
         return EXIT_SERVER_ERROR
     except CapabilityError as exc:
-        err.write(f"mcpclient: error: {_one_line(exc)}\n")
+        _say(err, f"error: {_one_line(exc)}")
         return EXIT_SERVER_ERROR
     except MCPError as exc:
-        err.write(f"mcpclient: server error: {_one_line(exc)}\n")
+        _say(err, f"server error: {_one_line(exc)}")
         return EXIT_SERVER_ERROR
     except KeyboardInterrupt:
         err.write("mcpclient: interrupted\n")

@@ -1,4 +1,8 @@
-"""A progress bar for tool calls that report progress: tqdm when installed, else a line."""
+"""A progress bar for tool calls that report progress: tqdm when installed, else a line.
+
+The label and the server's progress messages are shown cleaned (``_text.clean``, cut to
+``MESSAGE`` characters): a message cannot move the cursor nor break the bar's line.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,13 @@ import sys
 import threading
 from typing import Any, Callable, TextIO
 
+from .._text import clean
+
 __all__ = ["Progress", "supports_progress"]
 
 ProgressCallback = Callable[[float, "float | None", "str | None"], None]
+#: How much of a label or a progress message is shown.
+MESSAGE = 200
 
 
 def supports_progress(call_tool: Callable[..., Any]) -> bool:
@@ -29,7 +37,7 @@ class Progress:
     """
 
     def __init__(self, label: str, stream: TextIO | None = None) -> None:
-        self.label = label
+        self.label = clean(label, MESSAGE)
         self.stream = stream or sys.stderr
         self._bar: Any = None
         self._lock = threading.Lock()
@@ -48,11 +56,11 @@ class Progress:
                     self._bar.total = total
                 self._bar.n = progress
                 if message:
-                    self._bar.set_postfix_str(message, refresh=False)
+                    self._bar.set_postfix_str(clean(message, MESSAGE), refresh=False)
                 self._bar.refresh()
                 return
             of = f"/{total:g}" if total is not None else ""
-            self.stream.write(f"\r{self.label}: {progress:g}{of} {message or ''}\x1b[K")
+            self.stream.write(f"\r{self.label}: {progress:g}{of} {clean(message or '', MESSAGE)}\x1b[K")
             self.stream.flush()
             self._shown = True
 

@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 
 from .. import types as t
 from .._exceptions import RPCError
+from .._text import clean
 from ..llm._common import as_dict
 from . import _sampling_apis as apis
 
@@ -82,7 +83,7 @@ def _api_error(exc: BaseException) -> RPCError:
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         message = body["error"].get("message", message)
     text = str(message or exc.__class__.__name__)
-    log.warning("sampling through the LLM API failed: %s %s", status or "", text)
+    log.warning("sampling through the LLM API failed: %s %s", status or "", clean(text))
     return RPCError(RPCError.INTERNAL_ERROR, f"the LLM API failed: {text}",
                     {"status": status, "type": type(exc).__name__})
 

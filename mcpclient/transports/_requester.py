@@ -33,6 +33,7 @@ from .. import _origin
 from .. import types as t
 from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
+from .._text import clean
 from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
 from .base import Peer, decode_message
 
@@ -461,13 +462,13 @@ def peer(url: str, session_id: str | None) -> Peer:
 
 
 def safe_url(url: str) -> str:
-    """``url`` without user info, query or fragment: safe to print."""
+    """``url`` without user info, query or fragment, cleaned (``_text``): safe to print."""
     parts = urlsplit(url)
     host = parts.hostname or ""
     if ":" in host:
         host = f"[{host}]"
     port = f":{parts.port}" if parts.port else ""
-    return f"{parts.scheme}://{host}{port}{parts.path}"
+    return clean(f"{parts.scheme}://{host}{port}{parts.path}", None)  # a server's URL: inert
 
 
 def shown_url(url: str) -> str:

@@ -22,7 +22,7 @@ def test_server_text_cannot_send_escape_sequences_to_the_terminal():
     assert result.action == "accept" and result.content == {"f": "x"}
     text = "\n".join(shown)
     assert "\x1b" not in text and "\x07" not in text and "\x9b" not in text
-    assert "hi]0;owned31m" in text
+    assert "hi\\x1b]0;owned\\x07\\x9b31m" in text  # shown, not obeyed
 
 
 def test_only_http_links_are_offered_for_opening():
