@@ -14,7 +14,10 @@ What the person types:
 * a form is asked field by field; Enter takes the default, or skips an optional field; a value
   that does not fit the schema is refused with the reason and asked again;
 * ``!decline`` (or Ctrl-D, end of input) declines, ``!cancel`` (or Ctrl-C) cancels;
-* a URL is shown, never opened unless the person answers ``o``;
+* a URL is shown with the host a browser will go to (judged by a WHATWG URL parser, the
+  ``prompting`` extra; see ``_link.judge``), never opened unless the person answers ``o``; a
+  link that is not plain http(s), carries user info, or that parsers read differently is
+  refused and declined without asking;
 * a sampling request is shown; the person types the reply sent back as the model's answer, or
   declines (the server then gets the error the spec names for a refused sampling request).
 
@@ -30,11 +33,11 @@ import sys
 import threading
 import webbrowser
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from . import types as t
 from ._exceptions import RPCError
 from ._form_fields import Field, Invalid
+from ._link import LinkRefused, judge
 from ._text import clean
 
 __all__ = ["Prompter", "elicit", "install", "sample"]
@@ -183,21 +186,23 @@ class Prompter:
                 raise _Stop("decline")
 
     def _url(self, request: t.ElicitationRequest) -> t.ElicitationResult:
-        url = request.url or ""
-        parts = urlsplit(url)
-        openable = parts.scheme in ("http", "https") and bool(parts.netloc)
         self._write("")
         self._write(f"The server asks you to open a link: {clean(request.message)}")
-        self._write(f"  {clean(url, 4000)}")
-        if parts.netloc:
-            self._write(f"  (it goes to {clean(parts.hostname or parts.netloc, 300)})")
-        choices = "o = open it in your browser, y = I will open it myself, n = no" if openable \
-            else "y = I will open it myself, n = no (only http and https links are opened for you)"
-        self._write(f"  {choices}; !cancel cancels")
+        try:
+            link = judge(request.url)
+        except LinkRefused as refused:
+            self._write(f"  {clean(request.url or '', 300)}")
+            self._write(f"  refused: {refused}")
+            raise _Stop("decline") from None
+        self._write(f"  {link.href}")
+        note = ", an international name shown as the browser encodes it" if link.international else ""
+        note += "" if link.scheme == "https" else ", not encrypted (http)"
+        self._write(f"  (it goes to {link.authority}{note})")
+        self._write("  o = open it in your browser, y = I will open it myself, n = no; !cancel cancels")
         while True:
-            answer = self.ask("Open the link? [o/y/n] " if openable else "Go to the link? [y/n] ").strip().lower()
-            if answer in ("o", "open") and openable:
-                self._open_url(url)
+            answer = self.ask("Open the link? [o/y/n] ").strip().lower()
+            if answer in ("o", "open"):
+                self._open_url(link.href)
                 return t.ElicitationResult(action="accept")
             if answer in ("y", "yes"):
                 return t.ElicitationResult(action="accept")

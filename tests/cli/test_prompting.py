@@ -25,11 +25,11 @@ def test_server_text_cannot_send_escape_sequences_to_the_terminal():
     assert "hi\\x1b]0;owned\\x07\\x9b31m" in text  # shown, not obeyed
 
 
-def test_only_http_links_are_offered_for_opening():
-    prompter, shown, opened = person("o", "y")
+def test_a_link_that_is_not_http_is_refused_without_asking():
+    prompter, shown, opened = person()  # no answer is ever read
     result = prompter.elicit(ElicitationRequest(message="m", mode="url", url="file:///etc/passwd", elicitation_id="e"))
-    assert result.action == "accept" and opened == []  # "o" was not a choice; "y" accepted
-    assert any("only http and https links" in line for line in shown)
+    assert result.action == "decline" and opened == []
+    assert any("refused: only http and https links" in line for line in shown)
 
 
 def test_a_declined_sampling_request_is_the_specs_user_rejected_error():

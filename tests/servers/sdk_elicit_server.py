@@ -4,7 +4,7 @@ Tools (each returns what the client answered, as text):
 
 * ``form(kind)``: ``elicitation/create`` in form mode with the schema ``SCHEMAS[kind]``;
   returns ``{"action": ..., "content": ...}`` as JSON (sorted keys).
-* ``link()``: ``elicitation/create`` in URL mode for ``LINK_URL``; returns the action.
+* ``link(url=LINK_URL)``: ``elicitation/create`` in URL mode for ``url``; returns the action.
 * ``sample(prompt)``: ``sampling/createMessage``; returns ``reply <text> (<model>)``, or
   ``error <code> <message>`` when the client refused.
 
@@ -93,9 +93,9 @@ def build_server() -> MCPServer:
         return json.dumps({"action": result.action, "content": result.content}, sort_keys=True)
 
     @mcp.tool(structured_output=False)
-    async def link(ctx: Context) -> str:
-        """Ask the user to open LINK_URL; report the action."""
-        result = await ctx.elicit_url("Approve the data export", LINK_URL, "el-consent")
+    async def link(ctx: Context, url: str = LINK_URL) -> str:
+        """Ask the user to open ``url``; report the action."""
+        result = await ctx.elicit_url("Approve the data export", url, "el-consent")
         return result.action
 
     @mcp.tool(structured_output=False)
