@@ -31,6 +31,12 @@ at every line break ``str.splitlines`` knows (so a lone ``\\r`` starts a new lin
 overwriting one), tabs become spaces, and each line is cleaned. The caller prints the lines
 under its own structure (indented under a heading, say), so they cannot pose as its lines.
 
+``inert_json(text)`` is for JSON text (``json.dumps(..., ensure_ascii=False)``, which escapes
+C0 controls but passes C1 controls, bidi controls, format characters and lone surrogates
+raw): each of those is written as a JSON ``\\uXXXX`` escape (a surrogate pair above U+FFFF),
+which is the same JSON value, so ``--json`` output is inert on a terminal and unchanged for
+a program. Such characters can only stand inside JSON strings; newlines of the layout stay.
+
 ``CleanFormatter`` is a ``logging.Formatter`` whose messages are cleaned: the command line's
 log handler uses it. Library code does not rely on it (an application's handlers are its
 own): server values are cleaned where they enter a log line, and ``MCPError`` messages are
@@ -43,7 +49,7 @@ import logging
 import unicodedata
 from typing import Any
 
-__all__ = ["DEFAULT_LIMIT", "CleanFormatter", "clean", "clean_lines", "is_clean"]
+__all__ = ["DEFAULT_LIMIT", "CleanFormatter", "clean", "clean_lines", "inert_json", "is_clean"]
 
 #: How many characters ``clean`` keeps by default.
 DEFAULT_LIMIT = 2000
@@ -85,6 +91,21 @@ def clean_lines(text: Any, limit: int | None = DEFAULT_LIMIT) -> list[str]:
     """``text`` split at its line breaks, tabs expanded, each line ``clean``ed (``limit`` each)."""
     text = text if isinstance(text, str) else f"{text}"
     return [clean(line.expandtabs(), limit) for line in text.splitlines()]
+
+
+def _json_escaped(char: str) -> str:
+    if char == "\n" or char.isprintable() or unicodedata.category(char) not in _ESCAPED:
+        return char
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def inert_json(text: str) -> str:
+    """JSON ``text`` with every character ``clean`` escapes written as a JSON escape (same value)."""
+    return text if text.replace("\n", "").isprintable() else "".join(map(_json_escaped, text))
 
 
 def is_clean(text: str) -> bool:

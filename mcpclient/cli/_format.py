@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from .. import types as t
-from .._text import clean, clean_lines
+from .._text import clean, clean_lines, inert_json
 
 __all__ = ["content", "dumps", "info", "info_json", "jsonable", "prompt_messages", "prompts", "resources",
            "tool_result", "tools"]
@@ -57,8 +57,8 @@ def jsonable(value: Any) -> Any:
 
 
 def dumps(value: Any) -> str:
-    """Indented JSON for a person; compact enough for ``jq``."""
-    return json.dumps(jsonable(value), indent=2, ensure_ascii=False)
+    """Indented JSON for a person; compact enough for ``jq``. Inert on a terminal (``inert_json``)."""
+    return inert_json(json.dumps(jsonable(value), indent=2, ensure_ascii=False))
 
 
 def _first_line(text: str | None) -> str:

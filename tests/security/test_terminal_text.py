@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import io
+import json
 import logging
 import os
 import subprocess
@@ -25,7 +26,7 @@ from hypothesis import strategies as st
 
 import mcpclient
 from mcpclient import RPCError
-from mcpclient._text import CleanFormatter, clean, clean_lines
+from mcpclient._text import CleanFormatter, clean, clean_lines, inert_json
 from mcpclient.auth import AuthorizationError, LoopbackRedirectHandler, PasteRedirectHandler
 from mcpclient.cli._progress import Progress
 from tests.helpers import wait_for
@@ -73,6 +74,19 @@ def test_lines_are_cleaned_one_by_one(text):
     assert len(lines) == len(text.splitlines())
     for line in lines:
         assert forbidden(line) == [] and len(line.splitlines()) <= 1
+
+
+JSON_VALUES = st.recursive(st.none() | st.booleans() | st.integers() | ANY_TEXT,
+                           lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
+                           max_leaves=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(JSON_VALUES, st.sampled_from([None, 2]))
+def test_json_made_inert_is_the_same_json_value(value, indent):
+    shown = inert_json(json.dumps(value, ensure_ascii=False, indent=indent))
+    assert forbidden(shown, allow="\n") == []
+    assert json.loads(shown) == value
 
 
 @pytest.mark.parametrize(("text", "shown"), [
@@ -128,6 +142,24 @@ def test_listings_show_the_servers_text_inert(words):
     assert run.returncode == 0, run.stderr
     assert_inert(run.stdout)
     assert "\\x1b" in run.stdout  # shown, not dropped
+
+
+@pytest.mark.parametrize("words", [("tools", "--json"), ("info", "--json"), ("resources", "--json"),
+                                   ("prompts", "--json"), ("read", "hostile://text", "--json")])
+def test_json_output_carries_the_servers_text_as_json_escapes(words):
+    # JSON escapes C0 controls itself; the 8-bit CSI, bidi controls and format characters
+    # would pass raw with ensure_ascii=False. They are written as \\uXXXX: the same JSON value.
+    run = cli(*words)
+    assert run.returncode == 0, run.stderr
+    assert forbidden(run.stdout, allow="\n") == [], run.stdout
+    assert "\\u009b" in run.stdout or "\\u202e" in run.stdout or "\\u001b" in run.stdout
+    json.loads(run.stdout)
+
+
+def test_json_output_is_the_same_value_as_sent():
+    run = cli("tools", "--json")
+    tool = next(tool for tool in json.loads(run.stdout) if tool["name"].startswith("evil"))
+    assert tool["name"] == hostile.TOOL_NAME and tool["description"] == hostile.DESCRIPTION
 
 
 def test_tools_shows_names_and_descriptions_one_line_each():
