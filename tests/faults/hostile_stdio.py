@@ -4,6 +4,7 @@ Usage::
 
     python tests/faults/hostile_stdio.py [--die-at-pending N] [--die-how exit|sigkill]
                                          [--stderr-flood] [--no-read] [--ignore-eof]
+                                         [--ignore-sigterm] [--modern]
 
 It answers ``initialize`` (legacy era, tools capability), ``ping`` and ``tools/call``; with
 ``--modern`` also ``server/discover`` (the 2026-07-28 era; without it that is -32601).
@@ -24,6 +25,14 @@ Tools (``tools/call`` by name):
   apart, cut inside the line.
 * ``later`` ``{"delay": d}`` -> answers at once, then sends ``notifications/later`` after
   ``d`` seconds, when no call is waiting.
+* ``helper`` ``{"session": b}`` -> starts a helper process that inherits the server's stdin,
+  stdout and stderr and sleeps for a minute (in its own session when ``b`` is true, as
+  ``setsid`` would put it), and answers with the helper's pid.
+* ``die`` ``{"code": n, "answer": b}`` -> exits with code ``n`` (after writing this call's
+  answer when ``b`` is true, the server's last words).
+* ``stop_reading`` -> answers, then never reads stdin again (sleeps until killed).
+* ``huge`` ``{"size": n, "start": s}`` -> writes one line of ``n`` bytes that begins with
+  ``s`` (``{`` by default: it looks like JSON until its end), then answers.
 
 Fault knobs:
 
@@ -33,6 +42,7 @@ Fault knobs:
 ``--no-read``            never read stdin (and flood stderr if asked); sleep until killed.
 ``--modern``             answer ``server/discover`` as a 2026-07-28 server.
 ``--ignore-eof``         on EOF of stdin keep running (until killed); SIGTERM is ignored too.
+``--ignore-sigterm``     ignore SIGTERM (only SIGKILL ends the server).
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -94,7 +105,7 @@ def main() -> int:
     die_how = argv[argv.index("--die-how") + 1] if "--die-how" in argv else "exit"
     ignore_eof = "--ignore-eof" in argv
     modern = "--modern" in argv
-    if ignore_eof:
+    if ignore_eof or "--ignore-sigterm" in argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if "--stderr-flood" in argv:
         threading.Thread(target=flood_stderr, daemon=True).start()
@@ -200,6 +211,30 @@ def main() -> int:
                 timer = threading.Timer(float(args.get("delay", 0.1)), send, args=(notif,))
                 timer.daemon = True
                 timer.start()
+            elif name == "helper":
+                helper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
+                                          start_new_session=bool(args.get("session")))
+                answer(msg_id, str(helper.pid))
+            elif name == "die":
+                if args.get("answer"):
+                    answer(msg_id, "last words")
+                os._exit(int(args.get("code", 3)))
+            elif name == "stop_reading":
+                answer(msg_id, "not reading any more")
+                while True:
+                    time.sleep(1)
+            elif name == "huge":
+                size, start = int(args.get("size", 1_000_000)), args.get("start", "{").encode()
+                block = b"x" * (1 << 20)
+                with out_lock:
+                    out.write(start)
+                    left = size - len(start) - 1
+                    while left > 0:
+                        out.write(block[:left])
+                        left -= len(block)
+                    out.write(b"\n")
+                    out.flush()
+                answer(msg_id, "after huge")
             else:
                 send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32602, "message": f"no tool {name}"}})
         else:
