@@ -489,8 +489,8 @@ class Engine:
             self._send(message, deadline, slot)
         except RequestTimeout as exc:
             method = message["method"]
-            if not exc.delivered:
-                raise _unsent_timeout(method, timeout) from None
+            if not exc.delivered:  # (with the transport's reason: a torn write closed the connection)
+                raise _unsent_timeout(method, timeout, str(exc)) from None
             # It reached the server, whose answer did not come in time (HTTP): cancel it.
             raise self._timed_out(message["id"], method, timeout, cancel_on_timeout) from None
         except RequestCancelled:
@@ -1053,8 +1053,9 @@ def _wait_for_progress(slot: _Slot) -> None:
         slot.progress_idle.wait_for(lambda: slot.progress_queued == 0, PROGRESS_DRAIN_TIMEOUT)
 
 
-def _unsent_timeout(method: str, timeout: float | None) -> RequestTimeout:
-    return RequestTimeout(f"{method!r} could not be sent within {timeout}s", method=method, timeout=timeout)
+def _unsent_timeout(method: str, timeout: float | None, why: str = "") -> RequestTimeout:
+    because = f": {why}" if why else ""
+    return RequestTimeout(f"{method!r} could not be sent within {timeout}s{because}", method=method, timeout=timeout)
 
 
 def _wake_and_abandon(event: threading.Event, transport: Transport, request_id: Any) -> None:

@@ -261,7 +261,7 @@ def encode_message(message: Any) -> bytes:
     return "".join(chunks).encode("utf-8")
 
 
-def decode_message(data: bytes | str) -> Any:
+def decode_message(data: bytes | bytearray | str) -> Any:
     """Parse one message; a bad one raises ``ProtocolError`` with an excerpt of it.
 
     UTF-8 (the spec's encoding) is scanned directly; anything else the fast path cannot take
@@ -269,16 +269,18 @@ def decode_message(data: bytes | str) -> Any:
     ``json.loads``, whose result or error is the answer.
     """
     if _scan is not None:
+        text: str | None = None
         try:
-            text = data.decode("utf-8", "surrogatepass") if isinstance(data, bytes) else data
+            text = data if isinstance(data, str) else data.decode("utf-8", "surrogatepass")
             value, end = _scan(text, 0)
         except Exception:  # noqa: BLE001 - json.loads below gives the real answer
             pass
         else:
             if end == len(text) or _whitespace_end(text, end).end() == len(text):  # type: ignore[union-attr]
                 return value
+        del text  # json.loads decodes again: a long bad line is not held decoded twice
     try:
         return json.loads(data)
     except (ValueError, RecursionError) as exc:
-        excerpt = data[:120]
+        excerpt = bytes(data[:120]) if isinstance(data, bytearray) else data[:120]
         raise ProtocolError(f"the server sent invalid JSON ({exc}): {excerpt!r}") from exc

@@ -3,19 +3,33 @@
 from __future__ import annotations
 
 import collections
+import copy
 import json
 import logging
 import os
+import re
 import select
 import signal
 import subprocess
 import sys
 import threading
 import time
-from typing import IO, Any, Callable, Iterable, Mapping, Union
+from typing import Any, Iterable, Mapping
 
 from .._exceptions import ConnectionClosed, TransportError
 from . import _watchdog
+from ._stdio_process import (
+    EXIT_POLL_INTERVAL,
+    StderrSink,
+    Wake,
+    close_fd,
+    exit_status,
+    open_pidfd,
+    pipe_capacity,
+    pump_stderr,
+    signal_group,
+    wait,
+)
 from .base import NOTHING, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StdioTransport"]
@@ -26,6 +40,9 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_TIMEOUT = 2.0
 #: After SIGTERM to the process group, how long before SIGKILL.
 TERMINATE_TIMEOUT = 2.0
+#: After a torn write (see ``TORN_WRITE``): how long the server, which is not reading, gets
+#: after SIGTERM before SIGKILL. Short: ``close()`` waits for it.
+TORN_TERMINATE_TIMEOUT = 0.5
 #: After SIGKILL, how long we wait to reap the process.
 KILL_REAP_TIMEOUT = 2.0
 #: When stdout ends, how long we wait for the exit code and the last stderr lines.
@@ -40,9 +57,16 @@ WRITE_WAIT_SLICE = 0.25
 #: How many lines of the server's stderr are kept for error messages.
 STDERR_TAIL_LINES = 20
 
-StderrSink = Union[IO[str], logging.Logger, Callable[[str], None], None]
+#: Why the connection ends when a write runs out of time with part of its message written.
+TORN_WRITE = (
+    "a message was cut off with part of it written to the server (it had stopped reading its stdin, "
+    "and the time ran out): the server would read the rest of the stream torn, so the connection is "
+    "closed; open a new client to go on"
+)
 
 _DEFAULT_STDERR: Any = object()
+#: The blanks a line may begin with (json.decoder.WHITESPACE but the newline, which ends it).
+_line_start = re.compile(rb"[ \t\r]*").match
 
 
 class StdioTransport(Transport):
@@ -55,8 +79,13 @@ class StdioTransport(Transport):
     for error messages. The child runs in its own process group, and a watchdog ends it if
     this process dies without closing it.
 
+    The server's exit ends the connection, even while a process it started keeps its stdout
+    open: what the server wrote before it exited is still read and delivered first.
+
     Messages have no size limit short of ``max_message_bytes`` (512 MiB): one longer than that
     is logged as an error and skipped, so a server that never ends a line cannot exhaust memory.
+    A line over 64 KiB that cannot be JSON-RPC (it does not begin with ``{`` or ``[``) is
+    skipped as it arrives, never held.
 
     Raises ``TransportError`` at once, with the reason, when the command cannot start.
     """
@@ -92,10 +121,20 @@ class StdioTransport(Transport):
         self._stderr_sink = sys.stderr if stderr is _DEFAULT_STDERR else stderr
         self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._closed = False
+        self._close_reason = "the transport is closed"
         self._close_lock = threading.Lock()
+        self._closer: threading.Thread | None = None  # ends the server after a torn write
+        # Closed, or the output has ended: a read raises at once (why: _stop_error).
+        self._stopped = False
+        self._ended: ConnectionClosed | None = None  # why the output ended
         self._reading = False
         self._writing = False  # a thread is in send() or write_frames(): see close()
+        self._stdout_closed = False
+        self._poller: Any = None  # what reads wait with: stdout, the process, close()
+        self._wake: Wake | None = None
         try:
+            if hasattr(select, "poll"):
+                self._wake = Wake()  # set by close(): a read waiting in poll() ends at once
             merged_env = _merge_env(env)
             self._proc = subprocess.Popen(
                 self.cmd,
@@ -107,6 +146,8 @@ class StdioTransport(Transport):
                 start_new_session=True,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            if self._wake is not None:
+                self._wake.close()
             raise TransportError(f"cannot start {self.cmd[0]!r}: {exc}") from exc
         self._config = _config_digest(self.cmd, merged_env, cwd)
         self._owner = os.getpid()
@@ -117,15 +158,28 @@ class StdioTransport(Transport):
         self._stdout = self._proc.stdout
         self._stdout_fd = self._stdout.fileno()
         self._partial = bytearray()  # the start of a line whose end has not arrived yet
-        self._lines: collections.deque[bytes] = collections.deque()
+        self._lines: collections.deque[bytes | bytearray] = collections.deque()
         self.max_message_bytes = max_message_bytes
         self._skipping = False  # inside a message over the size limit, until its newline
-        self._poller: Any = None  # what receive_within waits with
-        if self.inline_reads:
+        # Readable once the server has exited (-1: no pidfd here; reads look at the process
+        # every EXIT_POLL_INTERVAL instead), and what came after: see _exited.
+        self._pidfd = -1
+        self._exit_read = False  # what the server left in stdout when it exited has been read
+        self._exit_eof = False  # and the end of output came with it
+        self._exit_looked = 0.0  # (without a pidfd) when the process was last looked at
+        if self._wake is not None:
+            self._pidfd = open_pidfd(self._proc.pid)
             self._poller = select.poll()
-            self._poller.register(self._stdout_fd, select.POLLIN)
+            self._poller.register(self._stdout_fd, select.POLLIN)  # first: poll() names it first
+            if self._pidfd >= 0:
+                self._poller.register(self._pidfd, select.POLLIN)
+            self._poller.register(self._wake.fd, select.POLLIN)
         self._stderr_thread = threading.Thread(
-            target=self._pump_stderr, name="mcpclient-stderr", daemon=True
+            target=pump_stderr,
+            args=(self._proc, open_pidfd(self._proc.pid) if self._pidfd >= 0 else -1, self._stderr_sink,
+                  self._stderr_tail),
+            name="mcpclient-stderr",
+            daemon=True,
         )
         self._stderr_thread.start()
 
@@ -163,10 +217,14 @@ class StdioTransport(Transport):
     batched_writes = _ATOMIC_WRITE > 0
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+        """Write one message within ``timeout``. ``TimeoutError`` when the server does not
+        read it in time: nothing of it was written, or part of it was, and then the connection
+        is closed (``TORN_WRITE``: the server would read a torn message), the server ended on
+        a thread of its own and every later call fails with ``ConnectionClosed`` saying so."""
         self._writing = True  # before looking at _closed: close() looks at it after setting _closed
         try:
             if self._closed:
-                raise ConnectionClosed("the transport is closed")
+                raise ConnectionClosed(self._close_reason)
             self._write(encode_message(message) + b"\n", timeout)
         finally:
             self._done_writing()
@@ -194,28 +252,31 @@ class StdioTransport(Transport):
                 except BlockingIOError:
                     pass
                 if self._closed:  # close() came while we waited for room: stdin is ours to close
-                    raise ConnectionClosed("the transport is closed")
+                    raise ConnectionClosed(self._close_reason)
                 # The pipe is full: the server is not reading. Wait for room, within the deadline,
                 # a slice at a time, so that close() ends the wait within a slice.
                 left = None if deadline is None else deadline - time.monotonic()
                 if left is None or left > 0:
-                    _wait_writable(self._stdin_fd, WRITE_WAIT_SLICE if left is None else min(left, WRITE_WAIT_SLICE))
+                    slice_ = WRITE_WAIT_SLICE if left is None else min(left, WRITE_WAIT_SLICE)
+                    if not _wait_writable(self._stdin_fd, slice_) and self._proc.poll() is not None:
+                        # The server has exited; a process it started holds its stdin, unread.
+                        raise self._exit_error("the server stopped reading its stdin")
                     continue
                 if written == 0:
                     raise TimeoutError("the server is not reading its stdin")
-                # Half a message is on the pipe: the stream can never be valid again.
-                self._writing = False
-                self.close()
-                raise ConnectionClosed("the server stopped reading its stdin mid-message")
-        except TimeoutError:  # (an OSError, but not a failure of the pipe: nothing was written)
+                # Half a message is on the pipe: the stream can never be valid again. The caller
+                # goes at its deadline; ending the server is another thread's work.
+                self._tear(TORN_WRITE)
+                raise TimeoutError(TORN_WRITE)
+        except (TimeoutError, ConnectionClosed):  # (OSErrors, but not failures of the pipe)
             raise
         except (BrokenPipeError, ConnectionResetError) as exc:
             raise self._exit_error("the server closed its stdin") from exc
         except ValueError as exc:  # fd closed under us by close()
-            raise ConnectionClosed("the transport is closed") from exc
+            raise ConnectionClosed(self._close_reason) from exc
         except OSError as exc:
             if self._closed:
-                raise ConnectionClosed("the transport is closed") from exc
+                raise ConnectionClosed(self._close_reason) from exc
             raise TransportError(f"cannot write to the server: {exc}") from exc
 
     def frame(self, message: dict[str, Any]) -> bytes | None:
@@ -244,8 +305,7 @@ class StdioTransport(Transport):
                 break
             if written != size:  # POSIX forbids it on a pipe; the stream would be broken
                 log.error("a write of %d bytes to the server's stdin was cut short; closing", size)
-                self._writing = False
-                self.close()
+                self._tear(TORN_WRITE)
                 break
             done = end
         return done
@@ -265,60 +325,127 @@ class StdioTransport(Transport):
     def _receive(self, deadline: float | None, spin: float = 0.0) -> Any:
         self._reading = True
         try:
-            if self._closed:  # after setting _reading: close() looks at it after setting _closed
-                raise ConnectionClosed("the transport is closed")
+            if self._stopped:  # after setting _reading: close() looks at it after setting _closed
+                raise self._stop_error()
             lines = self._lines
             while True:
                 if not lines:
                     if deadline is not None:
-                        wait = deadline - time.monotonic()
-                        if wait <= 0 or not self._readable(wait, spin):
+                        wait_for = deadline - time.monotonic()
+                        if wait_for <= 0 or not self._readable(wait_for, spin):
                             return NOTHING
                         spin = 0.0  # once a call: the rest of a long message is waited for
-                    if not self._read_chunk():
-                        self._close_stdout()
-                        raise self._exit_error("the server closed its stdout")
+                    elif self._poller is not None:
+                        self._readable(None)  # (returns once there is something, or raises)
+                    if not lines and not self._read_chunk():  # (_exited may have filled lines)
+                        raise self._end_of_output("the server closed its stdout")
                     continue
                 line = lines.popleft()
                 if line and not line.isspace():  # (isspace stops at the first non-blank)
                     return decode_message(line)
         finally:
             self._reading = False
+            if self._stopped:  # closed (close() left stdout to us) or ended: nothing reads it again
+                self._close_stdout()
 
-    def _readable(self, timeout: float, spin: float = 0.0) -> bool:
-        """Wait until stdout has something to read (or has ended), for at most ``timeout``,
-        the first ``spin`` seconds of it without sleeping."""
+    def _readable(self, timeout: float | None, spin: float = 0.0) -> bool:
+        """Wait until stdout has something to read (or has ended), for at most ``timeout``
+        (None: no limit), the first ``spin`` seconds of it without sleeping. True once there
+        is (or lines are buffered, see ``_exited``), False when the time ran out; raises
+        ``ConnectionClosed`` once the transport is closed, or the server has exited and all
+        it wrote has been read.
+
+        The same ``poll()`` waits on the server's pidfd and on the wake ``close()`` sets: when
+        it returns for stdout alone (the usual case) that is one look at its result.
+        """
         poll = self._poller.poll
-        if spin > 0.0:
+        stdout_fd = self._stdout_fd
+        if spin > 0.0 and timeout is not None:
             # A poll that does not wait, again and again: when the answer comes within
             # microseconds, the wake-up of a sleeping thread (and of an idle CPU) is saved.
             clock = time.perf_counter
             end = clock() + min(spin, timeout)
             while True:
-                if poll(0):
-                    return True
+                events = poll(0)
+                if events:
+                    return (len(events) == 1 and events[0][0] == stdout_fd) or self._woken(events)
                 if clock() >= end:
                     break
             timeout -= spin
             if timeout <= 0:
                 return False
+        if self._pidfd < 0 and (timeout is None or timeout > EXIT_POLL_INTERVAL):
+            return self._readable_looking(timeout)
         # Rounded up: a poll that returns a hair before the deadline would only come back here.
-        return bool(poll(int(timeout * 1000) + 1))
+        events = poll(-1 if timeout is None else int(timeout * 1000) + 1)
+        if not events:
+            return False
+        return (len(events) == 1 and events[0][0] == stdout_fd) or self._woken(events)
+
+    def _readable_looking(self, timeout: float | None) -> bool:
+        """``_readable`` without a pidfd: waits of at most ``EXIT_POLL_INTERVAL``, with a look
+        at the process after each that found nothing, and at least once an interval."""
+        if self._exit_read:
+            return self._exited()
+        poll = self._poller.poll
+        end = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = EXIT_POLL_INTERVAL if end is None else min(EXIT_POLL_INTERVAL, end - time.monotonic())
+            if left <= 0:
+                return False
+            events = poll(int(left * 1000) + 1)
+            now = time.monotonic()
+            if not events or now - self._exit_looked >= EXIT_POLL_INTERVAL:
+                self._exit_looked = now
+                if self._proc.poll() is not None:
+                    return self._exited()
+            if events:
+                return self._woken(events)
+
+    def _woken(self, events: list[tuple[int, int]]) -> bool:
+        """``poll()`` returned for more than stdout: ``close()`` (the wake), or the server's
+        exit (its pidfd). True if stdout can be read after all; else raises, as ``_readable``."""
+        if self._stopped:
+            raise self._stop_error()
+        if self._pidfd >= 0 and any(fd == self._pidfd for fd, _ in events):
+            return self._exited()
+        return any(fd == self._stdout_fd for fd, _ in events)
+
+    def _exited(self) -> bool:
+        """The server process has exited: what it wrote before is in the pipe now. Read that
+        (at most what the pipe holds, however much a process it started goes on writing) and
+        return True while lines are buffered; then raise ``ConnectionClosed`` with the exit
+        status, saying when another process still holds the pipe."""
+        if not self._exit_read:
+            self._exit_read = True
+            left = pipe_capacity(self._stdout_fd)
+            while left > 0 and any(fd == self._stdout_fd for fd, _ in self._poller.poll(0)):
+                if not self._read_chunk():
+                    self._exit_eof = True
+                    break
+                left -= READ_SIZE
+            if not self._exit_eof and self._partial and not self._skipping:
+                self._lines.append(self._partial)  # a last message without its newline
+                self._partial = bytearray()
+            if self._lines:
+                return True
+        raise self._end_of_output("the server closed its stdout" if self._exit_eof else None)
 
     def _read_chunk(self) -> bool:
         """Read what the pipe holds (up to 64 KiB at a time) into whole lines and a partial one;
         False at the end of the output.
 
         Large reads instead of ``readline()``'s 8 KiB ones: a 10 MB message takes a handful of
-        system calls, and a partial line grows in place, so long lines cost linear time.
+        system calls, and a partial line grows in place and is handed over as it is once its
+        end comes, so a long line costs linear time and is held once.
         """
         try:
             chunk = os.read(self._stdout_fd, READ_SIZE)
         except (OSError, ValueError) as exc:
             raise self._exit_error(f"cannot read from the server: {exc}") from exc
         if not chunk:  # end of output: a last message may lack its newline
-            rest, self._partial = bytes(self._partial), bytearray()
-            if not (rest.strip() and not self._skipping):
+            rest, self._partial = self._partial, bytearray()
+            if self._skipping or not rest or rest.isspace():
                 return False
             self._lines.append(rest)  # the next read finds the end again
             return True
@@ -331,8 +458,15 @@ class StdioTransport(Transport):
                 return True
         end = chunk.rfind(b"\n")
         if end < 0:
-            self._partial += chunk
-            if len(self._partial) > self.max_message_bytes:
+            partial = self._partial
+            partial += chunk
+            if len(partial) > READ_SIZE >= len(partial) - len(chunk) and not _may_be_json(partial):
+                log.warning(
+                    "the server sent a line of over %d bytes that is not JSON-RPC (it begins %r); "
+                    "skipping it", READ_SIZE, bytes(partial[:40])
+                )
+                self._partial, self._skipping = bytearray(), True
+            elif len(partial) > self.max_message_bytes:
                 log.error(
                     "the server sent a message over %d bytes without a newline; skipping it "
                     "(raise max_message_bytes if that is expected)", self.max_message_bytes
@@ -343,64 +477,87 @@ class StdioTransport(Transport):
             self._lines.append(chunk)  # the common case: exactly one whole message
             return True
         if self._partial:
-            self._partial += chunk[:end]
-            self._lines.extend(bytes(self._partial).split(b"\n"))
+            first = chunk.find(b"\n")
+            line = self._partial
+            line += chunk[:first]
+            self._lines.append(line)  # the line itself, not a copy: a long one is held once
+            if first < end:
+                self._lines.extend(chunk[first + 1 : end].split(b"\n"))
         else:
             self._lines.extend(chunk[:end].split(b"\n"))
         self._partial = bytearray(chunk[end + 1 :])
         return True
 
-    def _exit_error(self, what: str) -> ConnectionClosed:
+    def _end_of_output(self, what: str | None) -> ConnectionClosed:
+        """The output has ended (``what`` happened; None: the server exited while another
+        process holds its stdout): the error for this read and every later one."""
+        error = self._exit_error(what)
+        self._ended = error
+        self._stopped = True  # (the reading thread closes stdout on its way out)
+        return error
+
+    def _stop_error(self) -> ConnectionClosed:
+        if self._ended is not None and not self._closed:
+            return copy.copy(self._ended)
+        return ConnectionClosed(self._close_reason)
+
+    def _exit_error(self, what: str | None) -> ConnectionClosed:
         if self._closed:
-            return ConnectionClosed("the transport is closed")
+            return ConnectionClosed(self._close_reason)
         try:
             code = self._proc.wait(EXIT_REPORT_TIMEOUT)
         except subprocess.TimeoutExpired:
             code = None
         self._stderr_thread.join(EXIT_REPORT_TIMEOUT)
-        if code is None:
+        if what is None:
+            reason = f"{exit_status(code)}; a process it started still holds its output pipe"
+        elif code is None:
             reason = f"{what} (the process is still running)"
-        elif code < 0:
-            reason = f"{what}: the server was killed by signal {_signal_name(-code)}"
         else:
-            reason = f"{what}: the server exited with code {code}"
+            reason = f"{what}: {exit_status(code)}"
         return ConnectionClosed(reason, exit_code=code, stderr_tail="\n".join(self._stderr_tail))
-
-    def _pump_stderr(self) -> None:
-        stream = self._proc.stderr
-        assert stream is not None
-        sink = self._stderr_sink
-        try:
-            for raw in iter(stream.readline, b""):
-                line = raw.decode("utf-8", "replace").rstrip("\r\n")
-                self._stderr_tail.append(line)
-                if sink is None:
-                    continue
-                try:
-                    if isinstance(sink, logging.Logger):
-                        sink.info("%s", line)
-                    elif callable(sink):
-                        sink(line)
-                    else:
-                        sink.write(line + "\n")
-                except Exception:  # a broken sink must not stop the draining
-                    sink = None
-        except (OSError, ValueError):
-            pass
-        finally:
-            try:
-                stream.close()
-            except OSError:
-                pass
 
     # -- closing ----------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close stdin, let the server exit, then terminate and kill its process group."""
+        """Close stdin, let the server exit, then terminate and kill its process group.
+
+        A read waiting on another thread ends at once. After a torn write (see ``send``) the
+        server is being ended already, on a thread of its own: this waits for that.
+        """
+        if self._stop("the transport is closed"):
+            self._end_server(EXIT_GRACE_TIMEOUT)
+            return
+        closer = self._closer
+        if closer is not None and closer is not threading.current_thread():
+            closer.join(TORN_TERMINATE_TIMEOUT + KILL_REAP_TIMEOUT)
+
+    def _tear(self, reason: str) -> None:
+        """Half a message is on stdin: close the transport (``reason`` says why to every later
+        call), and end the server on another thread, at once (it is not reading: the end of
+        its input would tell it nothing), so the writer returns at its deadline."""
+        closer = threading.Thread(target=self._end_server, args=(0.0, TORN_TERMINATE_TIMEOUT),
+                                  name="mcpclient-closer", daemon=True)
+        self._stop(reason, closer)
+
+    def _stop(self, reason: str, closer: threading.Thread | None = None) -> bool:
+        """Mark the transport closed, once (False after that), and wake a read waiting for
+        stdout; ``closer``, if given, is started to end the server."""
         with self._close_lock:
             if self._closed:
-                return
-            self._closed = True
+                return False
+            self._closed = self._stopped = True
+            self._close_reason = reason
+            if closer is not None:
+                self._closer = closer
+                closer.start()
+        if self._wake is not None and os.getpid() == self._owner:  # (a forked child's is the parent's)
+            self._wake.set()
+        return True
+
+    def _end_server(self, grace: float, terminate: float = TERMINATE_TIMEOUT) -> None:
+        """Let the server exit within ``grace`` of the end of its input, then SIGTERM its
+        process group, and SIGKILL it ``terminate`` later."""
         proc = self._proc
         if os.getpid() != self._owner:
             # A forked child: the server is the parent's. Drop our copy of its stdin (so it still
@@ -413,16 +570,16 @@ class StdioTransport(Transport):
             # waiting for room could be reused by the next file opened, and the rest of the
             # message would land there.
             self._close_stdin()
-        if not _wait(proc, EXIT_GRACE_TIMEOUT):
-            _signal_group(proc, signal.SIGTERM)
-            if not _wait(proc, TERMINATE_TIMEOUT):
-                _signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
-                if not _wait(proc, KILL_REAP_TIMEOUT):
+        if not wait(proc, grace):
+            signal_group(proc, signal.SIGTERM)
+            if not wait(proc, terminate):
+                signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+                if not wait(proc, KILL_REAP_TIMEOUT):
                     log.warning("server process %d did not die after SIGKILL", proc.pid)
         # Whatever the leader left in its group (grandchildren) goes too.
-        _signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+        signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
         _watchdog.forget(proc.pid)
-        if not self._reading:
+        if not self._reading:  # else the reader closes it on its way out
             self._close_stdout()
 
     def _close_stdin(self) -> None:
@@ -432,10 +589,24 @@ class StdioTransport(Transport):
             pass
 
     def _close_stdout(self) -> None:
+        """Close our end of stdout and what reads wait on with it, once."""
+        with self._close_lock:
+            if self._stdout_closed:
+                return
+            self._stdout_closed = True
         try:
             self._stdout.close()
         except (OSError, ValueError):
             pass
+        close_fd(self._pidfd)
+        if self._wake is not None:
+            self._wake.close()
+
+
+def _may_be_json(line: bytearray) -> bool:
+    """Whether a line may be a JSON-RPC message (an object or a batch), by its first non-blank."""
+    start = _line_start(line).end()  # type: ignore[union-attr]  # (always matches)
+    return start == len(line) or line[start] in b"{["
 
 
 def _merge_env(env: Mapping[str, str] | Iterable[str] | None) -> dict[str, str] | None:
@@ -468,27 +639,3 @@ def _wait_writable(fd: int, timeout: float | None) -> bool:
     events = poller.poll(None if timeout is None else max(0, int(timeout * 1000)))
     return bool(events)
 
-
-def _wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
-    try:
-        proc.wait(timeout)
-        return True
-    except subprocess.TimeoutExpired:
-        return False
-
-
-def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(proc.pid, sig)
-        else:  # pragma: no cover - Windows
-            proc.send_signal(sig)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return str(number)

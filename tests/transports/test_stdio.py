@@ -234,7 +234,7 @@ def test_a_message_over_the_size_limit_is_skipped_with_an_error(caplog):
     script = (
         "import sys, json\n"
         "line = sys.stdin.readline(); rid = json.loads(line)['id']\n"
-        "sys.stdout.write('x' * 300000 + '\\n')\n"
+        "sys.stdout.write('{\"a\": \"' + 'x' * 300000 + '\\n')\n"  # (it may be JSON until its end)
         "sys.stdout.write(json.dumps({'jsonrpc': '2.0', 'id': rid, 'result': {\n"
         "  'protocolVersion': '2025-11-25', 'capabilities': {}, 'serverInfo': {'name': 'ok'}}}) + '\\n')\n"
         "sys.stdout.flush(); sys.stdin.read()\n"
