@@ -118,6 +118,26 @@ def test_what_the_server_wrote_before_it_exited_arrives_and_then_its_exit_ends_t
         kill(helper_pid)
 
 
+def test_a_write_waiting_on_a_full_pipe_ends_when_the_server_dies_and_its_helper_holds_stdin(watch, usage):
+    client, lines = open_client("legacy")
+    helper_pid = None
+    try:
+        helper_pid = int(client.call_tool("helper", {"session": True}).text)
+        client.call_tool("stop_reading")
+        writing = BackgroundCall(client, "echo", {"text": "x" * 1_000_000})  # timeout=None
+        time.sleep(0.3)  # (had the server died before the write began, it would fail all the same)
+        start = time.monotonic()
+        os.kill(client.transport.pid, signal.SIGKILL)
+        error = writing.released_within(start)
+        assert isinstance(error, ConnectionClosed) and "SIGKILL" in str(error), error
+        assert pid_alive(helper_pid)
+        closed_within(client)
+        usage.assert_released()
+    finally:
+        client.close()
+        kill(helper_pid)
+
+
 # -- a server that stopped reading its stdin, sent more than a pipe holds --------------------
 
 
