@@ -23,6 +23,18 @@ replays it offline afterwards (the ``mcp_recording`` fixture does it per test).
 from ._connection import Context
 from ._expect import Call, Expectation
 from ._fake import FakeServer
+from ._in_process import InProcessTransport, connect_in_process
 from ._recording import Matcher, RecordingTransport, ReplayTransport, recorded
 
-__all__ = ["Call", "Context", "Expectation", "FakeServer", "Matcher", "RecordingTransport", "ReplayTransport", "recorded"]
+__all__ = [
+    "Call",
+    "Context",
+    "Expectation",
+    "FakeServer",
+    "InProcessTransport",
+    "Matcher",
+    "RecordingTransport",
+    "ReplayTransport",
+    "connect_in_process",
+    "recorded",
+]

@@ -1,0 +1,447 @@
+"""mcpclient.testing.InProcessTransport: the sync Client against real server objects in-process.
+
+The official-SDK server is the suite's own ``tests/servers/sdk_server.py`` (``build_server``),
+loaded into this process instead of run as a child, and checked with the same
+``tests/interop/suite.py`` checks as over stdio and HTTP, in both eras. The FastMCP server is
+written here. No subprocess and no socket is involved anywhere.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import sys
+import threading
+import time
+import warnings
+from typing import Any
+
+import pytest
+
+from mcpclient import (
+    CancelToken,
+    Client,
+    ClientClosedError,
+    ConnectionClosed,
+    CreateMessageResult,
+    ElicitationResult,
+    RequestCancelled,
+    RequestTimeout,
+    RPCError,
+    ToolError,
+)
+from mcpclient.testing import InProcessTransport, connect_in_process
+from tests.conftest import SERVERS, child_pids
+from tests.interop import suite
+from tests.interop.peer import Peer
+
+pytest.importorskip("mcp", reason="needs the official mcp SDK (pip install 'mcpclient[inprocess]')")
+
+#: What the client asks for: the handshake era, and the 2026-07-28 era (the SDK's servers
+#: serve both on one connection; the first request decides).
+ERAS = {"legacy": ("legacy", "2025-11-25"), "modern": ("2026-07-28", "2026-07-28")}
+
+
+def _load_sdk_server() -> Any:
+    spec = importlib.util.spec_from_file_location("inprocess_sdk_server", SERVERS / "sdk_server.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its annotations are resolved through the module
+    with warnings.catch_warnings():  # its module-level filters stay its own
+        spec.loader.exec_module(module)
+    return module
+
+
+sdk_server = _load_sdk_server()
+
+try:
+    import fastmcp
+    from fastmcp import Context as FastContext  # resolved from this module's globals
+except ImportError:  # the FastMCP tests skip
+    fastmcp = None
+
+
+@pytest.fixture(params=sorted(ERAS))
+def era(request: pytest.FixtureRequest) -> tuple[str, str]:
+    return ERAS[request.param]
+
+
+@pytest.fixture
+def sdk(era):
+    """A client with every handler (a ``Peer``) on a fresh official-SDK ``MCPServer`` object."""
+    protocol, _ = era
+    peer = Peer()
+    client = Client(InProcessTransport(sdk_server.build_server(False)), timeout=10, protocol=protocol)
+    peer.install(client)
+    client.initialize()
+    yield client, peer
+    client.close()
+
+
+def build_fastmcp() -> Any:
+    if fastmcp is None:
+        pytest.skip("needs fastmcp (the test extra)")
+    from fastmcp.exceptions import ToolError as FastToolError
+
+    server = fastmcp.FastMCP("fast-inproc", instructions="in-process FastMCP")
+
+    @server.tool
+    def add(a: int, b: int) -> int:
+        """Add two integers."""
+        return a + b
+
+    @server.tool
+    def fail() -> str:
+        raise FastToolError("this tool always fails")
+
+    @server.tool
+    def explode() -> str:
+        raise RuntimeError("boom inside the tool")
+
+    @server.tool
+    async def slow(ctx: FastContext, steps: int = 3, seconds: float = 0.3) -> str:
+        import anyio
+
+        for i in range(steps):
+            await anyio.sleep(seconds / steps)
+            await ctx.report_progress(i + 1, steps, f"step {i + 1}")
+        return f"done after {steps} steps"
+
+    @server.tool
+    async def hang() -> str:
+        import anyio
+
+        await anyio.sleep_forever()
+        return "never"
+
+    @server.tool
+    async def sample(ctx: FastContext, prompt: str) -> str:
+        # Server-initiated sampling is not in FastMCP's authoring API: through the SDK session.
+        import mcp.types as types
+
+        message = types.SamplingMessage(role="user", content=types.TextContent(type="text", text=prompt))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = await ctx.session.create_message(messages=[message], max_tokens=50,
+                                                      related_request_id=ctx.request_id)
+        return str(result.content.text)
+
+    @server.tool
+    async def ask_name(ctx: FastContext) -> str:
+        answer = await ctx.elicit("What is your name?", response_type=str)
+        return f"{answer.action} {getattr(answer, 'data', None)}"
+
+    @server.resource("data://greeting")
+    def greeting() -> str:
+        return "hello from fastmcp"
+
+    @server.prompt
+    def review(code: str) -> str:
+        """Review some code."""
+        return f"Please review: {code}"
+
+    return server
+
+
+@pytest.fixture
+def fast():
+    server = build_fastmcp()
+    peer = Peer()
+    client = Client(InProcessTransport(server), timeout=10, protocol="legacy")
+    peer.install(client)
+    client.initialize()
+    yield client, peer
+    client.close()
+
+
+def _mcpclient_threads() -> list[str]:
+    return [t.name for t in threading.enumerate() if t.name.startswith("mcpclient-in-process")]
+
+
+# -- the official SDK's MCPServer, through the interop suite, in both eras ---------------------
+
+
+def test_the_handshake_and_era_match_what_the_client_asked_for(sdk, era):
+    client, _ = sdk
+    suite.check_handshake(client)
+    assert client.protocol_version == era[1]
+
+
+@pytest.mark.parametrize("check", [
+    suite.check_ping, suite.check_list_tools, suite.check_text_tool, suite.check_structured_tool,
+    suite.check_image_tool, suite.check_error_tool, suite.check_tool_errors_are_results,
+    suite.check_progress_reports, suite.check_mixed_content, suite.check_resources,
+    suite.check_resource_templates, suite.check_read_missing_resource, suite.check_prompts,
+    suite.check_get_prompt, suite.check_completions,
+])
+def test_sdk_server_calls(sdk, check):
+    check(sdk[0])
+
+
+@pytest.mark.parametrize("check", [
+    suite.check_sampling, suite.check_elicitation_accepted, suite.check_elicitation_declined,
+    suite.check_roots,
+])
+def test_sdk_server_requests_reach_the_clients_handlers(sdk, check):
+    check(*sdk)
+
+
+def test_a_legacy_server_request_travels_as_a_request_to_the_handler(sdk, era):
+    """In the handshake era the server sends ``sampling/createMessage`` itself (in the 2026
+    era it is an ``input_required`` result retried by the client): both reach the handler."""
+    client, peer = sdk
+    assert client.call_tool("sample", {"prompt": "hi"}).text == peer.reply
+    assert len(peer.sampling_requests) == 1
+
+
+def test_a_timed_out_call_is_cancelled_on_the_server_and_the_client_stays_usable(sdk):
+    client, _ = sdk
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout):
+        client.call_tool("slow", {"seconds": 30, "steps": 30}, timeout=0.3)
+    assert time.monotonic() - started < 3
+    assert client.call_tool("echo", {"text": "still here"}).text == "still here"
+
+
+def test_a_cancelled_call_raises_request_cancelled_at_once(sdk):
+    client, _ = sdk
+    token = CancelToken()
+    threading.Timer(0.2, token.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(RequestCancelled):
+        client.call_tool("slow", {"seconds": 30, "steps": 30}, cancel=token)
+    assert time.monotonic() - started < 3
+    assert client.call_tool("echo", {"text": "after"}).text == "after"
+
+
+def test_connect_in_process_returns_an_initialized_client_with_handlers():
+    server = sdk_server.build_server(False)
+    with connect_in_process(server, timeout=10, protocol="legacy",
+                            sampling_handler=lambda request: CreateMessageResult(
+                                role="assistant", content={"type": "text", "text": "four"}, model="m")) as client:
+        assert client.server_info.name == "sdk-test-server"
+        assert client.call_tool("sample", {"prompt": "2+2?"}).text == "four"
+
+
+def test_the_lowlevel_server_object_is_accepted():
+    server = sdk_server.build_server(False)
+    with connect_in_process(server._lowlevel_server, timeout=10) as client:
+        assert client.call_tool("add", {"a": 2, "b": 3}).structured_content == {"result": 5}
+
+
+# -- FastMCP -----------------------------------------------------------------------------------
+
+
+def test_fastmcp_tools_structured_output_and_errors(fast):
+    client, _ = fast
+    assert client.server_info.name == "fast-inproc"
+    assert {tool.name for tool in client.list_tools()} >= {"add", "fail", "explode", "slow"}
+    result = client.call_tool("add", {"a": 2, "b": 40})
+    assert result.structured_content == {"result": 42} and result.text == "42"
+    failed = client.call_tool("fail")
+    assert failed.is_error and "this tool always fails" in failed.text
+    with pytest.raises(ToolError):
+        client.call_tool("fail").raise_for_error()
+
+
+def test_fastmcp_a_tool_that_raises_is_an_error_result_and_the_server_lives_on(fast):
+    client, _ = fast
+    result = client.call_tool("explode")
+    assert result.is_error
+    assert client.call_tool("add", {"a": 1, "b": 1}).structured_content == {"result": 2}
+
+
+def test_fastmcp_resources_and_prompts(fast):
+    client, _ = fast
+    assert [r.uri for r in client.list_resources()] == ["data://greeting"]
+    [contents] = client.read_resource("data://greeting")
+    assert contents.text == "hello from fastmcp"
+    (prompt,) = client.list_prompts()
+    assert prompt.name == "review"
+    _, messages = client.get_prompt("review", {"code": "x = 1"})
+    assert "Please review: x = 1" in messages[0].content[0].text
+
+
+def test_fastmcp_sampling_and_elicitation_reach_the_clients_handlers(fast):
+    client, peer = fast
+    assert client.call_tool("sample", {"prompt": "2+2?"}).text == peer.reply
+    assert len(peer.sampling_requests) == 1
+    peer.elicitation = ElicitationResult(action="accept", content={"value": "Ann"})
+    assert client.call_tool("ask_name").text == "accept Ann"
+
+
+def test_fastmcp_progress_notifications_reach_on_progress(fast):
+    client, _ = fast
+    reports: list[tuple[float, Any, Any]] = []
+    done = threading.Event()
+
+    def on_progress(progress: float, total: Any, message: Any) -> None:
+        reports.append((progress, total, message))
+        if len(reports) == 3:
+            done.set()
+
+    assert client.call_tool("slow", {"steps": 3}, on_progress=on_progress).text == "done after 3 steps"
+    assert done.wait(5), reports
+    assert sorted(reports) == [(1.0, 3.0, "step 1"), (2.0, 3.0, "step 2"), (3.0, 3.0, "step 3")]
+
+
+def test_fastmcp_a_hanging_tool_ends_at_the_calls_timeout(fast):
+    client, _ = fast
+    started = time.monotonic()
+    with pytest.raises(RequestTimeout):
+        client.call_tool("hang", timeout=0.3)
+    assert time.monotonic() - started < 2.5
+    assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"result": 3}
+
+
+# -- endings -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [lambda: sdk_server.build_server(False), build_fastmcp], ids=["sdk", "fastmcp"])
+def test_close_with_calls_pending_ends_them_and_the_thread_within_two_seconds(make):
+    client = connect_in_process(make(), timeout=30, protocol="legacy")
+    errors: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            client.call_tool("slow" if "slow" in {t.name for t in client.list_tools()} else "hang",
+                             {"seconds": 30, "steps": 30})
+        except BaseException as exc:  # noqa: BLE001 - collected for the assertion
+            errors.append(exc)
+
+    callers = [threading.Thread(target=call) for _ in range(3)]
+    for caller in callers:
+        caller.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    client.close()
+    for caller in callers:
+        caller.join(3)
+    assert time.monotonic() - started < 2
+    assert len(errors) == 3 and not any(caller.is_alive() for caller in callers)
+    assert _mcpclient_threads() == []
+
+
+def test_no_thread_is_left_after_close():
+    before = set(threading.enumerate())
+    with connect_in_process(sdk_server.build_server(False), timeout=10) as client:
+        client.call_tool("slow", {"seconds": 0.1, "steps": 1})
+        assert _mcpclient_threads()
+    end = time.monotonic() + 2
+    while time.monotonic() < end and set(threading.enumerate()) - before:
+        time.sleep(0.02)
+    assert [t.name for t in set(threading.enumerate()) - before] == []
+
+
+def _crashing_server() -> Any:
+    """A low-level SDK server whose ``crash`` tool makes the server itself fail (its lifespan's
+    task group raises), as a bug outside any handler would: the connection ends."""
+    import anyio
+    import mcp.types as types
+    from mcp.server.lowlevel import Server
+
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: Any) -> Any:
+        state["crash"] = anyio.Event()
+
+        async def crash_when_asked() -> None:
+            await state["crash"].wait()
+            raise RuntimeError("the server crashed")
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(crash_when_asked)
+            yield {}
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        if params.name == "crash":
+            state["crash"].set()
+            await anyio.sleep_forever()
+        raise RuntimeError(f"the tool {params.name} failed")
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        return types.ListToolsResult(tools=[types.Tool(name=name, input_schema={"type": "object"})
+                                            for name in ("crash", "fails")])
+
+    return Server("crasher", lifespan=lifespan, on_call_tool=call_tool, on_list_tools=list_tools)
+
+
+def test_a_tool_that_raises_is_an_error_reply_and_the_server_lives_on():
+    with connect_in_process(_crashing_server(), timeout=10, protocol="legacy") as client:
+        with pytest.raises(RPCError, match="the tool fails failed"):
+            client.call_tool("fails")
+        client.ping()
+
+
+def test_a_server_that_fails_ends_the_pending_call_with_connection_closed_at_once():
+    client = connect_in_process(_crashing_server(), timeout=30, protocol="legacy")
+    try:
+        started = time.monotonic()
+        # The SDK's dispatcher answers what it still holds with -32000 "Connection closed" as
+        # it goes down; what comes after is the connection's end, with the reason.
+        with pytest.raises((RPCError, ConnectionClosed)):
+            client.call_tool("crash")
+        assert time.monotonic() - started < 3
+        with pytest.raises((ConnectionClosed, ClientClosedError), match="the server crashed"):
+            client.call_tool("fails")
+    finally:
+        client.close()
+    assert _mcpclient_threads() == []
+
+
+def test_a_server_that_fails_at_start_up_is_reported_at_connect():
+    import mcp.server.lowlevel
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: Any) -> Any:
+        raise RuntimeError("no database")
+        yield {}
+
+    started = time.monotonic()
+    with pytest.raises(ConnectionClosed, match="no database"):
+        connect_in_process(mcp.server.lowlevel.Server("broken", lifespan=lifespan), timeout=10)
+    assert time.monotonic() - started < 3
+    assert _mcpclient_threads() == []
+
+
+def test_a_transport_nobody_closed_stops_its_server_when_collected():
+    import gc
+
+    transport = InProcessTransport(sdk_server.build_server(False))
+    thread = transport._loop.thread
+    assert thread.is_alive()
+    del transport
+    gc.collect()
+    thread.join(2)
+    assert not thread.is_alive()
+
+
+def test_send_after_close_raises_connection_closed_and_close_is_idempotent():
+    transport = InProcessTransport(sdk_server.build_server(False))
+    transport.close()
+    transport.close()
+    with pytest.raises(ConnectionClosed):
+        transport.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    with pytest.raises(ConnectionClosed):
+        transport.receive()
+
+
+def test_an_object_that_is_no_server_is_refused():
+    with pytest.raises(TypeError, match="MCPServer"):
+        InProcessTransport(object())
+
+
+def test_no_subprocess_is_started():
+    before = child_pids()
+    with connect_in_process(sdk_server.build_server(False), timeout=10) as client:
+        client.call_tool("echo", {"text": "x"})
+        assert child_pids() - before == set()
+
+
+def test_importing_mcpclient_imports_neither_sdk():
+    import subprocess
+
+    code = "import mcpclient, mcpclient.testing, sys; print(sorted(m for m in ('mcp', 'fastmcp', 'anyio') if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.strip() == "[]"
