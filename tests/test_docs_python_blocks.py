@@ -40,7 +40,7 @@ NOT_RUN = re.compile(r"<!--\s*not run:\s*(.+?)\s*-->")
 #: installed is skipped, never one needing mcpclient itself or the standard library.
 OPTIONAL = frozenset({
     "langchain", "langchain_core", "llama_index", "smolagents", "haystack", "pydantic_ai", "agents",
-    "openai", "anthropic", "anywidget", "opentelemetry", "django", "flask", "celery", "gunicorn",
+    "openai", "anthropic", "anywidget", "opentelemetry", "django", "flask", "celery", "gunicorn", "fastmcp",
 })
 
 

@@ -1,4 +1,6 @@
-"""The pytest plugin: ``fake_mcp`` and ``mcp_recording`` fixtures, verified when the test passes.
+"""The pytest plugin: ``fake_mcp``, ``mcp_recording`` and ``mcp_in_process`` fixtures.
+
+The first two are verified when the test passes; ``mcp_in_process`` closes its clients.
 
 Installed with mcpclient through the ``pytest11`` entry point; it imports nothing heavy.
 """
@@ -10,7 +12,9 @@ from typing import Any, Callable, Generator, Iterator
 
 import pytest
 
+from .._client import Client
 from ._fake import FakeServer
+from ._in_process import connect_in_process
 from ._recording import MODES, RecordingTransport, ReplayTransport, Target, recorded
 
 
@@ -71,6 +75,26 @@ def mcp_recording(request: pytest.FixtureRequest) -> Iterator[Callable[..., Reco
     if not request.node.stash.get(_CALL_FAILED, False):
         for transport in made:
             transport.verify()
+
+
+@pytest.fixture
+def mcp_in_process() -> Iterator[Callable[..., Client]]:
+    """``mcp_in_process(server, **options)``: an initialized Client on a server object in-process.
+
+    ``server`` is an official-SDK ``MCPServer`` or low-level ``Server``, or a ``FastMCP``;
+    ``options`` are ``connect_in_process``'s. Every client it made is closed after the test,
+    with its server's thread.
+    """
+    made: list[Client] = []
+
+    def connect(server: Any, **options: Any) -> Client:
+        client = connect_in_process(server, **options)
+        made.append(client)
+        return client
+
+    yield connect
+    for client in made:
+        client.close()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

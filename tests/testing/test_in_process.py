@@ -35,6 +35,8 @@ from tests.conftest import SERVERS, child_pids
 from tests.interop import suite
 from tests.interop.peer import Peer
 
+pytest_plugins = ["pytester"]
+
 pytest.importorskip("mcp", reason="needs the official mcp SDK (pip install 'mcpclient[inprocess]')")
 
 #: What the client asks for: the handshake era, and the 2026-07-28 era (the SDK's servers
@@ -445,3 +447,34 @@ def test_importing_mcpclient_imports_neither_sdk():
     code = "import mcpclient, mcpclient.testing, sys; print(sorted(m for m in ('mcp', 'fastmcp', 'anyio') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_mcp_in_process_fixture_connects_and_closes_after_the_test(mcp_in_process):
+    client = mcp_in_process(sdk_server.build_server(False), timeout=10, protocol="legacy")
+    assert client.call_tool("echo", {"text": "fixture"}).text == "fixture"
+    assert _mcpclient_threads()
+
+
+def test_the_fixture_closes_what_a_test_left_open(pytester):
+    pytester.makepyfile(test_inner="""
+        import threading
+        from mcp.server.mcpserver import MCPServer
+
+        server = MCPServer("inner")
+
+        @server.tool()
+        def hello() -> str:
+            return "hi"
+
+        kept = []  # so that only the fixture, not the collector, can stop the server
+
+        def test_leaves_the_client_open(mcp_in_process):
+            kept.append(mcp_in_process(server, timeout=10))
+            assert kept[0].call_tool("hello").text == "hi"
+
+        def test_no_server_thread_is_left():
+            threads = [t.name for t in threading.enumerate() if t.name.startswith("mcpclient-in-process")]
+            assert threads == []
+    """)
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
