@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import sys
 import threading
 import time
@@ -203,6 +204,17 @@ def test_a_timed_out_call_is_cancelled_on_the_server_and_the_client_stays_usable
         client.call_tool("slow", {"seconds": 30, "steps": 30}, timeout=0.3)
     assert time.monotonic() - started < 3
     assert client.call_tool("echo", {"text": "still here"}).text == "still here"
+
+
+def test_the_server_records_the_cancel_of_a_timed_out_call(sdk, tmp_path, monkeypatch):
+    """The same check as over stdio: the server's own ``slow`` tool sees the cancellation."""
+    events = tmp_path / "events.jsonl"
+    monkeypatch.setenv("SDK_SERVER_EVENTS", str(events))  # read by the server at each event
+
+    def read_events() -> list[dict[str, Any]]:
+        return [json.loads(line) for line in events.read_text().splitlines()] if events.exists() else []
+
+    suite.check_timeout_cancels(sdk[0], read_events)
 
 
 def test_a_cancelled_call_raises_request_cancelled_at_once(sdk):
