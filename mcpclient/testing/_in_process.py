@@ -35,9 +35,10 @@ log = logging.getLogger(__name__)
 #: Seconds the server gets, after the end of its input, to finish (its lifespan's exit
 #: included) before its tasks are cancelled.
 SERVER_GRACE = 0.5
-#: Seconds ``close()`` waits for the server's thread to end. A server that blocks its loop
-#: (a synchronous ``time.sleep`` in an ``async`` tool) cannot be stopped; its daemon thread
-#: is left behind, with a warning, and ends with the process.
+#: Seconds ``close()`` waits for the server's thread to end. A handler that does not return
+#: cannot be stopped (a synchronous tool runs on a worker thread that the loop waits for; a
+#: blocking call in an ``async`` tool holds the loop): its daemon thread is left behind, with
+#: a warning, and ends when the handler does (or with the process).
 CLOSE_WAIT = 1.0
 #: Seconds the constructor waits for the loop thread to come up.
 START_WAIT = 5.0
@@ -137,8 +138,9 @@ class _ServerLoop:
         if threading.current_thread() is not self.thread:
             self.thread.join(CLOSE_WAIT)
             if self.thread.is_alive():
-                log.warning("the in-process server did not stop within %.1f s (is something blocking its "
-                            "event loop?); its daemon thread is left to end with the process", CLOSE_WAIT)
+                log.warning("the in-process server did not stop within %.1f s: a handler is still running "
+                            "(a synchronous tool, or a blocking call in an async one); its daemon thread "
+                            "is left to end by itself", CLOSE_WAIT)
 
     # --- the loop's side ---------------------------------------------------------------------
 

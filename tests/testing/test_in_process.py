@@ -336,6 +336,62 @@ def test_close_with_calls_pending_ends_them_and_the_thread_within_two_seconds(ma
     assert _mcpclient_threads() == []
 
 
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_close_does_not_wait_for_a_handler_that_blocks(kind, caplog):
+    """A synchronous tool that sleeps (on a worker thread the loop waits for) or an async one
+    that blocks the loop: close() still returns within about a second, the caller is released,
+    and the left-behind thread ends when the handler does."""
+    from mcp.server.mcpserver import MCPServer
+
+    server = MCPServer("blocking")
+    if kind == "sync":
+        @server.tool()
+        def block(seconds: float) -> str:
+            time.sleep(seconds)
+            return "done"
+    else:
+        @server.tool()
+        async def block(seconds: float) -> str:
+            time.sleep(seconds)  # the mistake this test is about
+            return "done"
+
+    client = connect_in_process(server, timeout=30)
+    errors: list[BaseException] = []
+    caller = threading.Thread(target=lambda: _collect(errors, client.call_tool, "block", {"seconds": 2.5}))
+    caller.start()
+    time.sleep(0.3)
+    started = time.monotonic()
+    client.close()
+    assert time.monotonic() - started < 2
+    caller.join(2)
+    assert not caller.is_alive() and isinstance(errors[0], ClientClosedError)
+    assert "did not stop" in caplog.text
+
+
+def _collect(errors: list[BaseException], fn: Any, *args: Any) -> None:
+    try:
+        fn(*args)
+    except BaseException as exc:  # noqa: BLE001 - kept for the test's assertion
+        errors.append(exc)
+
+
+def test_close_cancels_a_server_whose_shutdown_hangs():
+    import anyio
+    from mcp.server.lowlevel import Server
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_server: Any) -> Any:
+        yield {}
+        await anyio.sleep_forever()  # a teardown that never finishes
+
+    client = connect_in_process(Server("stuck", lifespan=lifespan), timeout=10)
+    client.ping()
+    started = time.monotonic()
+    client.close()
+    assert time.monotonic() - started < 2
+    assert _mcpclient_threads() == []
+
+
 def test_no_thread_is_left_after_close():
     before = set(threading.enumerate())
     with connect_in_process(sdk_server.build_server(False), timeout=10) as client:
