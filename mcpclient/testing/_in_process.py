@@ -43,7 +43,7 @@ CLOSE_WAIT = 1.0
 #: Seconds the constructor waits for the loop thread to come up.
 START_WAIT = 5.0
 
-_INSTALL_HINT = "an in-process connection needs the official MCP SDK: pip install 'mcpclient[inprocess]'"
+_INSTALL_HINT = "an in-process connection needs the official MCP SDK 2.3 or later: pip install 'mcpclient[inprocess]'"
 
 
 class _Closed:
@@ -65,14 +65,20 @@ def _runner(server: Any) -> tuple[Any, Callable[[], AsyncContextManager[Any]], s
         raise ImportError(_INSTALL_HINT) from exc
     if isinstance(server, Server):
         return server, contextlib.nullcontext, str(server.name)
-    if isinstance(server, MCPServer):
-        # The SDK's own in-memory transport unwraps it the same way (mcp.client._memory).
-        lowlevel = server._lowlevel_server
-        return lowlevel, contextlib.nullcontext, str(lowlevel.name)
-    fastmcp = sys.modules.get("fastmcp")  # a FastMCP object means its package is imported
-    if fastmcp is not None and isinstance(server, fastmcp.FastMCP):
-        # As fastmcp's FastMCPTransport runs one: its low-level server inside its lifespan.
-        return server._mcp_server, server._lifespan_manager, str(server.name)
+    # Neither wrapper makes its low-level server public; the SDK's own in-memory transport
+    # (mcp.client._memory) and fastmcp's FastMCPTransport reach it the same way.
+    try:
+        if isinstance(server, MCPServer):
+            lowlevel = server._lowlevel_server
+            return lowlevel, contextlib.nullcontext, str(lowlevel.name)
+        fastmcp = sys.modules.get("fastmcp")  # a FastMCP object means its package is imported
+        if fastmcp is not None and isinstance(server, fastmcp.FastMCP):
+            return server._mcp_server, server._lifespan_manager, str(server.name)
+    except AttributeError as exc:
+        raise TypeError(
+            f"this version of {type(server).__module__.split('.')[0]} keeps its low-level server elsewhere; "
+            "InProcessTransport supports mcp 2.3+ and fastmcp 4.2+"
+        ) from exc
     raise TypeError(
         "InProcessTransport takes an official MCP SDK server (mcp.server.mcpserver.MCPServer or "
         f"mcp.server.lowlevel.Server) or a fastmcp.FastMCP, got {type(server).__name__}"
@@ -90,9 +96,11 @@ class _ServerLoop:
                  raise_exceptions: bool) -> None:
         import anyio
         import mcp_types
+        from mcp.shared.message import SessionMessage
 
         self._anyio = anyio
         self._adapter = mcp_types.jsonrpc_message_adapter
+        self._session_message = SessionMessage
         self._lowlevel = lowlevel
         self._lifespan = lifespan
         self._raise_exceptions = raise_exceptions
@@ -143,11 +151,6 @@ class _ServerLoop:
                             "is left to end by itself", CLOSE_WAIT)
 
     # --- the loop's side ---------------------------------------------------------------------
-
-    def _session_message(self, message: Any) -> Any:
-        from mcp.shared.message import SessionMessage
-
-        return SessionMessage(message)
 
     def _deliver(self, item: Any) -> None:
         with contextlib.suppress(self._anyio.ClosedResourceError, self._anyio.BrokenResourceError):
@@ -261,7 +264,7 @@ class InProcessTransport(Transport):
 
     @property
     def peer(self) -> Peer:
-        return Peer(network="inproc", address=self._name)
+        return Peer(network="inproc")
 
     def __repr__(self) -> str:
         return f"InProcessTransport({self._name!r})"

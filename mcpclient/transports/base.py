@@ -53,9 +53,10 @@ class Failure:
 class Peer:
     """What a transport shows of the other end, for telemetry (read-only).
 
-    ``network`` is ``"pipe"`` or ``"tcp"``; ``protocol`` the application protocol over it
-    (``"http"``); ``address``/``port`` the server's; ``session_id`` the MCP session id while
-    there is one. None where a transport has nothing to say.
+    ``network`` is ``"pipe"``, ``"tcp"`` or ``"inproc"`` (OpenTelemetry's names); ``protocol``
+    the application protocol over it (``"http"``); ``address``/``port`` the server's;
+    ``session_id`` the MCP session id while there is one. None where a transport has nothing
+    to say.
     """
 
     network: str | None = None

@@ -502,6 +502,21 @@ def test_an_object_that_is_no_server_is_refused():
         InProcessTransport(object())
 
 
+def test_a_server_whose_low_level_server_has_moved_is_refused_clearly():
+    server = sdk_server.build_server(False)
+    del server._lowlevel_server  # what a future SDK that renames the attribute looks like
+    with pytest.raises(TypeError, match="mcp 2.3"):
+        InProcessTransport(server)
+
+
+def test_telemetry_sees_an_in_process_peer():
+    transport = InProcessTransport(sdk_server.build_server(False))
+    try:
+        assert transport.peer.network == "inproc" and transport.peer.address is None
+    finally:
+        transport.close()
+
+
 def test_no_subprocess_is_started():
     before = child_pids()
     with connect_in_process(sdk_server.build_server(False), timeout=10) as client:
