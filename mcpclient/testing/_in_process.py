@@ -179,6 +179,9 @@ class _ServerLoop:
         self._stop = asyncio.Event()
         self._loop = asyncio.get_running_loop()
         self._ready.set()
+        with self._lock:
+            if self.closed is not None:  # stopped before the loop was up
+                self._stop.set()
         done = anyio.Event()
         async with anyio.create_task_group() as tg:
             tg.start_soon(self._serve, server_in, server_out, done)

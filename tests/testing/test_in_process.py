@@ -487,6 +487,26 @@ def test_a_transport_nobody_closed_stops_its_server_when_collected():
     assert not thread.is_alive()
 
 
+def test_a_script_that_never_closes_its_client_still_exits():
+    """Nobody calls close(): the interpreter's exit stops the server (the transport's
+    finalizer), so the process ends instead of hanging on the server's thread."""
+    import subprocess
+
+    code = (
+        "from mcp.server.mcpserver import MCPServer\n"
+        "from mcpclient.testing import connect_in_process\n"
+        "server = MCPServer('forgotten')\n"
+        "server.tool(name='hello')(lambda: 'hi')\n"
+        "client = connect_in_process(server, timeout=10)\n"
+        "print(client.call_tool('hello').text)\n"
+    )
+    started = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "hi"
+    assert time.monotonic() - started < 20
+
+
 def test_send_after_close_raises_connection_closed_and_close_is_idempotent():
     transport = InProcessTransport(sdk_server.build_server(False))
     transport.close()
