@@ -37,6 +37,8 @@ from tests.interop import suite
 from tests.interop.peer import Peer
 
 pytest_plugins = ["pytester"]
+#: The test server uses logging, sampling and roots on purpose (its stdio process silences this).
+pytestmark = pytest.mark.filterwarnings("ignore:.*deprecated as of 2026-07-28")
 
 pytest.importorskip("mcp", reason="needs the official mcp SDK (pip install 'mcpclient[inprocess]')")
 
@@ -183,7 +185,8 @@ def test_sdk_server_calls(sdk, check):
 
 @pytest.mark.parametrize("check", [
     suite.check_sampling, suite.check_elicitation_accepted, suite.check_elicitation_declined,
-    suite.check_roots,
+    suite.check_roots, suite.check_log_notification, suite.check_resource_subscription,
+    suite.check_tools_list_changed,
 ])
 def test_sdk_server_requests_reach_the_clients_handlers(sdk, check):
     check(*sdk)
