@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 #: Seconds the server gets, after the end of its input, to finish (its lifespan's exit
 #: included) before its tasks are cancelled.
-SERVER_GRACE = 0.5
+SERVER_GRACE = 0.25
 #: Seconds ``close()`` waits for the server's thread to end. A handler that does not return
 #: cannot be stopped (a synchronous tool runs on a worker thread that the loop waits for; a
 #: blocking call in an ``async`` tool holds the loop): its daemon thread is left behind, with
