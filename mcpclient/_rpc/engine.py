@@ -54,6 +54,10 @@ DISPATCH_GRACE = 2.0
 REPLY_SEND_TIMEOUT = 10.0
 #: Beyond the workers, how many dispatches may wait in the queue before new ones are refused.
 DEFAULT_QUEUE_FACTOR = 64
+#: How many dispatch threads there may be in all, as a multiple of ``max_dispatch``: past
+#: ``max_dispatch`` only to stand in for handlers waiting on calls to this same server (see
+#: ``DispatchPool``); once every one of them waits, a server request is refused as busy.
+DISPATCH_THREADS_FACTOR = 8
 
 #: How long a call waits for its own queued progress callbacks once the reply is in.
 PROGRESS_DRAIN_TIMEOUT = 2.0
@@ -98,6 +102,13 @@ class _LaneFlag(threading.local):
     """Whether the current thread is running the notification lane (``Engine._drain_lane``)."""
 
     on_lane = False
+
+
+class _DispatchFlag(threading.local):
+    """Whether the current thread is running one of the engine's handlers (not waiting in a
+    call of its own: see ``Engine.request``)."""
+
+    active = False
 
 
 class _Slot:
@@ -203,10 +214,10 @@ class Engine:
         self._inbound: dict[Any, CancelToken] = {}
         queue = max_dispatch * DEFAULT_QUEUE_FACTOR if max_queue is None else max_queue
         self._capacity = threading.BoundedSemaphore(max_dispatch + queue)
-        self._pool = DispatchPool(max_workers=max_dispatch, thread_name_prefix="mcpclient-dispatch")
+        self._pool = DispatchPool(max_dispatch, max_dispatch * DISPATCH_THREADS_FACTOR, "mcpclient-dispatch")
         self._busy = 0
         self._busy_cond = threading.Condition()
-        self._dispatch_local = threading.local()
+        self._dispatch_local = _DispatchFlag()
         self._dropped = 0
         self._lane: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
         self._lane_lock = threading.Lock()
@@ -282,11 +293,11 @@ class Engine:
             if self._reader.is_alive():
                 log.warning("the reader thread did not stop within %.1fs", READER_JOIN_TIMEOUT)
         self._wait_for_dispatch(DISPATCH_GRACE)
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool.shutdown()
         _live_engines.discard(self)
 
     def _wait_for_dispatch(self, grace: float) -> None:
-        own = 1 if getattr(self._dispatch_local, "active", False) else 0
+        own = 1 if self._dispatch_local.active else 0
         deadline = time.monotonic() + grace
         with self._busy_cond:
             while self._busy > own:
@@ -369,7 +380,23 @@ class Engine:
         (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
         ``RequestCancelled`` when cancelled, ``ConnectionClosed`` or ``ClientClosedError``
         when the connection ends first.
+
+        Called from a handler of this engine (a server request, a notification), the handler's
+        worker is parked in the dispatch pool while the call waits, so that what the call
+        needs dispatched (the server's requests from inside it, its progress) gets a thread.
         """
+        local = self._dispatch_local
+        if local.active:
+            local.active = False
+            self._pool.park()
+            try:
+                return self.request(
+                    method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, on_progress=on_progress,
+                    max_total=max_total, cancel=cancel, on_sent=on_sent,
+                )
+            finally:
+                self._pool.unpark()
+                local.active = True
         if timeout is None and max_total is None:
             deadline = hard_deadline = None
         else:
@@ -869,7 +896,24 @@ class Engine:
         key = _key(request_id)
         if key is not None:
             self._inbound[key] = token
-        self._submit(self._run_request, request_id, method, params or {}, token)
+        refuse = functools.partial(self._refuse_busy, request_id, method)
+        self._submit(self._run_request, request_id, method, params or {}, token, refuse=refuse)
+
+    def _refuse_busy(self, request_id: Any, method: str) -> None:
+        """Answer a server request the pool cannot run: every dispatch thread waits on a call
+        to this server, which may be waiting for exactly this request (see ``DispatchPool``)."""
+        self._inbound.pop(_key(request_id), None)
+        self._capacity.release()
+        if self._closed:
+            return
+        log.warning(
+            "refusing server request %r: all %d dispatch threads wait on calls to this server", method,
+            self._pool.most,
+        )
+        self._reply_error(
+            request_id, RPCError.INTERNAL_ERROR,
+            f"client busy: all {self._pool.most} of its handler threads wait on calls to this server; try again later",
+        )
 
     def _submit_ordered(self, fn: Callable[..., None], *args: Any) -> None:
         """Run notifications and progress callbacks one at a time, in arrival order.
@@ -880,7 +924,8 @@ class Engine:
         with self._lane_lock:
             self._lane.append((fn, args))
             if self._lane_busy:
-                blocked = time.monotonic() - self._lane_since
+                # (Only once an item has started: the lane's job may still wait for a worker.)
+                blocked = time.monotonic() - self._lane_since if self._lane_since else 0.0
                 if blocked > LANE_BLOCKED_WARNING and not self._lane_warned:
                     self._lane_warned = True
                     log.warning(
@@ -899,6 +944,7 @@ class Engine:
                 with self._lane_lock:
                     if not self._lane:
                         self._lane_busy = False
+                        self._lane_since = 0.0
                         return
                     fn, args = self._lane.popleft()
                     self._lane_since, self._lane_warned = time.monotonic(), False
@@ -906,9 +952,9 @@ class Engine:
         finally:
             self._lane_flag.on_lane = False
 
-    def _submit(self, fn: Callable[..., None], *args: Any) -> None:
+    def _submit(self, fn: Callable[..., None], *args: Any, refuse: Callable[[], None] | None = None) -> None:
         try:
-            self._pool.submit(fn, *args)
+            self._pool.submit(fn, *args, refuse=refuse)
         except RuntimeError:  # the pool was shut down by close()
             self._capacity.release()
 

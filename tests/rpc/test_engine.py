@@ -290,6 +290,36 @@ def test_a_blocked_notification_lane_is_warned_about(transport, caplog, monkeypa
     server.stop()
 
 
+def test_notifications_waiting_for_a_worker_are_not_taken_for_a_blocked_lane(transport, caplog):
+    # The lane's job waits for a worker held by a server request's handler: no lane item has
+    # started, so none has been running "for 3000 s" (the time since the clock's start).
+    server = ScriptedServer(transport)
+    client = Client(transport, timeout=5, max_dispatch=1)
+    client.set_notification_handler(lambda method, params: None)
+    started, release = threading.Event(), threading.Event()
+
+    def elicit(request):
+        started.set()
+        release.wait(10)
+        return {"action": "decline"}
+
+    client.set_elicitation_handler(elicit)
+    client.initialize()
+    with caplog.at_level(logging.WARNING, logger="mcpclient"):
+        transport.push({"jsonrpc": "2.0", "id": "r1", "method": "elicitation/create", "params": {
+            "message": "hold the only worker", "requestedSchema": {"type": "object", "properties": {}}}})
+        assert started.wait(5)
+        transport.push({"jsonrpc": "2.0", "method": "notifications/first"})
+        transport.push({"jsonrpc": "2.0", "method": "notifications/second"})
+        try:
+            client.ping()  # the reader has routed both by now
+        finally:
+            release.set()
+    assert not any("wait behind it" in r.getMessage() for r in caplog.records)
+    client.close()
+    server.stop()
+
+
 def test_a_thread_reuses_its_event_and_a_late_set_on_it_only_wakes_the_next_call_early(transport):
     # A thread's calls wait on one threading.Event, handed from each call to the next; a
     # set() arriving after its call ended (a reply routed just as the call timed out, a
