@@ -19,9 +19,11 @@ import contextlib
 import json
 import threading
 import time
+import weakref
 from typing import Any, Iterator
 
 from opentelemetry import baggage, context, metrics, propagate, trace
+from opentelemetry.metrics import Histogram
 from opentelemetry.trace import Span, SpanKind, StatusCode
 
 from ._exceptions import RequestTimeout, RPCError
@@ -57,6 +59,48 @@ SESSION_KEYS = frozenset({
 })
 
 
+# The two histograms, made once per meter provider (None: the global one) and shared by every
+# client: the API's proxy meter provider keeps each meter it hands out, and each proxy meter
+# each instrument made on it, so instruments made per client would grow the process forever.
+_made: weakref.WeakKeyDictionary[Any, tuple[Histogram, Histogram]] = weakref.WeakKeyDictionary()
+_made_global: tuple[Histogram, Histogram] | None = None
+_made_lock = threading.Lock()
+
+
+def _instruments(provider: metrics.MeterProvider | None) -> tuple[Histogram, Histogram]:
+    """The operation- and session-duration histograms of ``provider``, made on first use."""
+    global _made_global
+    with _made_lock:
+        try:
+            made = _made_global if provider is None else _made.get(provider)
+        except TypeError:  # a provider that cannot be weakly referenced: the caller keeps it
+            return _make_instruments(provider)
+        if made is None:
+            made = _make_instruments(provider)
+            if provider is None:
+                _made_global = made
+            else:
+                _made[provider] = made
+        return made
+
+
+def _make_instruments(provider: metrics.MeterProvider | None) -> tuple[Histogram, Histogram]:
+    from . import __version__
+
+    meter = metrics.get_meter("mcpclient", __version__, meter_provider=provider)
+    operations = meter.create_histogram(
+        "mcp.client.operation.duration", unit="s",
+        description="The duration of an MCP request or notification, from sending it to its answer.",
+        explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+    )
+    sessions = meter.create_histogram(
+        "mcp.client.session.duration", unit="s",
+        description="The duration of an MCP session, from its opening to its end.",
+        explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
+    )
+    return operations, sessions
+
+
 def network_attributes(transport: Transport) -> dict[str, Any]:
     """``network.transport``, ``network.protocol.name`` and ``server.address``/``server.port``,
     from what the transport shows of its peer (``Transport.peer``); a transport that shows
@@ -84,17 +128,7 @@ class OTelObserver:
         from . import __version__
 
         self._tracer = trace.get_tracer("mcpclient", __version__, tracer_provider=config.tracer_provider)
-        meter = metrics.get_meter("mcpclient", __version__, meter_provider=config.meter_provider)
-        self._operations = meter.create_histogram(
-            "mcp.client.operation.duration", unit="s",
-            description="The duration of an MCP request or notification, from sending it to its answer.",
-            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
-        )
-        self._sessions = meter.create_histogram(
-            "mcp.client.session.duration", unit="s",
-            description="The duration of an MCP session, from its opening to its end.",
-            explicit_bucket_boundaries_advisory=list(DURATION_BUCKETS),
-        )
+        self._operations, self._sessions = _instruments(config.meter_provider)
         self._propagator = config.propagator
         self.record_content = config.record_content
         self._transport = transport
