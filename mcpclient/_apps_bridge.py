@@ -19,7 +19,7 @@ import threading
 from typing import Any, Callable, Mapping
 
 from . import types as t
-from ._exceptions import MCPError, RPCError
+from ._exceptions import MCPError, RPCError, method_not_found
 from ._wire import unstructure
 from .apps import CSP_KEYS, PERMISSIONS, UIResource, visible_to_app
 
@@ -207,7 +207,7 @@ class Bridge:
         elif method == "ui/request-display-mode":
             self._reply(ident, {"mode": "inline"})
         else:
-            raise RPCError(RPCError.METHOD_NOT_FOUND, f"method not found: {method}")
+            raise method_not_found(method, "the host does not handle it")
 
     def _host_capabilities(self) -> dict[str, Any]:
         csp = self.resource.csp or {}

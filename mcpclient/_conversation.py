@@ -107,7 +107,20 @@ class Conversation:
     # -- opening ----------------------------------------------------------------------------
 
     def open(self, timeout: float | None) -> None:
-        """Find the server's era and version, and learn its capabilities."""
+        """Find the server's era and version, and learn its capabilities.
+
+        If it fails at any step (``notifications/initialized`` included), nothing it learned
+        is kept: ``version`` and ``capabilities`` read as before it began."""
+        try:
+            self._open(timeout)
+        except BaseException:
+            self.state = None
+            self.era = None
+            self.era_strategy = None
+            self.declared = {}
+            raise
+
+    def _open(self, timeout: float | None) -> None:
         if self.protocol == "legacy":
             self._initialize(timeout)
         elif self.protocol != "auto":

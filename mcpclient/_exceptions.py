@@ -129,6 +129,12 @@ def _rebuild_rpc_error(
     return cls(code, message, data, method=method, request_id=request_id)
 
 
+def method_not_found(method: str, detail: str) -> RPCError:
+    """The -32601 error for a request ``method`` this side does not answer: the message is
+    JSON-RPC's own "Method not found", as peers expect; ``detail`` (why) goes in ``data``."""
+    return RPCError(RPCError.METHOD_NOT_FOUND, "Method not found", {"method": method, "detail": detail})
+
+
 class ResourceNotFound(RPCError):
     """The server has no resource at the URI read (-32002, or -32602 naming the URI)."""
 

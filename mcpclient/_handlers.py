@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 from . import types as t
 from ._elicitation import PendingElicitations, check_form_answer
-from ._exceptions import ProtocolError, RPCError
+from ._exceptions import ProtocolError, RPCError, method_not_found
 from ._rpc.cancel import Cancel, CancelToken, linked_token
 from ._wire import structure, unstructure
 
@@ -104,9 +104,9 @@ class Handlers:
             return self._elicit(params, token)
         if method == "roots/list":
             if self.roots is None:
-                raise RPCError(RPCError.METHOD_NOT_FOUND, "this client exposes no roots")
+                raise method_not_found(method, "this client exposes no roots")
             return {"roots": [unstructure(r) for r in self.roots]}
-        raise RPCError(RPCError.METHOD_NOT_FOUND, f"method not found: {method}")
+        raise method_not_found(method, "this client does not handle it")
 
     def answer_inputs(self, requests: Any, cancel: Cancel | None, asker: str, advice: str = "") -> dict[str, Any]:
         """Answer a server's ``inputRequests`` (a call's input round, or a task's) by key.
@@ -128,16 +128,17 @@ class Handlers:
                 try:
                     responses[key] = self.handle(request["method"], params if isinstance(params, dict) else {}, token)
                 except RPCError as exc:
+                    detail = exc.data.get("detail") if isinstance(exc.data, dict) else None
                     raise ProtocolError(
                         f"{asker} needs {request['method']!r} from this client, which it cannot answer: "
-                        f"{exc.message}{advice}"
+                        f"{detail if isinstance(detail, str) else exc.message}{advice}"
                     ) from exc
         return responses
 
     def _sample(self, params: dict[str, Any], token: CancelToken) -> Any:
         handler = self.sampling
         if handler is None:
-            raise RPCError(RPCError.METHOD_NOT_FOUND, "this client does not support sampling")
+            raise method_not_found("sampling/createMessage", "this client does not support sampling")
         request = _read(params, t.CreateMessageRequest)
 
         if not self.sampling_tools and (params.get("tools") is not None or params.get("toolChoice") is not None):

@@ -22,13 +22,16 @@ tasks                   ``task`` field, tasks/result  extension, tasks/get + tas
 from __future__ import annotations
 
 import abc
+import logging
 from typing import Any, ClassVar, Protocol
 
 from attrs import frozen
 
 from .. import types as t
 
-__all__ = ["Era", "HandshakeResult", "Wire"]
+__all__ = ["Era", "HandshakeResult", "Wire", "read_capabilities"]
+
+log = logging.getLogger(__name__)
 
 #: The task actions a server must support: start a tool as a task, get, list, cancel one.
 TASK_ACTIONS = ("start", "get", "list", "cancel")
@@ -42,6 +45,21 @@ class HandshakeResult:
     server_info: t.Implementation
     capabilities: dict[str, Any]
     instructions: str | None
+
+
+def read_capabilities(result: dict[str, Any], answer: str) -> dict[str, Any]:
+    """The server's capabilities in its ``answer`` (``initialize``, ``server/discover``): a
+    result without a capabilities object is taken to declare none, with a warning (be liberal
+    in what you accept: the session opens, and a call of a feature it did not declare raises
+    ``CapabilityError`` as it would with an empty object)."""
+    capabilities = result.get("capabilities")
+    if isinstance(capabilities, dict):
+        return capabilities
+    log.warning(
+        "the server's %s result has no capabilities object (%s): taking it to declare none",
+        answer, "missing" if capabilities is None else f"a {type(capabilities).__name__}",
+    )
+    return {}
 
 
 class Wire(Protocol):

@@ -8,7 +8,7 @@ from typing import Any
 from .. import types as t
 from .._exceptions import CapabilityError, ProtocolError
 from .._wire import structure, unstructure
-from .base import Era, HandshakeResult, Wire
+from .base import Era, HandshakeResult, Wire, read_capabilities
 
 __all__ = [
     "LATEST_VERSION", "SUPPORTED_VERSIONS", "HandshakeResult", "LegacyEra", "initialize_params",
@@ -40,9 +40,7 @@ def read_initialize_result(result: dict[str, Any]) -> HandshakeResult:
             f"the server answered initialize with protocol version {version!r}, which mcpclient "
             f"does not support (supported: {', '.join(SUPPORTED_VERSIONS)})"
         )
-    capabilities = result.get("capabilities")
-    if not isinstance(capabilities, dict):
-        raise ProtocolError(f"the server's initialize result has no capabilities object: {capabilities!r:.100}")
+    capabilities = read_capabilities(result, "initialize")
     info = result.get("serverInfo")
     server_info = structure(info, t.Implementation) if isinstance(info, dict) else t.Implementation(name="")
     instructions = result.get("instructions")

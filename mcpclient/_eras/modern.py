@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .. import types as t
-from .._exceptions import CapabilityError, ProtocolError, RPCError
+from .._exceptions import CapabilityError, RPCError
 from .._wire import structure, unstructure
-from .base import Era, HandshakeResult, Wire
+from .base import Era, HandshakeResult, Wire, read_capabilities
 
 __all__ = [
     "MODERN_VERSIONS",
@@ -72,9 +72,7 @@ def supported_from_error(error: RPCError) -> list[str] | None:
 
 
 def read_discover_result(result: dict[str, Any], version: str) -> HandshakeResult:
-    capabilities = result.get("capabilities")
-    if not isinstance(capabilities, dict):
-        raise ProtocolError(f"the server's discover result has no capabilities object: {capabilities!r:.100}")
+    capabilities = read_capabilities(result, "server/discover")
     meta = result.get("_meta")
     info = (meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None) or result.get("serverInfo")
     server_info = structure(info, t.Implementation) if isinstance(info, dict) else t.Implementation(name="")

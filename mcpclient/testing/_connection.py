@@ -13,7 +13,7 @@ import queue
 import threading
 from typing import Any, Mapping
 
-from .._exceptions import ConnectionClosed, RequestTimeout, RPCError, TransportError
+from .._exceptions import ConnectionClosed, RequestTimeout, RPCError, TransportError, method_not_found
 from ..transports.base import Transport
 
 __all__ = ["Context", "FakeConnection"]
@@ -103,7 +103,7 @@ class FakeConnection(Transport):
 
     def handle(self, method: str, params: dict[str, Any], ctx: Context) -> Any:
         """Return the result of one request, or raise ``RPCError``."""
-        raise RPCError(RPCError.METHOD_NOT_FOUND, f"method not found: {method}")
+        raise method_not_found(method, "this server does not handle it")
 
     def request_latency(self, method: str, params: dict[str, Any]) -> float:
         return self.latency

@@ -7,7 +7,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .. import types as t
 from .._eras.legacy import LATEST_VERSION, SUPPORTED_VERSIONS
-from .._exceptions import RPCError
+from .._exceptions import RPCError, method_not_found
 from ._connection import Context, FakeConnection
 from ._expect import ArgumentsMatcher, Call, Expectation, describe_calls
 from ._registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, tool_result_to_wire
@@ -250,7 +250,7 @@ class FakeServer(FakeConnection):
             return custom(params)
         builtin = _BUILTIN.get(method)
         if builtin is None:
-            raise RPCError(RPCError.METHOD_NOT_FOUND, f"method not found: {method}")
+            raise method_not_found(method, "this server does not handle it")
         return builtin(self, params, ctx)
 
     def _initialize(self, params: dict[str, Any], ctx: Context) -> dict[str, Any]:

@@ -25,6 +25,8 @@ that key it is played before the call is answered normally:
   or 400 with JSON-RPC -32000 "Bad Request: No valid session ID provided" as the TypeScript
   SDK's examples do). ``restart()`` forgets every session.
 
+``init_result`` is the ``initialize`` result it answers (change it before the client opens);
+``notification_status`` (default None: 202) the status every notification POST gets.
 ``idle_close`` (seconds, default None): a kept-alive connection that idled at least that long
 is closed (RST) when its next request arrives, unanswered, as a server whose keep-alive timer
 fires just as the client reuses the connection (``dropped`` counts them). ``tools/list``
@@ -69,6 +71,8 @@ class HostileHTTP:
         self.sessions: set[str] = set()
         self.lost_session = 404
         self.idle_close: float | None = None
+        self.init_result: dict[str, Any] = dict(INIT_RESULT)
+        self.notification_status: int | None = None
         self.dropped = 0
         self.session_ids = itertools.count(1)
         self.stopping = threading.Event()
@@ -195,7 +199,7 @@ class _Handler(BaseHTTPRequestHandler):
             session = f"session-{next(state.session_ids)}"
             with state.lock:
                 state.sessions.add(session)
-            self._json({"jsonrpc": "2.0", "id": msg_id, "result": INIT_RESULT}, {"Mcp-Session-Id": session})
+            self._json({"jsonrpc": "2.0", "id": msg_id, "result": state.init_result}, {"Mcp-Session-Id": session})
             return
         with state.lock:
             known = self.headers.get("Mcp-Session-Id") in state.sessions
@@ -205,6 +209,9 @@ class _Handler(BaseHTTPRequestHandler):
         if msg_id is None:  # a notification (or a reply)
             with state.lock:
                 state.notifications.append(message)
+            if state.notification_status is not None:
+                self._send(state.notification_status, b"server error", content_type="text/plain")
+                return
             self._send(202, content_type=None)
             return
         if method == "ping":

@@ -4,7 +4,7 @@ Usage::
 
     python tests/faults/hostile_stdio.py [--die-at-pending N] [--die-how exit|sigkill]
                                          [--stderr-flood] [--no-read] [--ignore-eof]
-                                         [--ignore-sigterm] [--modern]
+                                         [--ignore-sigterm] [--modern] [--close-stdin-at-initialize]
 
 It answers ``initialize`` (legacy era, tools capability), ``ping`` and ``tools/call``; with
 ``--modern`` also ``server/discover`` (the 2026-07-28 era; without it that is -32601).
@@ -43,6 +43,8 @@ Fault knobs:
 ``--modern``             answer ``server/discover`` as a 2026-07-28 server.
 ``--ignore-eof``         on EOF of stdin keep running (until killed); SIGTERM is ignored too.
 ``--ignore-sigterm``     ignore SIGTERM (only SIGKILL ends the server).
+``--close-stdin-at-initialize``  close stdin on ``initialize``, answer it, then sleep until
+                         killed: ``notifications/initialized`` cannot be written.
 """
 
 from __future__ import annotations
@@ -105,6 +107,7 @@ def main() -> int:
     die_how = argv[argv.index("--die-how") + 1] if "--die-how" in argv else "exit"
     ignore_eof = "--ignore-eof" in argv
     modern = "--modern" in argv
+    close_stdin = "--close-stdin-at-initialize" in argv
     if ignore_eof or "--ignore-sigterm" in argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if "--stderr-flood" in argv:
@@ -147,9 +150,14 @@ def main() -> int:
         if method == "<reply>" or msg_id is None:
             continue
         if method == "initialize":
+            if close_stdin:  # before the answer: the client's next write (initialized) fails
+                os.close(sys.stdin.fileno())
             send({"jsonrpc": "2.0", "id": msg_id, "result": {
                 "protocolVersion": params.get("protocolVersion", "2025-11-25"),
                 "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO}})
+            if close_stdin:
+                while True:
+                    time.sleep(1)
         elif method == "server/discover" and modern:
             send({"jsonrpc": "2.0", "id": msg_id, "result": {
                 "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO}})
