@@ -295,10 +295,15 @@ class RequestTimeout(MCPError, TimeoutError):
 
 
 class RequestCancelled(MCPError):
-    """The caller cancelled the request before its reply arrived."""
+    """The caller cancelled the request before its reply arrived.
 
-    def __init__(self, message: str, *, method: str | None = None) -> None:
+    ``delivered`` is true when the request may have reached the server (it was then told to
+    cancel it); false when it was cancelled before any of it was sent.
+    """
+
+    def __init__(self, message: str, *, method: str | None = None, delivered: bool = False) -> None:
         self.method = method
+        self.delivered = delivered
         super().__init__(message)
 
 

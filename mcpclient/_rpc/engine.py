@@ -465,8 +465,8 @@ class Engine:
                 if cancel is not None and is_cancelled(cancel):
                     if self._withdraw(slot):
                         raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
-                    self._send_cancelled(request_id, "cancelled by the caller")
-                    raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method)
+                    self._cancel_in_background(request_id, "cancelled by the caller")
+                    raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method, delivered=True)
                 if woke:  # a spurious wake-up: re-arm, then look once more
                     slot.event.clear()
                     if slot.reply is not None or slot.error is not None:
@@ -516,14 +516,18 @@ class Engine:
             self._send(message, deadline, slot)
         except RequestTimeout as exc:
             method = message["method"]
-            if not exc.delivered:  # (with the transport's reason: a torn write closed the connection)
+            if not exc.delivered:  # nothing of it went out (a torn write, a token provider too slow): no cancel
                 raise _unsent_timeout(method, timeout, str(exc)) from None
             # It reached the server, whose answer did not come in time (HTTP): cancel it.
             raise self._timed_out(message["id"], method, timeout, cancel_on_timeout) from None
-        except RequestCancelled:
-            # The cancel ended the send itself (an HTTP exchange); it may have reached the server.
-            self._send_cancelled(message["id"], "cancelled by the caller")
-            raise RequestCancelled(f"{message['method']!r} was cancelled by the caller", method=message["method"]) from None
+        except RequestCancelled as exc:
+            # The cancel ended the send itself (an HTTP exchange): the server is told only if the
+            # request may have reached it.
+            method = message["method"]
+            if not exc.delivered:
+                raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method) from None
+            self._cancel_in_background(message["id"], "cancelled by the caller")
+            raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method, delivered=True) from None
 
     def _read_inline(self, slot: _Slot, request_id: int, deadline: float | None) -> None:
         """With the read token held: read and route until ``slot`` is answered (or woken by a
@@ -620,7 +624,7 @@ class Engine:
         if max_total is not None:
             what, limit = f"{method!r} was still running after max_total={max_total:.3g}s", max_total
         if cancel:
-            self._send_cancelled(request_id, f"timed out after {limit}s")
+            self._cancel_in_background(request_id, f"timed out after {limit}s")
         told = "; the server was told to cancel it" if cancel else ""
         return RequestTimeout(f"{what}{told}", method=method, timeout=limit, delivered=True)
 
@@ -634,16 +638,27 @@ class Engine:
         self._send(message, deadline)
 
     def _cancel_in_background(self, request_id: Any, reason: str) -> None:
-        """Send ``notifications/cancelled`` from a daemon thread, best effort.
+        """Tell the server to drop ``request_id``: ``notifications/cancelled`` from a daemon
+        thread, best effort, so the caller is released at its deadline or cancel whatever the
+        server does (a stalled HTTP server holds a POST until its timeout; a stdio server that
+        stopped reading, a write).
 
-        For a call interrupted by Ctrl-C: the interrupt must propagate at once, and a write
-        to a server that stopped reading could block, so this thread never waits for it.
+        The request's own send has returned (or was withdrawn, and then nothing is sent), and
+        this thread is started after it, so the notice never overtakes the request: over stdio
+        it waits for the write lock behind a writer still sending the request. The request's
+        work in flight in the transport ends at once, on this thread (``abandon`` never blocks;
+        for a 2026-07-28 or stateless HTTP server that is the cancellation itself).
+        ``close()`` ends a notice still being sent, as it ends every send.
         """
         if self._closed or self._dead is not None:
             return
-        threading.Thread(
-            target=self._send_cancelled, args=(request_id, reason), name="mcpclient-cancel", daemon=True
-        ).start()
+        self._transport.abandon(request_id)
+        try:
+            threading.Thread(
+                target=self._send_cancelled, args=(request_id, reason), name="mcpclient-cancel", daemon=True
+            ).start()
+        except RuntimeError as exc:  # no thread to be had: the notice is best effort
+            log.debug("could not send notifications/cancelled for %r: %s", request_id, exc)
 
     def _send_cancelled(self, request_id: Any, reason: str) -> None:
         try:

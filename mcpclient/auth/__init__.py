@@ -9,6 +9,8 @@ for the redirect URL in notebooks and headless sessions), stores and refreshes t
 steps up scopes. Machine-to-machine grants (``ClientCredentials``, ``JWTBearer`` for workload
 identity, ``EnterpriseManaged``) and DPoP (``dpop=True``) need no user; JWT signing needs the
 ``jwt`` extra (``pip install 'mcpclient[jwt]'``).
+
+``TokenProvider`` is the base of a ``token_provider=`` that is told how long it may take.
 """
 
 from ._dpop import DPoPKey
@@ -17,6 +19,7 @@ from ._m2m import ClientCredentials, EnterpriseManaged, Grant, GrantContext, JWT
 from ._oauth import OAuth
 from ._redirect import LoopbackRedirectHandler, PasteRedirectHandler, RedirectHandler, default_redirect_handler
 from ._tokens import ClientInfo, FileTokenStore, MemoryTokenStore, Tokens, TokenStore
+from ..transports._token import TokenProvider
 
 __all__ = [
     "AuthorizationError",
@@ -35,6 +38,7 @@ __all__ = [
     "PasteRedirectHandler",
     "RedirectHandler",
     "RegistrationError",
+    "TokenProvider",
     "TokenRequestError",
     "TokenStore",
     "Tokens",

@@ -94,7 +94,7 @@ def _close_quietly(response: requests.Response) -> None:
 class Exchange:
     """One HTTP request and its reply; ``abort`` ends it from any thread."""
 
-    __slots__ = ("_socks", "_woken", "deadline", "key", "reason", "response", "reused", "what")
+    __slots__ = ("_also", "_socks", "_woken", "deadline", "key", "reason", "response", "reused", "sent", "what")
 
     def __init__(self, what: str = "the request", deadline: float | None = None, key: Any = None) -> None:
         self.what = what
@@ -104,8 +104,14 @@ class Exchange:
         self.response: requests.Response | None = None
         #: Whether the current attempt went out on a kept-alive connection from the pool.
         self.reused = False
+        #: Whether the request may have reached the server: false until it is handed to the
+        #: connection (while a token is fetched, say), and again while a refused attempt
+        #: (429, 503, a refused connection) waits to be retried. An abort then raises an error
+        #: saying it was never delivered, and no one tells the server to cancel it.
+        self.sent = False
         self._socks: list[Any] | None = []  # None once done: the sockets may serve others
         self._woken: threading.Event | None = None
+        self._also: threading.Event | None = None  # see wait_for
 
     def attach(self, sock: Any) -> None:
         """A socket this exchange is using (called on the thread running it)."""
@@ -133,6 +139,9 @@ class Exchange:
         woken = self._woken
         if woken is not None:
             woken.set()
+        also = self._also
+        if also is not None:
+            also.set()
         socks = self._socks
         if socks is None:
             return True
@@ -157,11 +166,28 @@ class Exchange:
             return True
         return woken.wait(seconds)
 
+    def wait_for(self, event: threading.Event, seconds: float | None) -> None:
+        """Wait until ``event`` is set, the exchange is aborted or ``seconds`` pass.
+
+        For work of the exchange that runs on another thread (a token fetch), which sets
+        ``event`` when done: ``abort`` sets it too while this waits, so the caller looks at
+        its work's own state and at ``reason`` after."""
+        self._also = event
+        try:
+            if self.reason is None:  # (abort sets reason before it looks at _also)
+                event.wait(seconds)
+        finally:
+            self._also = None
+
     def error(self) -> MCPError:
-        """The error for the thread running an aborted exchange."""
+        """The error for the thread running an aborted exchange (see ``sent``)."""
         if self.reason == CANCELLED:
-            return RequestCancelled(f"{self.what} was cancelled")
+            if not self.sent:
+                return RequestCancelled(f"{self.what} was cancelled before it was sent")
+            return RequestCancelled(f"{self.what} was cancelled", delivered=True)
         if self.reason == TIMEOUT:
+            if not self.sent:
+                return RequestTimeout(f"{self.what} could not be sent in time")
             return RequestTimeout(f"{self.what}: no complete reply in time", delivered=True)
         return ConnectionClosed("the transport is closed")
 

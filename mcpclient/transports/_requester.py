@@ -35,9 +35,10 @@ from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeo
 from .._redact import Redactor
 from .._text import clean
 from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
+from ._token import TokenFetcher
 from .base import Peer, decode_message
 
-__all__ = ["Requester", "TokenProvider", "read_error_body", "translate"]
+__all__ = ["Requester", "TokenSource", "read_error_body", "translate"]
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +65,9 @@ CHANGE_NOTHING = frozenset({
 })
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
-TokenProvider = Any  # an object with token() -> str, or a plain callable returning str
+#: What ``token_provider=`` takes: a ``TokenProvider``, an object with ``token() -> str``, or
+#: a plain callable returning a str (see ``_token``).
+TokenSource = Any
 
 
 class SafeTools:
@@ -100,7 +103,7 @@ class Requester:
         url: str,
         headers: Mapping[str, str] | None,
         *,
-        token_provider: TokenProvider | None,
+        token_provider: TokenSource | None,
         auth_header: str | None,
         auth: Any,
         session: requests.Session | None,
@@ -116,7 +119,7 @@ class Requester:
             raise TypeError("token_provider must have a token() method or be callable")
         self.own_session = session is None
         self.session = session if session is not None else _new_session(keepalive_idle)
-        self._token_provider = token_provider
+        self._tokens = None if token_provider is None else TokenFetcher(token_provider)
         self._token_header = auth_header or "Authorization"
         self._token_prefix = "" if auth_header else "Bearer "
         self.max_retries = max_retries
@@ -171,6 +174,8 @@ class Requester:
             self.redactor.add(_text(auth.password), permanent=True)
 
     def close(self) -> None:
+        if self._tokens is not None:
+            self._tokens.close()
         if self.own_session:
             self.session.close()
 
@@ -215,7 +220,7 @@ class Requester:
                 raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
             try:
                 response = self._send_following_redirects(
-                    method, body, headers, url, remaining, read_timeout, exchange, resent
+                    method, body, headers, url, deadline, read_timeout, exchange, resent
                 )
             except _Resend as exc:
                 log.info("%s; sending it again on a new connection (it changes nothing)", exc.error)
@@ -224,6 +229,7 @@ class Requester:
             except _Retryable as exc:
                 if exchange is not None:
                     exchange.check()
+                    exchange.sent = False  # refused before it ran: a cancel now has nothing to stop
                 if attempt + 1 >= attempts:
                     raise exc.error from exc.error.__cause__
                 delay = backoff(attempt)
@@ -234,6 +240,8 @@ class Requester:
                 after = retry_after(response.headers.get("Retry-After"))
                 delay = backoff(attempt) if after is None else after
                 response.close()
+                if exchange is not None:
+                    exchange.sent = False
                 if delay > RETRY_AFTER_MAX:
                     raise HTTPStatusError(
                         f"{self._safe(url)} answered HTTP {response.status_code} and asked to retry "
@@ -265,18 +273,20 @@ class Requester:
         body: bytes | None,
         headers: Mapping[str, str] | None,
         url: str | None,
-        remaining: float | None,
+        deadline: float | None,
         read_timeout: float | None | str,
         exchange: Exchange | None,
         resent: bool = True,
     ) -> requests.Response:
-        prepared = self._prepare(method, body, headers, url)
+        prepared = self._prepare(method, body, headers, url, deadline, exchange)
+        remaining = _remaining(deadline)  # what the token fetch left of it
         connect = self.connect_timeout if remaining is None else min(self.connect_timeout, remaining)
         read = remaining if read_timeout == "deadline" else read_timeout
         for _ in range(MAX_REDIRECTS + 1):
             current.exchange = exchange
             if exchange is not None:
                 exchange.reused = False
+                exchange.sent = True  # from here on it may reach the server
             try:
                 response = self._send(prepared, (connect, read))
             except Exception as exc:
@@ -336,7 +346,8 @@ class Requester:
         return response
 
     def _prepare(
-        self, method: str, body: bytes | None, headers: Mapping[str, str] | None, url: str | None
+        self, method: str, body: bytes | None, headers: Mapping[str, str] | None, url: str | None,
+        deadline: float | None = None, exchange: Exchange | None = None,
     ) -> requests.PreparedRequest:
         prepared = self._templates[method].copy()
         if url is not None:
@@ -358,8 +369,9 @@ class Requester:
         if self._auth is not None:
             prepared.prepare_auth(self._auth)
             self._remember(prepared)
-        if self._token_provider is not None:
-            token = self._token()
+        if self._tokens is not None:
+            token = self._tokens.fetch(deadline, exchange, exchange.what if exchange is not None else method)
+            self.redactor.add(token, self._token_prefix + token)
             if token:
                 extra[self._token_header] = self._token_prefix + token
         return prepared
@@ -382,20 +394,6 @@ class Requester:
             raise TransportError(
                 f"refusing to send to {self._safe(prepared.url)}: not the origin this transport was opened for"
             )
-
-    def _token(self) -> str:
-        provider = self._token_provider
-        try:
-            token = provider.token() if hasattr(provider, "token") else provider()  # type: ignore[misc,union-attr]
-        except MCPError:
-            raise
-        except Exception as exc:
-            raise TransportError(f"the token provider failed: {type(exc).__name__}: {exc}") from exc
-        if not isinstance(token, str):
-            raise TransportError(f"the token provider returned {type(token).__name__}, not a str")
-        token = token.strip()
-        self.redactor.add(token, self._token_prefix + token)
-        return token
 
     # -- helpers for the transports ---------------------------------------------------------
 

@@ -16,10 +16,9 @@ from .._eras.headers import ToolHeaders, request_headers
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
-from ._requester import Requester, SafeTools, TokenProvider
+from ._requester import Requester, SafeTools, TokenSource
 from ._streams import (
     MAX_MESSAGE_BYTES,
-    ThreadPool,
     abort_response,
     is_event_stream,
     is_json,
@@ -29,6 +28,7 @@ from ._streams import (
     stream_end_ready,
 )
 from ._sse_parser import SSEEvent, SSEParser
+from ._threads import ThreadPool
 from .base import MODERN, Failure, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 DELETE_TIMEOUT = 5.0
 #: After the reply arrived on an SSE stream, how long the server gets to end the stream.
 AFTER_REPLY_GRACE = 5.0
+#: How long close() waits for that DELETE before leaving it to finish in the background.
+DELETE_WAIT = 1.0
 #: Reconnection delay when a broken stream came without a ``retry`` field, in seconds.
 DEFAULT_RECONNECT_DELAY = 1.0
 #: Resumptions of one broken reply stream in a row that bring nothing new before giving up.
@@ -112,7 +114,7 @@ class StreamableHTTPTransport(Transport):
         url: str,
         headers: Mapping[str, str] | None = None,
         *,
-        token_provider: TokenProvider | None = None,
+        token_provider: TokenSource | None = None,
         auth_header: str | None = None,
         auth: requests.auth.AuthBase | None = None,
         session: requests.Session | None = None,
@@ -718,7 +720,9 @@ class StreamableHTTPTransport(Transport):
 
     def close(self) -> None:
         """End every exchange in flight (their callers get ``ConnectionClosed``), unblock
-        ``receive``, and DELETE the session (5 s at most, however slow the server)."""
+        ``receive``, and DELETE the session: best effort, so ``close()`` waits for it at most
+        ``DELETE_WAIT`` (1 s), and a DELETE still unanswered then goes on in the background
+        until ``DELETE_TIMEOUT`` (5 s), however the server (or a token provider) stalls."""
         with self._lock:
             if self._closed.is_set():
                 return
@@ -726,18 +730,37 @@ class StreamableHTTPTransport(Transport):
         self._exchanges.abort_all(CLOSED)
         self._drains.shutdown()
         self._inbox.put(_CLOSED)
-        if self.session_id is not None:
-            deadline = time.monotonic() + DELETE_TIMEOUT
-            exchange = self._exchanges.open("ending the session", deadline, after_close=True)
-            try:
-                response = self._requester.request(
-                    "DELETE", headers=self._headers(), deadline=deadline, retry=False, exchange=exchange
-                )
-                response.close()
-            except MCPError as exc:
-                log.debug("could not end the session: %s", exc)
-            finally:
-                self._exchanges.end(exchange)
+        if self.session_id is None:
+            self._release()
+            return
+        ended = threading.Event()
+        try:
+            threading.Thread(
+                target=self._end_session, args=(ended,), name="mcpclient-http-close", daemon=True
+            ).start()
+        except RuntimeError:  # no thread to be had: end it here, within DELETE_TIMEOUT
+            self._end_session(ended)
+        if not ended.wait(DELETE_WAIT):
+            log.debug("the server did not answer the DELETE ending the session within %.1fs; "
+                      "it goes on in the background", DELETE_WAIT)
+
+    def _end_session(self, ended: threading.Event) -> None:
+        """DELETE the session (within ``DELETE_TIMEOUT``), then release the transport."""
+        deadline = time.monotonic() + DELETE_TIMEOUT
+        exchange = self._exchanges.open("ending the session", deadline, after_close=True)
+        try:
+            response = self._requester.request(
+                "DELETE", headers=self._headers(), deadline=deadline, retry=False, exchange=exchange
+            )
+            response.close()
+        except MCPError as exc:
+            log.debug("could not end the session: %s", exc)
+        finally:
+            self._exchanges.end(exchange)
+            self._release()
+            ended.set()
+
+    def _release(self) -> None:
         self._exchanges.stop()
         self._requester.close()
 

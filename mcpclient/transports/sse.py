@@ -15,7 +15,7 @@ from .. import _origin
 from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
-from ._requester import Requester, TokenProvider
+from ._requester import Requester, TokenSource
 from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
 from ._sse_parser import SSEParser
 from .base import Peer, Transport, encode_message
@@ -53,7 +53,7 @@ class SSETransport(Transport):
         url: str,
         headers: Mapping[str, str] | None = None,
         *,
-        token_provider: TokenProvider | None = None,
+        token_provider: TokenSource | None = None,
         auth_header: str | None = None,
         auth: requests.auth.AuthBase | None = None,
         session: requests.Session | None = None,
@@ -140,6 +140,9 @@ class SSETransport(Transport):
             if isinstance(exc, ProtocolError) and not self._closed.is_set():
                 log.warning("dropping the SSE stream: %s", exc)
             self._failure = self._failure or exc
+        except Exception as exc:  # a bug: the stream (the connection) ends, and every call with it
+            log.exception("reading the SSE stream failed")
+            reason = f"reading the SSE stream failed: {type(exc).__name__}"
         finally:
             abort_response(self._stream)  # this thread was its reader: closing cannot block
             self._exchanges.end(self._stream_exchange)

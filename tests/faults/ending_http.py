@@ -32,7 +32,13 @@ POST ``/messages`` answers 202 and replies go on the stream), and ``tls`` (an
   (``data`` is the key), then the end; ``"split"``, half the end, ``seconds`` of silence, the
   other half; ``"trailer"``, the end with a trailer field.
 
-For every key: ``arrived[key]`` is set when its request was read, ``gone[key]`` when the client
+``stall()`` makes the whole server a TCP peer that accepts and reads but never answers (a
+stalled process whose kernel still takes connections): every request read from then on, of
+any method (a ``notifications/cancelled`` POST, the DELETE), is counted in ``held[method]``
+and held until the client goes away.
+
+``methods`` counts the POSTs read, by JSON-RPC method. For every key: ``arrived[key]`` is
+set when its request was read, ``gone[key]`` when the client
 closed or shut down that connection afterwards; ``posts`` and ``executions`` count, and
 ``accepted`` and ``ended`` count the TCP connections opened and those the client closed.
 """
@@ -76,6 +82,9 @@ class EndingServer:
         self.executions: collections.Counter[str] = collections.Counter()
         self.accepted = 0
         self.ended = 0
+        self.held: collections.Counter[str] = collections.Counter()
+        self.methods: collections.Counter[str] = collections.Counter()
+        self.stalled = threading.Event()
         self.stream_open = threading.Event()
         self.stream_gone = threading.Event()
         self.stopping = threading.Event()
@@ -108,6 +117,10 @@ class EndingServer:
                 pass
 
     stop = kill
+
+    def stall(self) -> None:
+        """From now on, read every request and never answer it (see the module docstring)."""
+        self.stalled.set()
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -194,12 +207,20 @@ class EndingServer:
     # -- requests ---------------------------------------------------------------------------
 
     def _handle(self, conn: socket.socket, method: str, path: str, headers: dict[str, str], body: bytes) -> bool:
+        if self.stalled.is_set():
+            name = method if method != "POST" else str(json.loads(body).get("method"))
+            with self.lock:
+                self.held[name] += 1
+            self._wait_gone(conn)
+            return False
         if method == "GET":
             return self._get(conn, path)
         if method == "DELETE":
             self._send(conn, "200 OK")
             return True
         message = json.loads(body)
+        with self.lock:
+            self.methods[str(message.get("method"))] += 1
         if self.legacy_sse:
             mode = self._mode(message)
             if mode == "hold":

@@ -23,6 +23,7 @@ from mcpclient import (
 )
 from tests.faults.forking import in_child
 from tests.faults.hostile_http import HostileHTTP
+from tests.helpers import wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -130,7 +131,8 @@ def test_an_unanswered_post_times_out_and_the_server_is_told_to_cancel(server):
         with pytest.raises(RequestTimeout):
             client.call_tool("echo", {"key": k, "fault": "hang"}, timeout=0.5)
         assert time.monotonic() - t0 < 2
-        cancels = [m for m in server.notifications if m.get("method") == "notifications/cancelled"]
+        # (sent from a helper thread, so as not to hold the caller: it comes soon after)
+        cancels = wait_for(lambda: [m for m in server.notifications if m.get("method") == "notifications/cancelled"])
         assert len(cancels) == 1 and isinstance(cancels[0]["params"]["requestId"], int)
         still_usable(client)
     assert server.posts[k] == 1  # a read timeout is never retried

@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from mcpclient import Client, StreamableHTTPTransport
-from mcpclient.transports import _streams
+from mcpclient.transports import _threads
 from mcpclient.transports._streams import stream_end_ready
 
 from ..helpers import RELEASED_WITHIN
@@ -34,13 +34,13 @@ def server(ending_servers):
 def handed_off(monkeypatch) -> list[str]:
     """The names of the tasks given to a transport's stream threads."""
     names: list[str] = []
-    original = _streams.ThreadPool.submit
+    original = _threads.ThreadPool.submit
 
     def recording(self, fn: Callable[..., None], *args: Any) -> bool:
         names.append(fn.__name__)
         return original(self, fn, *args)
 
-    monkeypatch.setattr(_streams.ThreadPool, "submit", recording)
+    monkeypatch.setattr(_threads.ThreadPool, "submit", recording)
     return names
 
 
