@@ -37,10 +37,11 @@ log = logging.getLogger(__name__)
 
 #: The DELETE that ends the session on close() gives up after this many seconds.
 DELETE_TIMEOUT = 5.0
-#: After the reply arrived on an SSE stream, how long the server gets to end the stream.
-AFTER_REPLY_GRACE = 5.0
 #: How long close() waits for that DELETE before leaving it to finish in the background.
 DELETE_WAIT = 1.0
+#: How many SSE streams kept open after their replies are read at once (each holds a thread
+#: and a connection); past that, a stream is closed once its reply is in, with a warning.
+MAX_STREAMS_AFTER_REPLY = 32
 #: Reconnection delay when a broken stream came without a ``retry`` field, in seconds.
 DEFAULT_RECONNECT_DELAY = 1.0
 #: Resumptions of one broken reply stream in a row that bring nothing new before giving up.
@@ -51,8 +52,12 @@ MAX_LISTEN_FAILURES = 5
 #: How long the handshake waits for the GET stream to open before going on without it.
 LISTEN_OPEN_TIMEOUT = 5.0
 
+#: How much of a body that is not a reply an error message quotes, in characters.
+ERROR_EXCERPT = 120
+
 _NO_ID: Any = object()
 _NO_STREAM: Any = object()
+_SKIPPED: Any = object()
 _CLOSED: Any = object()
 
 
@@ -147,6 +152,7 @@ class StreamableHTTPTransport(Transport):
         self._renew_lock = threading.Lock()
         self._exchanges = Exchanges("mcpclient-http-deadlines")
         self._drains = ThreadPool("mcpclient-http-stream")
+        self._after_reply = threading.BoundedSemaphore(MAX_STREAMS_AFTER_REPLY)
         self._listen = listen
         self._listening = False
         self._renewals = itertools.count(1)
@@ -364,15 +370,41 @@ class StreamableHTTPTransport(Transport):
             else:
                 self._deliver(reply, request_id, first=True)
             return False
-        response.close()
-        if request_id is not _NO_ID:
-            if status == 202 or not response.headers.get("content-type"):
-                raise ProtocolError(f"the server accepted {what} but sent no reply (HTTP {status})")
-            raise ProtocolError(self._requester.redact(
-                f"the server answered {what} with content type "
-                f"{response.headers.get('content-type')!r}; expected JSON or an SSE stream"
-            ))
+        if request_id is _NO_ID:
+            response.close()
+            return False
+        self._take_mislabelled(response, request_id, what, exchange)
         return False
+
+    def _take_mislabelled(self, response: requests.Response, request_id: Any, what: str, exchange: Exchange) -> None:
+        """A request's response labelled neither JSON nor an SSE stream (``text/plain``, no
+        Content-Type, a 202): taken as the reply, with a warning, when its body is the
+        JSON-RPC reply to the request (be liberal in what you accept); otherwise a
+        ``ProtocolError`` that says what came instead."""
+        status = response.status_code
+        label = response.headers.get("content-type")
+        kind = f"content type {label!r}" if label else "no Content-Type"
+        if status == 202:
+            response.close()
+            body = b""
+        else:
+            body = read_body(response, f"the reply to {what}", self.max_message_bytes, exchange)
+        if not body.strip():
+            raise ProtocolError(f"the server accepted {what} but sent no reply (HTTP {status})")
+        try:
+            reply: Any = self._requester.decode(body)
+        except ProtocolError:
+            reply = None
+        if reply is not None and _answers(reply, request_id):
+            log.warning("the server labelled its JSON reply to %s with %s, not application/json; "
+                        "reading it all the same", what, self._requester.redact(kind))
+            self._deliver(reply, request_id, first=True)
+            return
+        excerpt = self._requester.redact(body[:ERROR_EXCERPT].decode("utf-8", "replace"))[:ERROR_EXCERPT]
+        raise ProtocolError(self._requester.redact(
+            f"the server answered {what} with {kind} (HTTP {status}) and a body that is not the "
+            f"JSON-RPC reply to it; expected application/json or text/event-stream: {excerpt!r}"
+        ))
 
     def _take_error(self, response: requests.Response, request_id: Any, what: str, body: bytes | None) -> None:
         if body is None:
@@ -435,22 +467,38 @@ class StreamableHTTPTransport(Transport):
         """
         got_reply = False
         count = 0
+        kept = False  # holds a place among the streams read after their replies
         events = read_events(response, parser, "reading an SSE stream", exchange)
         try:
             for event in events:
                 if not event.data or event.event != "message":
                     continue  # a priming event (id only), or an event type MCP does not use
-                message = self._requester.decode(event.data)
+                message = self._decode_event(event.data)
+                if message is _SKIPPED:
+                    continue
                 count += 1
-                if self._deliver(message, request_id, first=direct and count == 1) and not got_reply:
+                delivered = self._deliver(message, request_id, first=direct and count == 1)
+                if delivered and not got_reply and request_id is not None:  # (None: no reply is awaited)
                     got_reply = True
+                    if hand_off and stream_end_ready(response):
+                        continue  # all that is left is its end, here already: read it on this thread
+                    # The server keeps the stream open after the reply: it is read until it
+                    # ends or the client closes, no longer bounded by the call's deadline.
+                    if not self._after_reply.acquire(False):
+                        log.warning(
+                            "%d SSE streams are already being read after their replies; closing the stream "
+                            "of request %r (what the server sends on it after the reply is lost)",
+                            MAX_STREAMS_AFTER_REPLY, request_id,
+                        )
+                        abort_response(response)
+                        return got_reply, count
+                    self._exchanges.extend(exchange, None)
                     if not hand_off:
-                        # The server gets a grace period to end the stream, not the call's timeout.
-                        self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
-                    elif not stream_end_ready(response):
-                        # The server keeps the stream open after the reply: free the caller.
-                        if self._drains.submit(self._read_rest, response, events, request_id, exchange):
-                            raise _HandedOff
+                        kept = True  # this stream thread reads on
+                    elif self._drains.submit(self._read_rest, response, events, request_id, exchange):
+                        raise _HandedOff  # the caller goes, a stream thread reads the rest
+                    else:
+                        self._after_reply.release()
                         abort_response(response)  # closing: nothing will read it
                         return got_reply, count
         except (MCPError, _HandedOff):
@@ -458,17 +506,32 @@ class StreamableHTTPTransport(Transport):
         except BaseException:  # Ctrl-C in the caller reading its stream: nothing else will read it
             abort_response(response)
             raise
+        finally:
+            if kept:
+                self._after_reply.release()
         return got_reply, count
+
+    def _decode_event(self, data: bytes) -> Any:
+        """One SSE event's message, or ``_SKIPPED`` (logged) when it is not JSON: like a bad
+        line over stdio, one bad event does not fail the stream or the call it carries."""
+        try:
+            return self._requester.decode(data)
+        except ProtocolError as exc:
+            log.warning("skipping a malformed message on an SSE stream: %s", exc)
+            return _SKIPPED
 
     def _read_rest(
         self, response: requests.Response, events: Iterator[SSEEvent], request_id: Any, exchange: Exchange,
     ) -> None:
-        """On a stream thread: what a POST's stream carries after its reply, then its end."""
-        self._exchanges.extend(exchange, time.monotonic() + AFTER_REPLY_GRACE)
+        """On a stream thread: what a POST's stream carries after its reply, then its end
+        (however long the server keeps it open; ``close()`` ends it). Holds a place among the
+        ``MAX_STREAMS_AFTER_REPLY`` until then."""
         try:
             for event in events:
                 if event.data and event.event == "message":
-                    self._deliver(self._requester.decode(event.data), request_id)
+                    message = self._decode_event(event.data)
+                    if message is not _SKIPPED:
+                        self._deliver(message, request_id)
         except MCPError as exc:  # the caller has its reply: log what was lost, end the stream
             abort_response(response)
             if exchange.reason is None and not self._closed.is_set():
@@ -477,6 +540,7 @@ class StreamableHTTPTransport(Transport):
             abort_response(response)
             raise
         finally:
+            self._after_reply.release()
             self._exchanges.end(exchange)
 
     def _drain(
@@ -631,12 +695,15 @@ class StreamableHTTPTransport(Transport):
                 count = 0
                 try:
                     _, count = self._pump(response, parser, None, exchange)
-                except MCPError as exc:
+                except Exception as exc:  # (an MCPError, or a bug: either way the stream reopens)
                     abort_response(response)
                     if self._closed.is_set():
                         return  # a normal close: nothing broke
-                    level = logging.WARNING if isinstance(exc, ProtocolError) else logging.DEBUG
-                    log.log(level, "the GET stream broke (it reopens): %s", exc)
+                    if isinstance(exc, MCPError):
+                        level = logging.WARNING if isinstance(exc, ProtocolError) else logging.DEBUG
+                        log.log(level, "the GET stream broke (it reopens): %s", exc)
+                    else:
+                        log.exception("reading the GET stream failed (it reopens)")
                 finally:
                     self._exchanges.end(exchange)
                 last_id = parser.last_id or last_id
@@ -699,7 +766,9 @@ class StreamableHTTPTransport(Transport):
             try:
                 for event in read_events(response, parser, f"reading {what}", exchange):
                     if event.data:
-                        message = self._requester.decode(event.data)
+                        message = self._decode_event(event.data)
+                        if message is _SKIPPED:
+                            continue
                         if isinstance(message, dict) and message.get("id") == request_id:
                             return message
                         self._inbox.put(self._requester.deliverable(message))

@@ -19,6 +19,8 @@ that key it is played before the call is answered normally:
 * ``{"fault": "reset"}``: execute, then reset the connection (RST) instead of answering.
 * ``{"fault": "stall"}``: execute, start an SSE reply with half an event, then stall.
 * ``{"fault": "content_type"}``: execute, answer 200 with ``text/html``.
+* ``{"fault": "mislabelled", "label": "text/plain"}``: execute, answer 200 with the JSON-RPC
+  reply labelled ``label`` (``""``: no Content-Type); ``"body"`` replaces the reply.
 * ``{"fault": "hang"}``: never answer, not executed.
 * ``{"fault": "expire"}``: end the session before this POST: 404, not executed (the
   server-wide ``lost_session`` says how an unknown session is answered: 404 as the spec asks,
@@ -268,6 +270,9 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "content_type":
             execute()
             self._send(200, b"<html>hello</html>", content_type="text/html")
+        elif fault == "mislabelled":
+            body = json.dumps(execute()).encode() if "body" not in args else str(args["body"]).encode()
+            self._send(200, body, content_type=str(args.get("label", "")) or None)
         elif fault == "expire":
             with state.lock:
                 state.sessions.discard(self.headers.get("Mcp-Session-Id", ""))

@@ -147,6 +147,28 @@ def test_a_200_with_a_wrong_content_type_fails_only_that_call(server):
     assert server.posts[k] == 1
 
 
+@pytest.mark.parametrize("label", ["text/plain", ""])
+def test_a_json_rpc_reply_without_its_json_label_is_read_with_a_warning(server, caplog, label):
+    # Be liberal: a server that forgets the label (or says text/plain) still gets its reply read.
+    with open_client(server, max_retries=3) as client, caplog.at_level("WARNING", logger="mcpclient.transports.http"):
+        k = key()
+        assert client.call_tool("echo", {"key": k, "fault": "mislabelled", "label": label, "text": "hi"}).text == "hi"
+        still_usable(client)
+    assert server.executions[k] == 1
+    assert any("reading it all the same" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("label", ["text/plain", ""])
+def test_a_mislabelled_body_that_is_not_the_reply_says_what_came(server, label):
+    with open_client(server, max_retries=3) as client:
+        k = key()
+        with pytest.raises(ProtocolError, match="not the JSON-RPC reply") as caught:
+            client.call_tool("echo", {"key": k, "fault": "mislabelled", "label": label, "body": '{"ok": 1}'})
+        assert "sent no reply" not in str(caught.value)
+        assert ("text/plain" if label else "no Content-Type") in str(caught.value)
+        still_usable(client)
+
+
 def test_an_expired_session_is_renewed_and_the_call_runs_exactly_once(server):
     with open_client(server) as client:
         k = key()

@@ -18,7 +18,7 @@ import pytest
 import requests
 
 from mcpclient import Client, StreamableHTTPTransport
-from mcpclient.transports import _threads
+from mcpclient.transports import _threads, http
 from mcpclient.transports._streams import stream_end_ready
 
 from ..helpers import RELEASED_WITHIN
@@ -79,6 +79,29 @@ def test_a_stream_kept_open_after_its_reply_frees_the_caller_and_loses_nothing(s
         time.sleep(0.1)
         assert client.call_tool("work", {"mode": "after_reply", "after": "end", "text": "next"}).text == "next"
         assert server.accepted == accepted
+
+
+def test_a_stream_kept_open_after_its_reply_is_read_past_any_fixed_grace(server):
+    # It used to be cut 5 s after the reply, although the server was still sending on it.
+    logged = threading.Event()
+    seen: list[Any] = []
+    with connect(server) as client:
+        client.set_log_handler(lambda level, data, logger: (seen.append(data), logged.set()))
+        out = client.call_tool("work", {"mode": "after_reply", "after": "late", "seconds": 6.5, "key": "slow"})
+        assert out.text == "done"
+        assert logged.wait(12), "the event 6.5 s after the reply was lost"
+        assert seen == ["slow"]
+
+
+def test_streams_read_after_their_replies_are_bounded_in_number(server, monkeypatch, caplog):
+    monkeypatch.setattr(http, "MAX_STREAMS_AFTER_REPLY", 1)
+    with connect(server) as client, caplog.at_level("WARNING", logger="mcpclient.transports.http"):
+        for key in ("kept", "cut"):
+            out = client.call_tool("work", {"mode": "after_reply", "after": "late", "seconds": 30.0, "key": key})
+            assert out.text == "done"
+        assert server.gone["cut"].wait(RELEASED_WITHIN), "the stream past the bound was left open"
+        assert not server.gone["kept"].is_set()
+        assert any("already being read after their replies" in r.getMessage() for r in caplog.records)
 
 
 @pytest.mark.parametrize("after", ["split", "trailer"])

@@ -180,11 +180,22 @@ def test_an_unknown_content_type_fails_that_call_only(fake):
         client.ping()
 
 
-def test_a_garbage_sse_event_fails_that_call_only(fake):
+def test_a_garbage_sse_event_is_logged_and_skipped_and_the_reply_after_it_read(fake, caplog):
+    # As a bad line over stdio: one event that is not JSON fails neither the stream nor the call.
+    fake.handlers["tools/call"] = lambda m, r: (200, {"Content-Type": "text/event-stream"},
+                                                b"event: message\ndata: {oops\n\n"
+                                                + sse(result(m["id"], {"content": []})))
+    with open_client() as client, caplog.at_level("WARNING", logger="mcpclient.transports.http"):
+        assert client.call_tool("x").content == []
+        client.ping()
+    assert any("skipping a malformed message" in r.getMessage() for r in caplog.records)
+
+
+def test_a_garbage_sse_event_alone_ends_as_a_stream_without_its_reply(fake):
     fake.handlers["tools/call"] = lambda m, r: (200, {"Content-Type": "text/event-stream"},
                                                 b"event: message\ndata: {oops\n\n")
     with open_client() as client:
-        with pytest.raises(ProtocolError, match="bad SSE event"):
+        with pytest.raises(TransportError, match="ended before the reply"):
             client.call_tool("x")
         client.ping()
 
