@@ -189,12 +189,13 @@ def test_a_cancel_never_overtakes_the_request_it_cancels(setup):
     assert wait_for(lambda: len(client._engine._outbox) == 1)
     transport.release()
     assert transport.in_batch.wait(5)  # the writer is sending it now
-    token.cancel()  # too late to take it back: the cancel waits for the write turn
-    time.sleep(0.2)
-    assert cancelled[0].is_alive()
-    transport.go_on.set()
+    token.cancel()  # too late to take it back: the notice waits for the write turn, the caller does not
     cancelled[0].join(RELEASED_WITHIN)
+    assert not cancelled[0].is_alive(), "the caller waited for the cancel notice to be written"
     assert isinstance(cancelled[1].get("error"), RequestCancelled)
+    time.sleep(0.2)
+    assert not any(m.get("method") == "notifications/cancelled" for m in server.received)
+    transport.go_on.set()
     assert wait_for(lambda: any(m.get("method") == "notifications/cancelled" for m in server.received))
     order = [m.get("method") if "id" not in m else m["params"].get("arguments", {}).get("text")
              for m in server.received if m.get("method") in ("tools/call", "notifications/cancelled")]
