@@ -110,15 +110,23 @@ class Conversation:
         """Find the server's era and version, and learn its capabilities.
 
         If it fails at any step (``notifications/initialized`` included), nothing it learned
-        is kept: ``version`` and ``capabilities`` read as before it began."""
+        is kept: ``version`` and ``capabilities`` read as before it began. A server that does
+        not answer in time is reported with what it said on the side (a stdio server's last
+        stderr lines: one that serves HTTP instead of stdio says so there)."""
         try:
             self._open(timeout)
-        except BaseException:
+        except BaseException as exc:
             self.state = None
             self.era = None
             self.era_strategy = None
             self.declared = {}
-            raise
+            said = self.transport.last_words() if isinstance(exc, RequestTimeout) else ""
+            if not said or not isinstance(exc, RequestTimeout):
+                raise
+            raise RequestTimeout(
+                f"{exc} (last lines of the server's stderr: {' | '.join(said.splitlines())})",
+                method=exc.method, timeout=exc.timeout, delivered=exc.delivered,
+            ) from exc
 
     def _open(self, timeout: float | None) -> None:
         if self.protocol == "legacy":

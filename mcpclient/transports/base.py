@@ -91,7 +91,7 @@ class Transport(abc.ABC):
 
     The rest has defaults that suit a transport with nothing more to say (a test double):
     ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``frame`` and
-    ``write_frames``, ``reopen``, ``set_protocol``, ``note_tools``, ``server_key`` and ``peer``.
+    ``write_frames``, ``reopen``, ``set_protocol``, ``note_tools``, ``last_words``, ``server_key`` and ``peer``.
     """
 
     self_serializing: ClassVar[bool] = False
@@ -205,6 +205,11 @@ class Transport(abc.ABC):
         are safe to re-send (``readOnlyHint``/``idempotentHint``). The default keeps them all.
         """
         return tools
+
+    def last_words(self) -> str:
+        """What the server said besides its messages, for an error that could otherwise say
+        only that no reply came (a stdio server's last stderr lines); "" by default."""
+        return ""
 
     @property
     def server_key(self) -> Hashable | None:

@@ -56,6 +56,8 @@ READ_SIZE = 1 << 16
 WRITE_WAIT_SLICE = 0.25
 #: How many lines of the server's stderr are kept for error messages.
 STDERR_TAIL_LINES = 20
+#: How many of them an opening that got no reply shows (``last_words``).
+LAST_WORDS_LINES = 8
 
 #: Why the connection ends when a write runs out of time with part of its message written.
 TORN_WRITE = (
@@ -500,6 +502,9 @@ class StdioTransport(Transport):
         if self._ended is not None and not self._closed:
             return copy.copy(self._ended)
         return ConnectionClosed(self._close_reason)
+
+    def last_words(self) -> str:
+        return "\n".join(list(self._stderr_tail)[-LAST_WORDS_LINES:])
 
     def _exit_error(self, what: str | None) -> ConnectionClosed:
         if self._closed:

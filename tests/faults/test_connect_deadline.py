@@ -42,3 +42,17 @@ def test_a_server_that_crashes_at_start_up_is_reported_once_and_not_remembered_a
     assert str(info.value).count("no module named nope") == 1
     assert not [r for r in caplog.records if "server/discover" in r.getMessage()], caplog.text
     assert _conversation._cached_era(key) is None
+
+
+def test_a_server_that_never_answers_is_reported_with_its_last_stderr_lines():
+    """A server that serves HTTP instead of stdio says so on stderr; the timeout used to say only
+    "no reply to 'initialize'" (issue #30)."""
+    http_instead = [sys.executable, "-c", (
+        "import sys, time; print('Uvicorn running on http://127.0.0.1:8000', file=sys.stderr, flush=True);"
+        " time.sleep(30)")]
+    transport = mcpclient.StdioTransport(http_instead, stderr=lambda line: None)
+    with pytest.raises(RequestTimeout) as info:
+        with mcpclient.Client(transport, timeout=2, protocol="legacy"):
+            pass
+    assert "no reply to 'initialize'" in str(info.value)
+    assert "last lines of the server's stderr: Uvicorn running on http://127.0.0.1:8000" in str(info.value)
