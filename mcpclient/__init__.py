@@ -34,9 +34,11 @@ from ._exceptions import (
     URLElicitationRequired,
 )
 from ._observe import Telemetry
+from ._pages import Page
 from ._rpc.cancel import CancelToken
 from ._skills import Skill, SkillFile
 from ._task_handle import Task
+from .extensions import Extension, Message, Middleware, Options
 from .transports import StdioTransport, Transport
 from .types import (
     Completion,
@@ -121,11 +123,16 @@ __all__ = [
     "DEFAULT_TIMEOUT",
     "ElicitationRequest",
     "ElicitationResult",
+    "Extension",
     "HTTPStatusError",
     "Implementation",
     "MCPError",
+    "Message",
+    "Middleware",
     "OAuth",
+    "Options",
     "OutputValidationError",
+    "Page",
     "Prompt",
     "PromptArgument",
     "PromptMessage",

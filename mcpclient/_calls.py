@@ -17,7 +17,7 @@ from . import types as t
 from ._cache import ResultCache, freshness
 from ._eras import modern
 from ._exceptions import ProtocolError, ResourceNotFound, RPCError, TaskSupportError
-from ._pages import pages
+from ._pages import Page, page_cursor, pages
 from ._rpc.cancel import Cancel
 from ._rpc.engine import ProgressCallback
 from ._structured import OutputValidator
@@ -35,6 +35,16 @@ __all__ = ["Calls"]
 log = logging.getLogger("mcpclient")
 
 T = TypeVar("T")
+#: Extra ``_meta`` keys of one call (the caller's ``meta=``).
+Meta = Mapping[str, Any] | None
+
+#: The listings that page: the result's key for the items, and the capability they need.
+_LISTINGS = {
+    "tools/list": ("tools", "tools"),
+    "resources/list": ("resources", "resources"),
+    "resources/templates/list": ("resourceTemplates", "resources"),
+    "prompts/list": ("prompts", "prompts"),
+}
 
 #: The tool name format of the specification (SEP-986, 2025-11-25): names outside it still work.
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
@@ -67,8 +77,8 @@ class Calls:
     def ping(self, timeout: float | None) -> None:
         self._conversation.strategy.ping(self._conversation, timeout)
 
-    def list_tools(self, timeout: float | None) -> list[t.ToolDef]:
-        tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools")
+    def list_tools(self, timeout: float | None, meta: Meta = None) -> list[t.ToolDef]:
+        tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools", meta)
         tools = self._transport.note_tools(tools)  # the transport may drop tools it cannot call
         self._outputs.learn(tools)
         self._task_support = {tool.name: _task_support(tool) for tool in tools}
@@ -86,6 +96,20 @@ class Calls:
                 len(odd), ", ".join(repr(name[:80]) for name in odd[:5]), " ..." if len(odd) > 5 else "",
             )
 
+    def list_page(
+        self, method: str, cls: type[T], cursor: str | None, timeout: float | None, meta: Meta = None
+    ) -> Page[T]:
+        """One page of a listing (never cached); ``cursor`` None asks for the first.
+
+        A page of tools teaches the client nothing (output schemas, tool headers): those are
+        learned from a whole listing, as a page cannot say which tools went away.
+        """
+        key, capability = _LISTINGS[method]
+        self._conversation.require(capability, method)
+        params = {"cursor": cursor} if cursor is not None else None
+        result = self._conversation.call(method, params, timeout=timeout, meta=meta)
+        return Page(items=structure_list(result.get(key, []), cls), next_cursor=page_cursor(result, method))
+
     def call_tool(
         self,
         name: str,
@@ -95,17 +119,19 @@ class Calls:
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: Cancel | None = None,
+        meta: Meta = None,
     ) -> t.ToolResult:
         self._conversation.require("tools", "tools/call")
         params = _tool_params(name, arguments)
-        result = self._send_tool_call(params, timeout, on_progress, max_total, cancel)
+        result = self._send_tool_call(params, timeout, on_progress, max_total, cancel, meta)
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = max_total if max_total is not None else timeout
             result = self._tasks.finish(result, name, budget, cancel)
         return self._outputs.check(name, structure_tool_result(result))
 
     def call_tool_as_task(
-        self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None
+        self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None,
+        meta: Meta = None,
     ) -> Task:
         era = self._conversation.strategy
         params = _tool_params(name, arguments)
@@ -114,7 +140,7 @@ class Calls:
             deadline = Deadline(timeout)  # the listing, if one is needed, comes out of the call's time
             self._require_task_tool(name, timeout)
             timeout = deadline.remaining()
-        result = self._send_tool_call(era.task_params(params, ttl), timeout)
+        result = self._send_tool_call(era.task_params(params, ttl), timeout, meta=meta)
         state = era.task_state(result)
         return self._tasks.handle(state, name) if state is not None else self._tasks.done(result, name)
 
@@ -138,6 +164,7 @@ class Calls:
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: Cancel | None = None,
+        meta: Meta = None,
     ) -> dict[str, Any]:
         """``tools/call``, sent again once if the server found its headers stale (-32020).
 
@@ -146,7 +173,8 @@ class Calls:
         """
         try:
             return self._conversation.call(
-                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
+                meta=meta,
             )
         except RPCError as exc:
             if exc.code != modern.HEADER_MISMATCH:
@@ -154,39 +182,50 @@ class Calls:
             log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
             self.list_tools(timeout)
             return self._conversation.call(
-                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
+                meta=meta,
             )
 
     # -- resources ------------------------------------------------------------------------------
 
-    def list_resources(self, timeout: float | None) -> list[t.Resource]:
-        return self._listing("resources/list", "resources", t.Resource, timeout, "resources")
+    def list_resources(self, timeout: float | None, meta: Meta = None) -> list[t.Resource]:
+        return self._listing("resources/list", "resources", t.Resource, timeout, "resources", meta)
 
-    def list_resource_templates(self, timeout: float | None) -> list[t.ResourceTemplate]:
-        return self._listing("resources/templates/list", "resourceTemplates", t.ResourceTemplate, timeout, "resources")
+    def list_resource_templates(self, timeout: float | None, meta: Meta = None) -> list[t.ResourceTemplate]:
+        return self._listing(
+            "resources/templates/list", "resourceTemplates", t.ResourceTemplate, timeout, "resources", meta
+        )
 
     def read_resource(
-        self, uri: str, timeout: float | None, *, on_progress: ProgressCallback | None = None, cancel: Cancel | None = None
+        self,
+        uri: str,
+        timeout: float | None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancel: Cancel | None = None,
+        meta: Meta = None,
     ) -> list[t.ResourceContents]:
         self._conversation.require("resources", "resources/read")
         key = ("read", uri)
-        cached = self._cache.get(key) if self._cache is not None else None
+        cache = self._cache if not meta else None  # a call with its own _meta may get another answer
+        cached = cache.get(key) if cache is not None else None
         if cached is not None:
             return list(cached)
         try:
             result = self._conversation.call(
-                "resources/read", {"uri": uri}, timeout=timeout, on_progress=on_progress, cancel=cancel
+                "resources/read", {"uri": uri}, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta
             )
         except RPCError as exc:
             raise _not_found(exc, uri) from None
         contents = structure_list(result.get("contents", []), t.ResourceContents)
-        self._store("resources", key, [result], contents)
+        if cache is not None:
+            self._store("resources", key, [result], contents)
         return contents
 
     # -- prompts and completions ----------------------------------------------------------------
 
-    def list_prompts(self, timeout: float | None) -> list[t.Prompt]:
-        return self._listing("prompts/list", "prompts", t.Prompt, timeout, "prompts")
+    def list_prompts(self, timeout: float | None, meta: Meta = None) -> list[t.Prompt]:
+        return self._listing("prompts/list", "prompts", t.Prompt, timeout, "prompts", meta)
 
     def get_prompt(
         self,
@@ -196,12 +235,15 @@ class Calls:
         *,
         on_progress: ProgressCallback | None = None,
         cancel: Cancel | None = None,
+        meta: Meta = None,
     ) -> tuple[str | None, list[t.PromptMessage]]:
         self._conversation.require("prompts", "prompts/get")
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = dict(arguments)
-        result = self._conversation.call("prompts/get", params, timeout=timeout, on_progress=on_progress, cancel=cancel)
+        result = self._conversation.call(
+            "prompts/get", params, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta
+        )
         messages = structure_list(result.get("messages", []), t.PromptMessage)
         description = result.get("description")
         return (description if isinstance(description, str) else None), messages
@@ -213,12 +255,13 @@ class Calls:
         arg_value: str,
         context: Mapping[str, str] | None,
         timeout: float | None,
+        meta: Meta = None,
     ) -> t.Completion:
         self._conversation.require("completions", "completion/complete")
         params: dict[str, Any] = {"ref": unstructure(ref), "argument": {"name": arg_name, "value": arg_value}}
         if context:
             params["context"] = {"arguments": dict(context)}
-        result = self._conversation.call("completion/complete", params, timeout=timeout)
+        result = self._conversation.call("completion/complete", params, timeout=timeout, meta=meta)
         completion = result.get("completion")
         if not isinstance(completion, dict):
             raise ProtocolError(f"the server's completion result has no completion object: {result!r:.200}")
@@ -226,17 +269,21 @@ class Calls:
 
     # -- lists and the cache --------------------------------------------------------------------
 
-    def _listing(self, method: str, key: str, cls: type[T], timeout: float | None, capability: str) -> list[T]:
+    def _listing(
+        self, method: str, key: str, cls: type[T], timeout: float | None, capability: str, meta: Meta
+    ) -> list[T]:
         self._conversation.require(capability, method)
         # Keyed by method too: resources/list and resources/templates/list share a capability
         # (and are dropped together by its list_changed).
         cache_key = (capability, method)
-        cached = self._cache.get(cache_key) if self._cache is not None else None
+        cache = self._cache if not meta else None  # a listing with its own _meta may differ
+        cached = cache.get(cache_key) if cache is not None else None
         if cached is not None:
             return list(cached)
-        results = list(pages(self._conversation, method, timeout))
+        results = list(pages(self._conversation, method, timeout, meta=meta))
         items = [item for page in results for item in structure_list(page.get(key, []), cls)]
-        self._store(capability, cache_key, results, items)
+        if cache is not None:
+            self._store(capability, cache_key, results, items)
         return items
 
     def _store(self, capability: str, key: Hashable, results: list[dict[str, Any]], value: Any) -> None:

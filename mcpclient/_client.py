@@ -14,7 +14,7 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, overload
 
 from . import types as t
 from ._cache import ResultCache
@@ -22,12 +22,15 @@ from ._calls import Calls
 from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
-from ._handlers import Handlers
-from ._notifications import Notifications
+from ._extending import Seam, check_custom
+from ._handlers import BUILTIN_REQUESTS, Handlers
+from ._notifications import ROUTED_NOTIFICATIONS, Notifications
 from ._observe import TelemetryOption, make_observer, wrap_handler
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
 from ._conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
+from ._pages import ALL_PAGES, Page
+from ._session import BoundSession
 from ._skills import Skill, Skills
 from ._structured import OutputValidator
 from ._subscriptions import Listener
@@ -35,6 +38,7 @@ from ._task_handle import Task
 from ._tasks import Tasks
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .apps import AppCall, AppResult, AppViews, UIResource
+from .extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
 from .transports.base import LEGACY, Transport
 
 __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
@@ -70,6 +74,16 @@ class Client:
     seen in ``list_tools()`` (with the ``jsonschema`` extra installed): "strict" raises
     ``OutputValidationError``, "lenient" logs a warning, "off" skips the check. Without the
     extra nothing is checked, and the first result that would have been logs one warning.
+
+    ``middleware`` (functions ``mw(message, next)``) wraps every message the client sends
+    and receives; ``extensions`` (``mcpclient.extensions.Extension`` instances) advertise
+    capabilities, handle custom methods and hear of the connection's life. See
+    docs/extending.md.
+
+    Every request method takes ``meta=``, a mapping of extra ``_meta`` keys for that request
+    (vendor keys, trace ids of one's own). The era's ``_meta`` keys and, with
+    ``on_progress``, the ``progressToken`` are the client's: a ``meta`` key of the same name
+    is overridden. A call with ``meta`` never answers from, nor fills, the result cache.
     """
 
     def __init__(
@@ -84,10 +98,15 @@ class Client:
         output_validation: str = "strict",
         apps: bool = False,
         telemetry: TelemetryOption = "auto",
+        middleware: Sequence[Middleware] = (),
+        extensions: Sequence[Extension] = (),
     ) -> None:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
-        self._handlers = Handlers()
+        self._seam = Seam(
+            middleware, extensions, reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
+        )
+        self._handlers = Handlers(self._seam)
         self._handlers.apps = apps
         self._state = UNOPENED
         self._state_lock = threading.Lock()
@@ -104,8 +123,8 @@ class Client:
         self._observer = make_observer(self._telemetry, transport)
         self._engine = Engine(
             transport,
-            on_request=wrap_handler(self._observer, self._handlers.handle),
-            on_notification=_weak_notification_handler(self),
+            on_request=wrap_handler(self._observer, self._seam.receiving_requests(self._handlers.handle)),
+            on_notification=self._seam.receiving_notifications(_weak_notification_handler(self)),
             max_dispatch=self._max_dispatch,
         )
         self._conversation = Conversation(
@@ -118,6 +137,8 @@ class Client:
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._conversation, self._handlers, self._cache, self._tasks, self._elicitation)
         self._apps = AppViews(self._calls) if self._handlers.apps else None
+        self._session = BoundSession(self._conversation, self._seam, _weak_state(self))
+        self._seam.bind(self._session)
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.
         self._finalizer = weakref.finalize(
@@ -154,6 +175,7 @@ class Client:
                 self._open_restarted(exc, deadline.remaining())
             self._state = OPEN
         self._notices.update_listener()  # a modern server sends changes only to a listen stream
+        self._seam.opened(self._session)
 
     def _restart_after_probe(self, error: ConnectionClosed) -> bool:
         """Start the server again after the era probe ended it, to go straight to initialize.
@@ -201,6 +223,7 @@ class Client:
         self._state = CLOSED
         if self._apps is not None:
             self._apps.close()  # shown views are torn down first, while they can still be told
+        self._seam.close()  # the extensions' closers may still send, as shown views do
         self._finalizer.detach()
         self._notices.listener.stop()
         dead = self._engine.dead
@@ -322,15 +345,96 @@ class Client:
         if self._state == OPEN:
             self._conversation.strategy.handler_set_late(what)
 
+    def on_notification(self, method: str, handler: NotificationHandler) -> None:
+        """Give the server's notification ``method`` to ``handler(params)``, on a dispatch thread.
+
+        For custom (vendor) notifications: the ones mcpclient routes itself (logs, list
+        changes, resource updates, task status, progress, cancellation) cannot be claimed, and
+        ``set_notification_handler`` still sees every notification. Raises ``ValueError`` if
+        ``method`` is one of those or has a handler already.
+        """
+        self._seam.claim_notification(method, handler)
+
+    def on_request(self, method: str, handler: RequestHandler) -> None:
+        """Answer the server's request ``method`` with ``handler(params, cancel_token)``.
+
+        The handler runs on a dispatch thread and returns the result dict (None answers
+        ``{}``); an ``RPCError`` it raises is the error reply. It also answers the method when
+        a modern server asks for it in an input-required round. Raises ``ValueError`` for the
+        requests mcpclient answers itself (ping, sampling, elicitation, roots) and for a
+        method claimed already.
+        """
+        self._seam.claim_request(method, handler)
+
+    # -- any method -------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+        max_total: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Send the request ``method`` (a vendor method, or one mcpclient has no method for).
+
+        Returns the result dict as the server sent it. The timeout, ``on_progress``,
+        ``max_total``, ``cancel`` and ``meta`` rules are those of ``call_tool``, and the
+        request goes through the middleware and the era's ``_meta`` like any call. Raises
+        ``ValueError`` for the methods the client sends itself (``initialize``,
+        ``server/discover``), and what ``call_tool`` raises (``RPCError`` for an error reply).
+        """
+        check_custom(method)
+        result = self._conversation.call(
+            method, dict(params) if params else None, timeout=self._ready(timeout), on_progress=on_progress,
+            max_total=max_total, cancel=cancel, meta=meta,
+        )
+        if self._seam.extensions:
+            result = self._seam.result(Call(method=method, params=params), result)
+        return result
+
+    def notify(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = DEFAULT,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Send the notification ``method``, through the middleware; ``timeout`` bounds the write.
+
+        Raises ``ValueError`` for the notifications the client sends itself
+        (``notifications/initialized``, ``notifications/cancelled``).
+        """
+        check_custom(method)
+        self._conversation.notify(method, dict(params) if params else None, self._ready(timeout), meta)
+
     # -- tools --------------------------------------------------------------------------------
 
     def ping(self, *, timeout: float | None = DEFAULT) -> None:
         """Check that the server answers (``ping``; ``server/discover`` in the modern era)."""
         self._calls.ping(self._ready(timeout))
 
-    def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
-        """Every tool the server offers, following pagination to the end."""
-        tools = self._calls.list_tools(self._ready(timeout))
+    @overload
+    def list_tools(self, *, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...) -> list[t.ToolDef]: ...
+    @overload
+    def list_tools(
+        self, *, cursor: str | None, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...
+    ) -> Page[t.ToolDef]: ...
+    def list_tools(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Mapping[str, Any] | None = None
+    ) -> list[t.ToolDef] | Page[t.ToolDef]:
+        """Every tool the server offers, following pagination to the end.
+
+        With ``cursor`` given, one page instead: a ``Page`` whose ``next_cursor`` (None after
+        the last) is the next call's ``cursor``; ``cursor=None`` is the first page.
+        """
+        if cursor is not ALL_PAGES:
+            return self._calls.list_page("tools/list", t.ToolDef, cursor, self._ready(timeout), meta)
+        tools = self._calls.list_tools(self._ready(timeout), meta)
         if self._apps is not None:
             self._apps.learn(tools)
         return Listing(tools)
@@ -344,6 +448,7 @@ class Client:
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: CancelToken | threading.Event | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> t.ToolResult:
         """Run a tool and return its ``ToolResult``.
 
@@ -363,8 +468,10 @@ class Client:
             self._ready(timeout)  # raises the error for the state
         result = self._calls.call_tool(
             name, arguments, self._timeouts.default if timeout is DEFAULT else timeout,  # _ready's, inline
-            on_progress=on_progress, max_total=max_total, cancel=cancel,
+            on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta,
         )
+        if self._seam.extensions:
+            result = self._seam.result(Call(method="tools/call", name=name, arguments=arguments), result)
         if self._apps is None:
             return result
         call = AppCall(client=self, tool=name, arguments=dict(arguments or {}))
@@ -378,6 +485,7 @@ class Client:
         *,
         ttl: float | None = None,
         timeout: float | None = DEFAULT,
+        meta: Mapping[str, Any] | None = None,
     ) -> Task:
         """Start a tool as a task and return its ``Task`` handle without waiting for the end.
 
@@ -392,7 +500,7 @@ class Client:
         or "required" (absent means "forbidden"; an unlisted tool is listed once first), and what
         ``call_tool`` raises.
         """
-        return self._calls.call_tool_as_task(name, arguments, ttl, self._ready(timeout))
+        return self._calls.call_tool_as_task(name, arguments, ttl, self._ready(timeout), meta)
 
     def get_task(self, task_id: str, *, timeout: float | None = DEFAULT) -> Task:
         """A handle on an existing task (e.g. one started before a restart), freshly polled."""
@@ -407,13 +515,39 @@ class Client:
 
     # -- resources and prompts ----------------------------------------------------------------
 
-    def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
-        """Every resource the server lists, following pagination to the end."""
-        return Listing(self._calls.list_resources(self._ready(timeout)))
+    @overload
+    def list_resources(self, *, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...) -> list[t.Resource]: ...
+    @overload
+    def list_resources(
+        self, *, cursor: str | None, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...
+    ) -> Page[t.Resource]: ...
+    def list_resources(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Mapping[str, Any] | None = None
+    ) -> list[t.Resource] | Page[t.Resource]:
+        """Every resource the server lists, following pagination to the end (``cursor``: one
+        page, as in ``list_tools``)."""
+        if cursor is not ALL_PAGES:
+            return self._calls.list_page("resources/list", t.Resource, cursor, self._ready(timeout), meta)
+        return Listing(self._calls.list_resources(self._ready(timeout), meta))
 
-    def list_resource_templates(self, *, timeout: float | None = DEFAULT) -> list[t.ResourceTemplate]:
-        """Every resource template, following pagination to the end."""
-        return self._calls.list_resource_templates(self._ready(timeout))
+    @overload
+    def list_resource_templates(
+        self, *, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...
+    ) -> list[t.ResourceTemplate]: ...
+    @overload
+    def list_resource_templates(
+        self, *, cursor: str | None, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...
+    ) -> Page[t.ResourceTemplate]: ...
+    def list_resource_templates(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Mapping[str, Any] | None = None
+    ) -> list[t.ResourceTemplate] | Page[t.ResourceTemplate]:
+        """Every resource template, following pagination to the end (``cursor``: one page, as
+        in ``list_tools``)."""
+        if cursor is not ALL_PAGES:
+            return self._calls.list_page(
+                "resources/templates/list", t.ResourceTemplate, cursor, self._ready(timeout), meta
+            )
+        return self._calls.list_resource_templates(self._ready(timeout), meta)
 
     def read_resource(
         self,
@@ -422,12 +556,18 @@ class Client:
         timeout: float | None = DEFAULT,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | threading.Event | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> list[t.ResourceContents]:
         """Read a resource: each entry has ``text`` or decoded ``blob`` bytes.
 
         Raises ``ResourceNotFound`` (an ``RPCError``) when the server has no such resource.
         """
-        return self._calls.read_resource(uri, self._ready(timeout), on_progress=on_progress, cancel=cancel)
+        contents = self._calls.read_resource(
+            uri, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
+        )
+        if self._seam.extensions:
+            contents = self._seam.result(Call(method="resources/read", name=uri), contents)
+        return contents
 
     def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
         """An MCP Apps view (``ui://``) with its ``_meta.ui``, read once per connection.
@@ -456,9 +596,20 @@ class Client:
             raise MCPError("MCP Apps are off for this client: create it with apps=True")
         self._apps.run(work)
 
-    def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
-        """Every prompt the server offers, following pagination to the end."""
-        return Listing(self._calls.list_prompts(self._ready(timeout)))
+    @overload
+    def list_prompts(self, *, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...) -> list[t.Prompt]: ...
+    @overload
+    def list_prompts(
+        self, *, cursor: str | None, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...
+    ) -> Page[t.Prompt]: ...
+    def list_prompts(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Mapping[str, Any] | None = None
+    ) -> list[t.Prompt] | Page[t.Prompt]:
+        """Every prompt the server offers, following pagination to the end (``cursor``: one
+        page, as in ``list_tools``)."""
+        if cursor is not ALL_PAGES:
+            return self._calls.list_page("prompts/list", t.Prompt, cursor, self._ready(timeout), meta)
+        return Listing(self._calls.list_prompts(self._ready(timeout), meta))
 
     def get_prompt(
         self,
@@ -468,9 +619,15 @@ class Client:
         timeout: float | None = DEFAULT,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | threading.Event | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> tuple[str | None, list[t.PromptMessage]]:
         """Render a prompt: return its description and messages."""
-        return self._calls.get_prompt(name, arguments, self._ready(timeout), on_progress=on_progress, cancel=cancel)
+        prompt = self._calls.get_prompt(
+            name, arguments, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
+        )
+        if self._seam.extensions:
+            prompt = self._seam.result(Call(method="prompts/get", name=name, arguments=arguments), prompt)
+        return prompt
 
     def complete(
         self,
@@ -480,12 +637,16 @@ class Client:
         *,
         context: Mapping[str, str] | None = None,
         timeout: float | None = DEFAULT,
+        meta: Mapping[str, Any] | None = None,
     ) -> t.Completion:
         """Ask for completions of one argument of a prompt or resource template.
 
         ``context`` gives the values of arguments already filled in.
         """
-        return self._calls.complete(ref, arg_name, arg_value, context, self._ready(timeout))
+        completion = self._calls.complete(ref, arg_name, arg_value, context, self._ready(timeout), meta)
+        if self._seam.extensions:
+            completion = self._seam.result(Call(method="completion/complete", arguments=context), completion)
+        return completion
 
     # -- notifications and logs -----------------------------------------------------------------
 
@@ -590,6 +751,17 @@ def _weak_notification_handler(client: Client) -> Callable[[str, dict[str, Any]]
             handler(name, params)
 
     return on_notification
+
+
+def _weak_state(client: Client) -> Callable[[], str]:
+    """``client._state`` without a strong reference (the Session given to extensions holds it)."""
+    ref = weakref.ref(client)
+
+    def state() -> str:
+        held = ref()
+        return CLOSED if held is None else held._state
+
+    return state
 
 
 def _close_unclosed(engine: Engine, listener: Listener, pid: int, transport: str) -> None:

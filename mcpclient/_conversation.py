@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import threading
-from typing import Any, Callable, Hashable
+from typing import Any, Callable, Hashable, Mapping
 
 from . import types as t
 from ._eras import legacy, modern
@@ -30,12 +30,14 @@ from ._exceptions import (
     TransportError,
 )
 from ._elicitation import url_elicitation_error
+from ._extending import compose, merge_meta
 from ._handlers import Handlers
 from ._observe import Observation, Observer
 from ._race import Finished, Race
 from ._rpc.cancel import Cancel
 from ._rpc.engine import Engine, ProgressCallback
 from ._timeouts import Deadline
+from .extensions import Message, Options
 from .transports.base import LEGACY, MODERN, Transport
 
 __all__ = ["PROTOCOLS", "Conversation", "remember_era"]
@@ -292,12 +294,32 @@ class Conversation:
         self.transport.set_protocol(LEGACY, self.state.protocol_version)
         self.notify("notifications/initialized", None, timeout)
 
-    def _open_request(self, method: str, params: dict[str, Any], **options: Any) -> dict[str, Any]:
-        """A request of the opening (``initialize``, ``server/discover``), observed like any call."""
+    def _open_request(
+        self, method: str, params: dict[str, Any], *, timeout: float | None, cancel_on_timeout: bool, cancel: Any = None
+    ) -> dict[str, Any]:
+        """A request of the opening (``initialize``, ``server/discover``), observed and passed
+        through the middleware like any call."""
+        middleware = self.handlers.seam.middleware
+        if not middleware and (self.observer is None or self.observer.idle()):
+            return self.engine.request(method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, cancel=cancel)
+
+        def deliver(message: Message, seen: Observation | None) -> dict[str, Any]:
+            sent = merge_meta(message.params, message.options.meta) or {}
+            return self.engine.request(
+                message.method, seen.inject(sent) if seen is not None else sent, timeout=message.options.timeout,
+                cancel_on_timeout=cancel_on_timeout, cancel=message.options.cancel,
+                on_sent=seen.sent if seen is not None else None,
+            )
+
+        message = Message(direction="send", kind="request", method=method, params=params,
+                          options=Options(timeout=timeout, cancel=cancel))
+        result: dict[str, Any]
         if self.observer is None or self.observer.idle():
-            return self.engine.request(method, params, **options)
+            result = compose(middleware, lambda m: deliver(m, None))(message)
+            return result
         with self.observer.client_call(method, params, "") as seen:
-            return self.engine.request(method, seen.inject(params), on_sent=seen.sent, **options)
+            result = compose(middleware, lambda m: deliver(m, seen))(message)
+            return result
 
     def _choose_era(self) -> Era:
         """The strategy for the era the opening found; the one place that tests which it is."""
@@ -339,16 +361,19 @@ class Conversation:
         max_total: float | None = None,
         cancel: Cancel | None = None,
         on_sent: Callable[[Any], None] | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """Send one logical request as the era wants it, answering every input round.
 
         ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
         ``on_sent(request_id)`` learns each round's id before it is written.
+        ``meta`` adds keys to the request's ``_meta`` (under the era's keys, which win).
+        Each round goes through the client's middleware as a message of its own.
         """
         if self.observer is None or self.observer.idle():
-            return self._call(method, params, None, timeout, on_progress, max_total, cancel, on_sent)
+            return self._call(method, params, None, timeout, on_progress, max_total, cancel, on_sent, meta)
         with self.observer.client_call(method, params, self.version) as seen:
-            result = self._call(method, params, seen, timeout, on_progress, max_total, cancel, on_sent)
+            result = self._call(method, params, seen, timeout, on_progress, max_total, cancel, on_sent, meta)
             seen.finished(result)
             return result
 
@@ -362,29 +387,43 @@ class Conversation:
         max_total: float | None,
         cancel: Cancel | None,
         on_sent: Callable[[Any], None] | None = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         # ``params`` is not copied: the era's decorate and the observer's inject copy before
         # they add anything, and an input round copies before it adds its answers.
         base = params if params else {}
-        if self.era_strategy is not None:
-            base = self.era_strategy.decorate(base)
+        middleware = self.handlers.seam.middleware
         if seen is not None:
-            base = seen.inject(base)
             on_sent = seen.sent if on_sent is None else _both(seen.sent, on_sent)
             if on_progress is not None:
                 on_progress = _progress_events(seen, on_progress)
+        if not middleware:  # no chain: the era and the observer decorate once, here
+            if meta:
+                base = merge_meta(base, meta) or {}
+            if self.era_strategy is not None:
+                base = self.era_strategy.decorate(base)
+            if seen is not None:
+                base = seen.inject(base)
         total = None if max_total is None else Deadline(max_total)
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
             left = None if total is None else total.remaining()
             try:
-                try:
-                    result = self.engine.request(
-                        method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
-                        cancel=cancel, on_sent=on_sent,
-                    )
-                except StreamInterrupted as exc:
-                    result = self._resend(exc, method, retry or None, seen, timeout, on_progress, left, cancel, on_sent)
+                if middleware:
+                    message = Message(direction="send", kind="request", method=method, params=retry or None, options=Options(
+                        timeout=timeout, max_total=left, on_progress=on_progress, cancel=cancel, meta=meta))
+                    result = self._send_chained(message, seen, on_sent)
+                else:
+                    try:
+                        result = self.engine.request(
+                            method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
+                            cancel=cancel, on_sent=on_sent,
+                        )
+                    except StreamInterrupted as exc:
+                        result = self._resend(exc, method, seen, lambda: self.engine.request(
+                            method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
+                            cancel=cancel, on_sent=on_sent,
+                        ))
             except RPCError as exc:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
             kind = result.get("resultType", "complete")
@@ -407,17 +446,35 @@ class Conversation:
                 retry["requestState"] = state
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
 
+    def _send_chained(
+        self, message: Message, seen: Observation | None, on_sent: Callable[[Any], None] | None
+    ) -> dict[str, Any]:
+        """One round through the middleware; a re-send after a broken stream is a message too."""
+        send = compose(self.handlers.seam.middleware, lambda m: self._deliver(m, seen, on_sent))
+        try:
+            result: dict[str, Any] = send(message)
+        except StreamInterrupted as exc:
+            return self._resend(exc, message.method, seen, lambda: send(message))
+        return result
+
+    def _deliver(
+        self, message: Message, seen: Observation | None, on_sent: Callable[[Any], None] | None
+    ) -> dict[str, Any]:
+        """The innermost step of the send chain: the caller's ``meta``, the era's keys, the trace
+        context (each over the one before), then the engine (``on_sent`` learns the id)."""
+        options = message.options
+        params = merge_meta(message.params, options.meta)
+        if self.era_strategy is not None:
+            params = self.era_strategy.decorate(params or {})
+        if seen is not None:
+            params = seen.inject(params or {})
+        return self.engine.request(
+            message.method, params or None, timeout=options.timeout, on_progress=options.on_progress,
+            max_total=options.max_total, cancel=options.cancel, on_sent=on_sent,
+        )
+
     def _resend(
-        self,
-        exc: StreamInterrupted,
-        method: str,
-        params: dict[str, Any] | None,
-        seen: Observation | None,
-        timeout: float | None,
-        on_progress: ProgressCallback | None,
-        max_total: float | None,
-        cancel: Cancel | None,
-        on_sent: Any,
+        self, exc: StreamInterrupted, method: str, seen: Observation | None, again: Callable[[], dict[str, Any]]
     ) -> dict[str, Any]:
         """A request whose reply stream broke, re-sent once (as a new request) if it changes nothing."""
         if method not in IDEMPOTENT_METHODS:
@@ -425,17 +482,25 @@ class Conversation:
         log.info("the reply stream of %r broke (%s); sending it again", method, exc)
         if seen is not None:
             seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
-        return self.engine.request(
-            method, params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
-            on_sent=on_sent,
-        )
+        return again()
 
-    def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
+    def notify(
+        self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None
+    ) -> None:
+        """Send a notification, through the middleware; ``meta`` as for ``call``."""
+        message = Message(direction="send", kind="notification", method=method, params=params,
+                          options=Options(timeout=timeout, meta=meta))
         if self.observer is None or self.observer.idle():
-            self.engine.notify(method, params, timeout=timeout)
+            compose(self.handlers.seam.middleware, lambda m: self._post(m, None))(message)
             return
         with self.observer.client_call(method, params, self.version) as seen:
-            self.engine.notify(method, seen.inject(dict(params or {})) or None, timeout=timeout)
+            compose(self.handlers.seam.middleware, lambda m: self._post(m, seen))(message)
+
+    def _post(self, message: Message, seen: Observation | None) -> None:
+        params = merge_meta(message.params, message.options.meta)
+        if seen is not None:
+            params = seen.inject(dict(params or {})) or None
+        self.engine.notify(message.method, params, timeout=message.options.timeout)
 
 
 def _progress_events(seen: Observation, on_progress: ProgressCallback) -> ProgressCallback:

@@ -9,10 +9,11 @@ from typing import Any, Callable, Sequence
 from . import types as t
 from ._elicitation import PendingElicitations, check_form_answer
 from ._exceptions import ProtocolError, RPCError, method_not_found
+from ._extending import Seam
 from ._rpc.cancel import Cancel, CancelToken, linked_token
 from ._wire import structure, unstructure
 
-__all__ = ["Handlers"]
+__all__ = ["BUILTIN_REQUESTS", "Handlers"]
 
 log = logging.getLogger("mcpclient")
 
@@ -21,6 +22,8 @@ ElicitationHandler = Callable[..., Any]
 NotificationHandler = Callable[[str, "dict[str, Any]"], None]
 
 ELICITATION_MODES = ("form", "url")
+#: The server requests the client answers itself: no custom handler may claim them.
+BUILTIN_REQUESTS = frozenset({"ping", "sampling/createMessage", "elicitation/create", "roots/list"})
 
 
 def _takes_token(fn: Callable[..., Any]) -> bool:
@@ -49,7 +52,9 @@ class _Handler:
 class Handlers:
     """The handlers and roots a user installed, and the capabilities they imply."""
 
-    def __init__(self) -> None:
+    def __init__(self, seam: Seam | None = None) -> None:
+        #: Custom server requests and the capabilities extensions advertise.
+        self.seam = seam or Seam((), (), reserved_requests=BUILTIN_REQUESTS, reserved_notifications=())
         self.sampling: _Handler | None = None
         self.sampling_tools = False
         self.elicitation: _Handler | None = None
@@ -91,7 +96,7 @@ class Handlers:
             from .apps import EXTENSION, MIME_TYPE
 
             caps["extensions"] = {EXTENSION: {"mimeTypes": [MIME_TYPE]}}
-        return caps
+        return self.seam.capabilities(caps)
 
     # -- answering the server ---------------------------------------------------------------
 
@@ -106,7 +111,7 @@ class Handlers:
             if self.roots is None:
                 raise method_not_found(method, "this client exposes no roots")
             return {"roots": [unstructure(r) for r in self.roots]}
-        raise method_not_found(method, "this client does not handle it")
+        return self.seam.answer(method, params, token)  # -32601 unless a handler claimed it
 
     def answer_inputs(self, requests: Any, cancel: Cancel | None, asker: str, advice: str = "") -> dict[str, Any]:
         """Answer a server's ``inputRequests`` (a call's input round, or a task's) by key.

@@ -8,6 +8,7 @@ subscription or a log level reaches the server is the era's (``Era.subscribe``,
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from ._cache import ResultCache
@@ -22,13 +23,20 @@ from ._tasks import Tasks
 if TYPE_CHECKING:
     from ._conversation import Conversation
 
-__all__ = ["Notifications"]
+__all__ = ["ROUTED_NOTIFICATIONS", "Notifications"]
+
+log = logging.getLogger("mcpclient")
 
 _LIST_CHANGED = {
     "notifications/tools/list_changed": "tools",
     "notifications/prompts/list_changed": "prompts",
     "notifications/resources/list_changed": "resources",
 }
+#: The notifications the client routes itself: no custom handler may claim them.
+ROUTED_NOTIFICATIONS = frozenset({
+    "notifications/message", "notifications/resources/updated", "notifications/elicitation/complete",
+    "notifications/progress", "notifications/cancelled", *_LIST_CHANGED, *STATUS_NOTIFICATIONS,
+})
 
 
 class Notifications:
@@ -127,6 +135,11 @@ class Notifications:
             self._elicitation.on_complete(params)
         elif method == ACKNOWLEDGED:
             self.listener.on_acknowledged(params)
+        elif (custom := self._handlers.seam.notification_handler(method)) is not None:
+            try:
+                custom(params)
+            except Exception:  # the catch-all handler below still sees it
+                log.exception("the handler of notification %r raised", method)
         handler = self._handlers.notification
         if handler is not None:
             handler(method, params)

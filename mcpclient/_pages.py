@@ -7,7 +7,9 @@ by page), a server that repeats a cursor or paginates without end is stopped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Generic, Iterator, Mapping, TypeVar
+
+import attrs
 
 from ._exceptions import ProtocolError
 from ._rpc.cancel import Cancel
@@ -16,13 +18,49 @@ from ._timeouts import Deadline
 if TYPE_CHECKING:
     from ._conversation import Conversation
 
-__all__ = ["MAX_PAGES", "pages"]
+__all__ = ["ALL_PAGES", "MAX_PAGES", "Page", "page_cursor", "pages"]
 
 #: A server that keeps paginating past this many pages is treated as broken.
 MAX_PAGES = 10_000
 
+T = TypeVar("T")
 
-def pages(session: Conversation, method: str, timeout: float | None, cancel: Cancel | None = None) -> Iterator[dict[str, Any]]:
+
+class _AllPages:
+    def __repr__(self) -> str:
+        return "<all pages>"
+
+
+#: The default of ``list_*(cursor=...)``: every page. Any string, or None (the first page),
+#: asks for one page instead.
+ALL_PAGES: Any = _AllPages()
+
+
+@attrs.frozen(kw_only=True)
+class Page(Generic[T]):
+    """One page of a listing: its ``items``, and the cursor of the next (None after the last)."""
+
+    items: list[T]
+    next_cursor: str | None = None
+
+
+def page_cursor(page: dict[str, Any], method: str) -> str | None:
+    """The ``nextCursor`` of one page; None (or "") means it was the last."""
+    cursor = page.get("nextCursor")
+    if cursor is None or cursor == "":
+        return None
+    if not isinstance(cursor, str):
+        raise ProtocolError(f"the server's {method!r} nextCursor is not a string: {cursor!r:.100}")
+    return cursor
+
+
+def pages(
+    session: Conversation,
+    method: str,
+    timeout: float | None,
+    cancel: Cancel | None = None,
+    meta: Mapping[str, Any] | None = None,
+) -> Iterator[dict[str, Any]]:
     """Yield each page ``method`` returns, first to last, all within ``timeout`` seconds.
 
     Raises ``ProtocolError`` when the server repeats a cursor (or sends one that is not a
@@ -33,7 +71,7 @@ def pages(session: Conversation, method: str, timeout: float | None, cancel: Can
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
         params = {"cursor": cursor} if cursor is not None else None
-        page = session.call(method, params, timeout=deadline.remaining(), cancel=cancel)
+        page = session.call(method, params, timeout=deadline.remaining(), cancel=cancel, meta=meta)
         yield page
         cursor = page.get("nextCursor")
         if cursor is None or cursor == "":

@@ -198,11 +198,10 @@ class ClientGroup:
 
         A server that fails while listing is recorded in ``errors`` and skipped.
         """
-        kwargs = {} if timeout is DEFAULT else {"timeout": timeout}
         listed: list[tuple[str, t.ToolDef]] = []
         for server, client in self._open_clients():
             try:
-                listed += [(server, tool) for tool in client.list_tools(**kwargs)]
+                listed += [(server, tool) for tool in client.list_tools(timeout=timeout)]
             except MCPError as exc:
                 log.warning("listing the tools of %r failed: %s", server, exc)
                 with self._lock:

@@ -29,6 +29,8 @@ EXPECTED = {
     "SharedClient", "SharedGroup",
     # OpenTelemetry (issue #14).
     "Telemetry",
+    # The open client: middleware, extensions, one page of a listing (issue #29).
+    "Extension", "Message", "Middleware", "Options", "Page",
 }
 
 

@@ -1,0 +1,267 @@
+"""The client's side of the public seam: the middleware chains, the custom handlers, the hooks.
+
+``Seam`` holds what a ``Client`` was given (``middleware=``, ``extensions=``) and what was
+registered later (``on_notification``/``on_request``). The session asks it for the send
+chain (``chain`` is None when there is no middleware: the hot path then costs one test),
+the handlers ask it for custom server requests and the capabilities extensions advertise,
+the notifications ask it for custom notifications. It knows nothing of the Client.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Collection, Iterable, Sequence
+
+from ._exceptions import method_not_found
+from ._rpc.cancel import CancelToken
+from .extensions import (
+    Call,
+    Extension,
+    Message,
+    Middleware,
+    Next,
+    NotificationHandler,
+    Options,
+    RequestHandler,
+    Session,
+)
+
+__all__ = ["CLIENT_OWNED", "Seam", "check_custom", "compose", "merge_meta"]
+
+log = logging.getLogger("mcpclient")
+
+#: Methods the client sends itself, which ``Client.request``/``notify`` refuse.
+CLIENT_OWNED = frozenset({"initialize", "server/discover", "notifications/initialized", "notifications/cancelled"})
+#: Notifications the engine consumes on the reader thread; not messages for middleware.
+NOT_MESSAGES = frozenset({"notifications/progress"})
+
+
+def check_custom(method: str) -> None:
+    """Refuse, with ``ValueError``, a method the client sends itself (or a malformed one)."""
+    if not isinstance(method, str) or not method:
+        raise ValueError(f"a method must be a non-empty string, got {method!r}")
+    if method in CLIENT_OWNED:
+        raise ValueError(f"{method!r} is sent by mcpclient itself; it cannot be sent with request() or notify()")
+
+
+def compose(middleware: Sequence[Middleware], terminal: Next) -> Next:
+    """``terminal`` wrapped in ``middleware``, the first outermost."""
+    call = terminal
+    for mw in reversed(middleware):
+        call = _link(mw, call)
+    return call
+
+
+def _link(mw: Middleware, inner: Next) -> Next:
+    def next_(message: Message) -> Any:
+        return mw(message, inner)
+
+    return next_
+
+
+def merge_meta(params: dict[str, Any] | None, meta: Any) -> dict[str, Any] | None:
+    """``params`` with ``meta``'s keys added to its ``_meta`` (a copy; keys already there win)."""
+    if not meta:
+        return params
+    params = dict(params or {})
+    params["_meta"] = {**meta, **(params.get("_meta") or {})}
+    return params
+
+
+class Seam:
+    """Middleware, extensions and custom handlers of one Client (they outlive a restart)."""
+
+    def __init__(
+        self,
+        middleware: Iterable[Middleware],
+        extensions: Iterable[Extension],
+        *,
+        reserved_requests: Collection[str],
+        reserved_notifications: Collection[str],
+    ) -> None:
+        self.extensions: tuple[Extension, ...] = tuple(extensions)
+        for ext in self.extensions:
+            if not isinstance(ext, Extension):
+                raise TypeError(f"extensions must be mcpclient.extensions.Extension instances, got {ext!r}")
+        chain = list(middleware)
+        for ext in self.extensions:
+            chain.extend(ext.middleware())
+        for mw in chain:
+            if not callable(mw):
+                raise TypeError(f"a middleware must be callable as mw(message, next), got {mw!r}")
+        #: The middleware, outermost first; empty when there is none.
+        self.middleware: tuple[Middleware, ...] = tuple(chain)
+        self._reserved_requests = frozenset(reserved_requests)
+        self._reserved_notifications = frozenset(reserved_notifications)
+        self._requests: dict[str, RequestHandler] = {}
+        self._notifications: dict[str, NotificationHandler] = {}
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+        self._closers: list[Callable[[], None]] = []
+        self._closed = False
+        for ext in self.extensions:
+            for method, request_handler in ext.request_handlers().items():
+                self.claim_request(method, request_handler)
+            for method, notification_handler in ext.notification_handlers().items():
+                self.claim_notification(method, notification_handler)
+
+    # -- the chains -----------------------------------------------------------------------------
+
+    def chain(self, terminal: Next) -> Next | None:
+        """The send chain ending in ``terminal``; None when there is no middleware."""
+        return compose(self.middleware, terminal) if self.middleware else None
+
+    def receiving_requests(
+        self, handler: Callable[[str, dict[str, Any], CancelToken], Any]
+    ) -> Callable[[str, dict[str, Any], CancelToken], Any]:
+        """The engine's server-request handler with the receive middleware around it."""
+        if not self.middleware:
+            return handler
+
+        def terminal(message: Message) -> Any:
+            token = message.options.cancel
+            assert isinstance(token, CancelToken)
+            return handler(message.method, message.params or {}, token)
+
+        chain = compose(self.middleware, terminal)
+
+        def on_request(method: str, params: dict[str, Any], token: CancelToken) -> Any:
+            return chain(Message(direction="receive", kind="request", method=method, params=params,
+                                 options=Options(cancel=token)))
+
+        return on_request
+
+    def receiving_notifications(
+        self, handler: Callable[[str, dict[str, Any]], None]
+    ) -> Callable[[str, dict[str, Any]], None]:
+        """The engine's notification handler with the receive middleware around it."""
+        if not self.middleware:
+            return handler
+
+        def terminal(message: Message) -> None:
+            handler(message.method, message.params or {})
+
+        chain = compose(self.middleware, terminal)
+
+        def on_notification(method: str, params: dict[str, Any]) -> None:
+            if method in NOT_MESSAGES:
+                handler(method, params)
+                return
+            chain(Message(direction="receive", kind="notification", method=method, params=params))
+
+        return on_notification
+
+    # -- custom handlers ------------------------------------------------------------------------
+
+    def claim_request(self, method: str, fn: RequestHandler) -> None:
+        """Answer the server request ``method`` with ``fn(params, token)``.
+
+        Raises ``ValueError`` if the method is the client's own or was claimed already.
+        """
+        self._claim(method, fn, self._requests, self._reserved_requests, "server request")
+
+    def claim_notification(self, method: str, fn: NotificationHandler) -> None:
+        """Give the notification ``method`` to ``fn(params)`` (same rules as ``claim_request``)."""
+        self._claim(method, fn, self._notifications, self._reserved_notifications, "notification")
+
+    def _claim(self, method: str, fn: Any, table: dict[str, Any], reserved: frozenset[str], what: str) -> None:
+        if not isinstance(method, str) or not method:
+            raise ValueError(f"a {what} method must be a non-empty string, got {method!r}")
+        if not callable(fn):
+            raise TypeError(f"a handler must be callable, got {fn!r}")
+        if method in reserved:
+            raise ValueError(
+                f"{method!r} is handled by mcpclient itself and cannot be claimed; "
+                "observe it with a middleware instead"
+            )
+        with self._lock:
+            if method in table:
+                raise ValueError(f"the {what} {method!r} has a handler already; one handler per method")
+            table[method] = fn
+
+    def request_handler(self, method: str) -> RequestHandler | None:
+        return self._requests.get(method)
+
+    def notification_handler(self, method: str) -> NotificationHandler | None:
+        return self._notifications.get(method)
+
+    def answer(self, method: str, params: dict[str, Any], token: CancelToken) -> Any:
+        """The result of a custom server request; -32601 when nobody claimed ``method``."""
+        fn = self._requests.get(method)
+        if fn is None:
+            raise method_not_found(method, "this client does not handle it")
+        result = fn(params, token)
+        if result is None:
+            return {}
+        if not isinstance(result, dict):
+            raise TypeError(f"the handler for {method!r} returned {type(result).__name__}; expected a dict")
+        return result
+
+    # -- what the extensions advertise ------------------------------------------------------------
+
+    def capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
+        """``caps`` with every extension's capabilities and ``extensions`` entry merged in."""
+        if not self.extensions:
+            return caps
+        merged = dict(caps)
+        entries = dict(merged.get("extensions") or {})
+        for ext in self.extensions:
+            for key, value in ext.capabilities().items():
+                if key != "extensions":
+                    merged[key] = value
+            if ext.identifier:
+                entries[ext.identifier] = ext.settings()
+        if entries:
+            merged["extensions"] = entries
+        return merged
+
+    # -- the hooks ---------------------------------------------------------------------------------
+
+    def bind(self, session: Session) -> None:
+        for ext in self.extensions:
+            ext.bind(session)
+
+    def opened(self, session: Session) -> None:
+        for ext in self.extensions:
+            ext.opened(session)
+
+    def result(self, call: Call, value: Any) -> Any:
+        for ext in self.extensions:
+            value = ext.result(call, value)
+        return value
+
+    def run(self, work: Callable[[], None]) -> None:
+        """Run ``work`` on the seam's small pool (made on first use), logging what it raises."""
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="mcpclient-extension")
+            pool = self._pool
+        pool.submit(_logged, work)
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        with self._lock:
+            self._closers.append(fn)
+
+    def close(self) -> None:
+        """Run the closers and every extension's ``close``; nothing they raise gets out."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            closers, self._closers = self._closers, []
+            pool, self._pool = self._pool, None
+        for fn in closers:
+            _logged(fn)
+        for ext in self.extensions:
+            _logged(ext.close)
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _logged(fn: Callable[[], None]) -> None:
+    try:
+        fn()
+    except Exception:
+        log.exception("an extension's work raised")

@@ -1,0 +1,216 @@
+"""The public seam: middleware around every message, and extensions that plug into a Client.
+
+Two ways in, both given to the ``Client``::
+
+    Client(transport, middleware=[log_calls], extensions=[MyVendorExtension()])
+
+**Middleware** is a plain function ``mw(message, next)`` around one ``Message``: it returns
+what ``next(message)`` returns (the result dict of a request, None for a notification),
+possibly changed, or raises to refuse the message. The same shape serves both directions:
+
+- ``"send"``: every request and notification the client sends (the built-in calls, the
+  opening's ``initialize``/``server/discover``, ``Client.request``/``notify``, an
+  extension's own requests). It runs on the caller's thread; each input-required round and
+  each re-send after a broken reply stream is a message of its own. Refuse with an
+  ``MCPError`` subclass: the caller gets it.
+- ``"receive"``: every request and notification the server sends. It runs on a dispatch
+  thread, never the reader thread. Raising ``RPCError`` from a request's middleware makes
+  the error reply; a notification's middleware that raises only drops that notification
+  (with a log line).
+
+Progress notices and replies are not messages: progress goes to the call's ``on_progress``,
+a reply to its caller. ``Client(middleware=[a, b])`` makes ``a`` the outermost in both
+directions (it sees the message first and the result last); extensions' middleware sits
+inside the user's list, in extension order. The era's ``_meta`` keys and the engine's
+``progressToken`` are added inside the innermost middleware, so no middleware can override
+them. Middleware must be thread-safe: calls from many threads run it at once. A client with
+no middleware builds no chain at all.
+
+An **Extension** (subclass ``Extension``, override what you need) declares what it advertises
+(``identifier`` and ``settings`` under ``capabilities.extensions``, other ``capabilities``),
+brings middleware, handles custom notifications and server requests, and hears of the
+connection's life (``bind``, ``opened``, ``close``) and of each typed result (``result``).
+It talks to the server through the ``Session`` it is given, never through the Client.
+See docs/extending.md.
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+from typing import Any, Callable, Literal, Mapping, Sequence
+
+import attrs
+
+from ._rpc.cancel import CancelToken
+from ._rpc.engine import ProgressCallback
+
+__all__ = [
+    "Call",
+    "Extension",
+    "Message",
+    "Middleware",
+    "Next",
+    "NotificationHandler",
+    "Options",
+    "RequestHandler",
+    "Session",
+]
+
+
+@attrs.frozen(kw_only=True)
+class Options:
+    """The options that travel with one message.
+
+    For a ``"send"`` message: ``timeout`` is the round's timeout in seconds, already resolved
+    (None: no limit), ``max_total`` caps what is left of the whole call, ``on_progress`` and
+    ``cancel`` are the caller's, and ``meta`` holds extra ``_meta`` keys (the caller's
+    ``meta=``, or what a middleware adds with ``Message.with_meta``). For a ``"receive"``
+    request, ``timeout`` is None and ``cancel`` is the handler's ``CancelToken``.
+    """
+
+    timeout: float | None = None
+    max_total: float | None = None
+    on_progress: ProgressCallback | None = None
+    cancel: CancelToken | threading.Event | None = None
+    meta: Mapping[str, Any] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Message:
+    """One JSON-RPC request or notification, as middleware sees it (immutable: ``replace``)."""
+
+    direction: Literal["send", "receive"]
+    kind: Literal["request", "notification"]
+    method: str
+    params: dict[str, Any] | None
+    options: Options = Options()
+
+    def replace(self, **changes: Any) -> Message:
+        """A copy with ``changes`` (any field, ``options=`` too)."""
+        return attrs.evolve(self, **changes)
+
+    def with_meta(self, **keys: Any) -> Message:
+        """A copy whose request carries ``keys`` in its ``_meta`` too (the era's keys still win)."""
+        return attrs.evolve(self, options=attrs.evolve(self.options, meta={**(self.options.meta or {}), **keys}))
+
+
+#: What a middleware calls to pass a message on; returns the result (None for a notification).
+Next = Callable[[Message], Any]
+#: ``mw(message, next)``: see the module's docstring.
+Middleware = Callable[[Message, Next], Any]
+#: A custom notification's handler: ``fn(params)``, on a dispatch thread.
+NotificationHandler = Callable[[dict[str, Any]], None]
+#: A custom server request's handler: ``fn(params, cancel_token)`` returns the result dict
+#: (None answers ``{}``), or raises ``RPCError`` for an error reply; on a dispatch thread.
+RequestHandler = Callable[[dict[str, Any], CancelToken], Any]
+
+
+@attrs.frozen(kw_only=True)
+class Call:
+    """The public call a typed result came from (what ``Extension.result`` is told).
+
+    ``method`` is the MCP method (``tools/call``, ``resources/read``, ``prompts/get``,
+    ``completion/complete``, or a custom one of ``Client.request``), ``params`` what the
+    caller gave, ``name`` the tool or prompt name or the resource URI (None otherwise),
+    ``arguments`` the tool or prompt arguments.
+    """
+
+    method: str
+    params: Mapping[str, Any] | None = None
+    name: str | None = None
+    arguments: Mapping[str, Any] | None = None
+
+
+class Session(abc.ABC):
+    """What an extension may ask of the connection it is bound to (not the Client).
+
+    ``request`` and ``notify`` go through the client's middleware and the era's decoration,
+    as any call does; ``options.timeout`` bounds the request (None: no limit).
+    """
+
+    @abc.abstractmethod
+    def request(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> dict[str, Any]:
+        """Send a request and return its result dict; raises what a client call raises."""
+
+    @abc.abstractmethod
+    def notify(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> None:
+        """Send a notification."""
+
+    @property
+    @abc.abstractmethod
+    def server_capabilities(self) -> Mapping[str, Any]:
+        """The server's capabilities; empty until opened."""
+
+    @property
+    @abc.abstractmethod
+    def server_info(self) -> Any:
+        """The server's ``Implementation``, or None until opened."""
+
+    @property
+    @abc.abstractmethod
+    def protocol_version(self) -> str:
+        """The protocol version in use; "" until opened."""
+
+    @property
+    @abc.abstractmethod
+    def era(self) -> str | None:
+        """"legacy" or "modern" once opened; None before."""
+
+    @property
+    @abc.abstractmethod
+    def is_open(self) -> bool:
+        """Whether the client is open (initialized and not closed)."""
+
+    @abc.abstractmethod
+    def run(self, work: Callable[[], None]) -> None:
+        """Run ``work`` on a worker thread of this client (never the caller's); errors are logged."""
+
+    @abc.abstractmethod
+    def on_close(self, fn: Callable[[], None]) -> None:
+        """Call ``fn()`` when the client closes (before its connection ends)."""
+
+
+class Extension:
+    """Base class of an extension: every hook does nothing until overridden.
+
+    ``identifier`` (a reverse-DNS name, SEP-2133) puts ``settings()`` under
+    ``capabilities.extensions[identifier]`` in both eras; ``capabilities()`` adds other
+    client capability keys it backs. Hooks run on the thread of whatever triggered them and
+    must not raise (what ``close`` raises is logged and dropped).
+    """
+
+    identifier: str | None = None
+
+    def settings(self) -> dict[str, Any]:
+        """What is advertised under ``capabilities.extensions[identifier]``."""
+        return {}
+
+    def capabilities(self) -> dict[str, Any]:
+        """Other client capability keys this extension backs (merged into the declared ones)."""
+        return {}
+
+    def middleware(self) -> Sequence[Middleware]:
+        """Middleware of this extension, inside the user's (see the module's docstring)."""
+        return ()
+
+    def notification_handlers(self) -> Mapping[str, NotificationHandler]:
+        """Custom notifications this extension takes, by method."""
+        return {}
+
+    def request_handlers(self) -> Mapping[str, RequestHandler]:
+        """Custom server requests this extension answers, by method."""
+        return {}
+
+    def bind(self, session: Session) -> None:
+        """Given the session once per connection (again after the client restarts a server)."""
+
+    def opened(self, session: Session) -> None:
+        """The handshake is done: the server's capabilities and era are known."""
+
+    def result(self, call: Call, value: Any) -> Any:
+        """The typed result of a public call (a ``ToolResult``...); return it, or a replacement."""
+        return value
+
+    def close(self) -> None:
+        """The client is closing."""
