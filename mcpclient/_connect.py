@@ -15,6 +15,7 @@ from ._client import DEFAULT_TIMEOUT, Client
 from ._factory import make_client
 from ._observe import TelemetryOption
 from ._exceptions import HTTPStatusError, MCPError, RPCError
+from .extensions import Extension, Middleware
 from .transports.base import Transport
 from .transports.http import StreamableHTTPTransport
 from .transports.sse import SSETransport
@@ -49,6 +50,8 @@ def connect(
     output_validation: str = "strict",
     apps: bool = False,
     telemetry: TelemetryOption = "auto",
+    middleware: Sequence[Middleware] = (),
+    extensions: Sequence[Extension] = (),
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
     elicitation_modes: Sequence[str] = ("form",),
@@ -67,8 +70,8 @@ def connect(
     ``headers``, ``token_provider``, ``auth_header``, ``auth``, ``session`` and
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
-    ``max_dispatch``, ``protocol``, ``cache``, ``output_validation``, ``apps`` and ``telemetry`` go to
-    the ``Client``.
+    ``max_dispatch``, ``protocol``, ``cache``, ``output_validation``, ``apps``, ``telemetry``,
+    ``middleware`` and ``extensions`` go to the ``Client``.
     Handlers
     (``elicitation_modes``: what the elicitation handler takes, "form" and/or "url")
     and ``roots`` are installed before the handshake, so their capabilities are declared.
@@ -88,6 +91,8 @@ def connect(
             output_validation=output_validation,
             apps=apps,
             telemetry=telemetry,
+            middleware=middleware,
+            extensions=extensions,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
             elicitation_modes=elicitation_modes,

@@ -28,7 +28,7 @@ from .extensions import (
     Session,
 )
 
-__all__ = ["CLIENT_OWNED", "Seam", "check_custom", "compose", "merge_meta"]
+__all__ = ["CLIENT_OWNED", "Seam", "check_claim", "check_custom", "compose", "merge_meta"]
 
 log = logging.getLogger("mcpclient")
 
@@ -44,6 +44,18 @@ def check_custom(method: str) -> None:
         raise ValueError(f"a method must be a non-empty string, got {method!r}")
     if method in CLIENT_OWNED:
         raise ValueError(f"{method!r} is sent by mcpclient itself; it cannot be sent with request() or notify()")
+
+
+def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> None:
+    """Refuse a handler for a method mcpclient handles itself (``ValueError``), or a bad one."""
+    if not isinstance(method, str) or not method:
+        raise ValueError(f"a {what} method must be a non-empty string, got {method!r}")
+    if not callable(fn):
+        raise TypeError(f"a handler must be callable, got {fn!r}")
+    if method in reserved:
+        raise ValueError(
+            f"{method!r} is handled by mcpclient itself and cannot be claimed; observe it with a middleware instead"
+        )
 
 
 def compose(middleware: Sequence[Middleware], terminal: Next) -> Next:
@@ -167,15 +179,7 @@ class Seam:
         self._claim(method, fn, self._notifications, self._reserved_notifications, "notification")
 
     def _claim(self, method: str, fn: Any, table: dict[str, Any], reserved: frozenset[str], what: str) -> None:
-        if not isinstance(method, str) or not method:
-            raise ValueError(f"a {what} method must be a non-empty string, got {method!r}")
-        if not callable(fn):
-            raise TypeError(f"a handler must be callable, got {fn!r}")
-        if method in reserved:
-            raise ValueError(
-                f"{method!r} is handled by mcpclient itself and cannot be claimed; "
-                "observe it with a middleware instead"
-            )
+        check_claim(method, fn, reserved, what)
         with self._lock:
             if method in table:
                 raise ValueError(f"the {what} {method!r} has a handler already; one handler per method")

@@ -19,15 +19,20 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import types as t
 from ._client import Client
 from ._exceptions import ConnectionClosed, MCPError
+from ._extending import check_claim
+from ._handlers import BUILTIN_REQUESTS
 from ._holder import ProcessLocal
+from ._notifications import ROUTED_NOTIFICATIONS
+from ._pages import ALL_PAGES, Page
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import ProgressCallback
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
+from .extensions import NotificationHandler, RequestHandler
 from .transports.stdio import StdioTransport
 
 if TYPE_CHECKING:
@@ -47,6 +52,10 @@ SharedTarget = Union[str, Sequence[str], "ServerConfig", Callable[[], Client]]
 RETRY_MODES = ("fail", "safe")
 #: How long a thread waits for another thread's open beyond the open's own timeout, in seconds.
 LOCK_MARGIN = 5.0
+
+
+#: Extra ``_meta`` keys of one call (``Client``'s ``meta=``).
+Meta = Optional[Mapping[str, Any]]
 
 
 class SharedClient:
@@ -250,8 +259,16 @@ class SharedClient:
     def ping(self, *, timeout: float | None = DEFAULT) -> None:
         self._run(lambda c: c.ping(timeout=timeout), safe=True)
 
-    def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
-        return self._learn(self._run(lambda c: c.list_tools(timeout=timeout), safe=True))
+    @overload
+    def list_tools(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.ToolDef]: ...
+    @overload
+    def list_tools(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.ToolDef]: ...
+    def list_tools(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
+    ) -> list[t.ToolDef] | Page[t.ToolDef]:
+        if cursor is not ALL_PAGES:
+            return self._run(lambda c: c.list_tools(cursor=cursor, timeout=timeout, meta=meta), safe=True)
+        return self._learn(self._run(lambda c: c.list_tools(timeout=timeout, meta=meta), safe=True))
 
     def call_tool(
         self,
@@ -262,16 +279,19 @@ class SharedClient:
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: CancelToken | threading.Event | None = None,
+        meta: Meta = None,
     ) -> t.ToolResult:
         return self._run_tool(name, lambda c: c.call_tool(
-            name, arguments, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel
+            name, arguments, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta
         ))
 
     def call_tool_as_task(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, ttl: float | None = None,
-        timeout: float | None = DEFAULT,
+        timeout: float | None = DEFAULT, meta: Meta = None,
     ) -> Task:
-        return self._run(lambda c: c.call_tool_as_task(name, arguments, ttl=ttl, timeout=timeout), safe=False)
+        return self._run(
+            lambda c: c.call_tool_as_task(name, arguments, ttl=ttl, timeout=timeout, meta=meta), safe=False
+        )
 
     def get_task(self, task_id: str, *, timeout: float | None = DEFAULT) -> Task:
         return self._run(lambda c: c.get_task(task_id, timeout=timeout), safe=True)
@@ -279,11 +299,27 @@ class SharedClient:
     def list_tasks(self, *, timeout: float | None = DEFAULT) -> list[Task]:
         return self._run(lambda c: c.list_tasks(timeout=timeout), safe=True)
 
-    def list_resources(self, *, timeout: float | None = DEFAULT) -> list[t.Resource]:
-        return self._run(lambda c: c.list_resources(timeout=timeout), safe=True)
+    @overload
+    def list_resources(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.Resource]: ...
+    @overload
+    def list_resources(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.Resource]: ...
+    def list_resources(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
+    ) -> list[t.Resource] | Page[t.Resource]:
+        if cursor is not ALL_PAGES:
+            return self._run(lambda c: c.list_resources(cursor=cursor, timeout=timeout, meta=meta), safe=True)
+        return self._run(lambda c: c.list_resources(timeout=timeout, meta=meta), safe=True)
 
-    def list_resource_templates(self, *, timeout: float | None = DEFAULT) -> list[t.ResourceTemplate]:
-        return self._run(lambda c: c.list_resource_templates(timeout=timeout), safe=True)
+    @overload
+    def list_resource_templates(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.ResourceTemplate]: ...
+    @overload
+    def list_resource_templates(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.ResourceTemplate]: ...
+    def list_resource_templates(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
+    ) -> list[t.ResourceTemplate] | Page[t.ResourceTemplate]:
+        if cursor is not ALL_PAGES:
+            return self._run(lambda c: c.list_resource_templates(cursor=cursor, timeout=timeout, meta=meta), safe=True)
+        return self._run(lambda c: c.list_resource_templates(timeout=timeout, meta=meta), safe=True)
 
     def read_resource(
         self,
@@ -292,15 +328,26 @@ class SharedClient:
         timeout: float | None = DEFAULT,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | threading.Event | None = None,
+        meta: Meta = None,
     ) -> list[t.ResourceContents]:
-        return self._run(lambda c: c.read_resource(uri, timeout=timeout, on_progress=on_progress, cancel=cancel),
-                         safe=True)
+        return self._run(
+            lambda c: c.read_resource(uri, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta),
+            safe=True,
+        )
 
     def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
         return self._run(lambda c: c.read_ui_resource(uri, timeout=timeout), safe=True)
 
-    def list_prompts(self, *, timeout: float | None = DEFAULT) -> list[t.Prompt]:
-        return self._run(lambda c: c.list_prompts(timeout=timeout), safe=True)
+    @overload
+    def list_prompts(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.Prompt]: ...
+    @overload
+    def list_prompts(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.Prompt]: ...
+    def list_prompts(
+        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
+    ) -> list[t.Prompt] | Page[t.Prompt]:
+        if cursor is not ALL_PAGES:
+            return self._run(lambda c: c.list_prompts(cursor=cursor, timeout=timeout, meta=meta), safe=True)
+        return self._run(lambda c: c.list_prompts(timeout=timeout, meta=meta), safe=True)
 
     def get_prompt(
         self,
@@ -310,9 +357,10 @@ class SharedClient:
         timeout: float | None = DEFAULT,
         on_progress: ProgressCallback | None = None,
         cancel: CancelToken | threading.Event | None = None,
+        meta: Meta = None,
     ) -> tuple[str | None, list[t.PromptMessage]]:
         return self._run(
-            lambda c: c.get_prompt(name, arguments, timeout=timeout, on_progress=on_progress, cancel=cancel),
+            lambda c: c.get_prompt(name, arguments, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta),
             safe=True,
         )
 
@@ -324,8 +372,48 @@ class SharedClient:
         *,
         context: Mapping[str, str] | None = None,
         timeout: float | None = DEFAULT,
+        meta: Meta = None,
     ) -> t.Completion:
-        return self._run(lambda c: c.complete(ref, arg_name, arg_value, context=context, timeout=timeout), safe=True)
+        return self._run(
+            lambda c: c.complete(ref, arg_name, arg_value, context=context, timeout=timeout, meta=meta), safe=True
+        )
+
+    def request(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+        max_total: float | None = None,
+        meta: Meta = None,
+    ) -> dict[str, Any]:
+        """``Client.request``; never retried (a vendor method may change something)."""
+        return self._run(lambda c: c.request(
+            method, params, timeout=timeout, on_progress=on_progress, cancel=cancel, max_total=max_total, meta=meta
+        ), safe=False)
+
+    def notify(
+        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = DEFAULT, meta: Meta = None
+    ) -> None:
+        self._run(lambda c: c.notify(method, params, timeout=timeout, meta=meta), safe=False)
+
+    def on_notification(self, method: str, handler: NotificationHandler) -> None:
+        """``Client.on_notification``, on the open client and every client opened later."""
+        check_claim(method, handler, ROUTED_NOTIFICATIONS, "notification")
+        self._claim(f"notification {method}", lambda c: c.on_notification(method, handler))
+
+    def on_request(self, method: str, handler: RequestHandler) -> None:
+        """``Client.on_request``, on the open client and every client opened later."""
+        check_claim(method, handler, BUILTIN_REQUESTS, "server request")
+        self._claim(f"server request {method}", lambda c: c.on_request(method, handler))
+
+    def _claim(self, key: str, apply: Callable[[Client], None]) -> None:
+        with self._setup_lock:
+            if key in self._setup:
+                raise ValueError(f"the {key} has a handler already; one handler per method")
+        self._remember(key, apply)
 
     def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
         return self._run(lambda c: c.list_skills(timeout=timeout), safe=True)

@@ -381,3 +381,32 @@ def test_a_cursor_asks_for_one_page_and_no_cursor_for_all(era):
         assert uris == [r.uri for r in client.list_resources()] == [f"acme://r/{i}" for i in range(5)]
         assert client.list_tools(cursor=None).next_cursor is None
         assert client.list_prompts(cursor=None).items == []
+
+
+# -- SharedClient and connect() ----------------------------------------------------------------------
+
+
+def test_a_shared_client_passes_meta_middleware_and_custom_methods_on():
+    from mcpclient import SharedClient
+
+    sent: list[str] = []
+
+    def record(message: Message, next_: Any) -> Any:
+        sent.append(message.method)
+        return next_(message)
+
+    ticks: list[dict[str, Any]] = []
+    shared = SharedClient(VENDOR, protocol="legacy", timeout=15, middleware=[record])
+    try:
+        shared.on_notification("notifications/acme/tick", ticks.append)
+        with pytest.raises(ValueError):
+            shared.on_notification("notifications/acme/tick", ticks.append)
+        with pytest.raises(ValueError):
+            shared.on_request("sampling/createMessage", lambda params, token: {})
+        assert json.loads(shared.call_tool("meta", meta={"com.example/k": "v"}).text)["com.example/k"] == "v"
+        assert shared.request("acme/echo", {"x": 1})["params"] == {"x": 1}
+        shared.call_tool("tick", {"n": 1})
+        wait_for(lambda: ticks == [{"i": 1}])
+    finally:
+        shared.close()
+    assert "acme/echo" in sent

@@ -10,6 +10,7 @@ import pytest
 
 from mcpclient import Client, ClientGroup, connect, types as t
 from mcpclient._open import open_target
+from mcpclient.extensions import Extension
 from mcpclient.config import ServerConfig
 from mcpclient.testing import FakeServer
 from tests.conftest import FAST_SERVER
@@ -26,6 +27,8 @@ SAMPLES = {
     "output_validation": "off",
     "apps": True,
     "telemetry": False,
+    "middleware": (lambda message, next_: next_(message),),
+    "extensions": (Extension(),),
 }
 
 
