@@ -74,8 +74,8 @@ class Calls:
 
     # -- tools --------------------------------------------------------------------------------
 
-    def ping(self, timeout: float | None) -> None:
-        self._conversation.strategy.ping(self._conversation, timeout)
+    def ping(self, timeout: float | None, meta: Meta = None) -> None:
+        self._conversation.strategy.ping(self._conversation.with_meta(meta), timeout)
 
     def list_tools(self, timeout: float | None, meta: Meta = None) -> list[t.ToolDef]:
         tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools", meta)

@@ -414,9 +414,9 @@ class Client:
 
     # -- tools --------------------------------------------------------------------------------
 
-    def ping(self, *, timeout: float | None = DEFAULT) -> None:
+    def ping(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Check that the server answers (``ping``; ``server/discover`` in the modern era)."""
-        self._calls.ping(self._ready(timeout))
+        self._calls.ping(self._ready(timeout), meta)
 
     @overload
     def list_tools(self, *, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...) -> list[t.ToolDef]: ...
@@ -502,16 +502,16 @@ class Client:
         """
         return self._calls.call_tool_as_task(name, arguments, ttl, self._ready(timeout), meta)
 
-    def get_task(self, task_id: str, *, timeout: float | None = DEFAULT) -> Task:
+    def get_task(self, task_id: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> Task:
         """A handle on an existing task (e.g. one started before a restart), freshly polled."""
-        return self._tasks.get_task(task_id, self._ready(timeout))
+        return self._tasks.get_task(task_id, self._ready(timeout), meta)
 
-    def list_tasks(self, *, timeout: float | None = DEFAULT) -> list[Task]:
+    def list_tasks(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> list[Task]:
         """Every task the server lists (legacy era only, with ``tasks.list`` declared).
 
         The 2026 extension has no ``tasks/list``: there it raises ``CapabilityError``.
         """
-        return self._tasks.list_tasks(self._ready(timeout))
+        return self._tasks.list_tasks(self._ready(timeout), meta)
 
     # -- resources and prompts ----------------------------------------------------------------
 
@@ -650,14 +650,14 @@ class Client:
 
     # -- notifications and logs -----------------------------------------------------------------
 
-    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT) -> None:
+    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Ask the server for log messages at ``level`` and above ("debug" ... "emergency").
 
         Legacy servers get ``logging/setLevel``; modern ones get the level in every request's
         ``_meta``. Messages go to the ``mcpclient.server`` logger unless ``set_log_handler``
         installed a callback.
         """
-        self._notices.set_log_level(level, self._ready(timeout))
+        self._notices.set_log_level(level, self._ready(timeout), meta)
 
     def set_log_handler(self, handler: Callable[[str, Any, str | None], None] | None) -> None:
         """Send server log messages to ``handler(level, data, logger)`` instead of logging."""
@@ -671,7 +671,9 @@ class Client:
         """Call ``handler(kind)`` ("tools", "prompts" or "resources") when a list changes."""
         self._notices.set_list_changed_handler(handler)
 
-    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+    def subscribe_resource(
+        self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None
+    ) -> None:
         """Get ``resources/updated`` notifications for ``uri`` (see set_resource_updated_handler).
 
         A legacy server is sent ``resources/subscribe``. A modern one is asked on the client's
@@ -679,18 +681,18 @@ class Client:
         subscription; ``SubscriptionError`` if its acknowledgement leaves ``uri`` out or does
         not come within ``timeout``.
         """
-        self._notices.subscribe(uri, self._ready(timeout))
+        self._notices.subscribe(uri, self._ready(timeout), meta)
 
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Stop notifications for ``uri``."""
-        self._notices.unsubscribe(uri, self._ready(timeout))
+        self._notices.unsubscribe(uri, self._ready(timeout), meta)
 
     def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         self._notices.on_notification(method, params)
 
     # -- skills -------------------------------------------------------------------------------
 
-    def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
+    def list_skills(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> list[Skill]:
         """Every skill the server lists (``skills/list``, all pages); no file is read.
 
         A listing may be partial: a skill missing from it can still be loaded by URI. Entries
@@ -698,18 +700,19 @@ class Client:
         are left out with a warning, since they could never be loaded.
         Raises ``CapabilityError`` if the server does not declare the skills extension.
         """
-        return self._skills.list_skills(self._ready(timeout))
+        return self._skills.list_skills(self._ready(timeout), meta)
 
-    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT) -> Skill:
+    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> Skill:
         """The entry of the skill whose SKILL.md is at ``uri`` (``skills/get``); no file is read.
 
         Raises ``RPCError`` (-32602) if the server serves no such skill, ``ProtocolError`` if
         its entry breaks the extension's rules.
         """
-        return self._skills.get_skill(uri, self._ready(timeout))
+        return self._skills.get_skill(uri, self._ready(timeout), meta)
 
     def load_skill(
-        self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
+        self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT,
+        meta: Mapping[str, Any] | None = None,
     ) -> str:
         """Read a skill's SKILL.md, verify it against the skill's entry, and return its text.
 
@@ -722,10 +725,11 @@ class Client:
         returned. A ``"dynamic"`` skill is refused the same way unless ``allow_dynamic=True``.
         Frontmatter checking needs PyYAML (``pip install mcpclient[skills]``).
         """
-        return self._skills.load_skill(skill, allow_dynamic, self._ready(timeout))
+        return self._skills.load_skill(skill, allow_dynamic, self._ready(timeout), meta)
 
     def read_skill_file(
-        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
+        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT,
+        meta: Mapping[str, Any] | None = None,
     ) -> bytes:
         """Read one file of ``skill`` (``path`` relative to its root, or a URI) and verify it.
 
@@ -734,7 +738,7 @@ class Client:
         (an unlisted file is a change to the skill). Files of a ``"dynamic"`` skill are
         refused unless ``allow_dynamic=True``, and then only within the skill's directory.
         """
-        return self._skills.read_skill_file(skill, path, allow_dynamic, self._ready(timeout))
+        return self._skills.read_skill_file(skill, path, allow_dynamic, self._ready(timeout), meta)
 
 
 def _weak_notification_handler(client: Client) -> Callable[[str, dict[str, Any]], None]:

@@ -17,7 +17,7 @@ from typing import Any, Callable, Hashable, Mapping
 
 from . import types as t
 from ._eras import legacy, modern
-from ._eras.base import Era, HandshakeResult
+from ._eras.base import Era, HandshakeResult, Wire
 from ._exceptions import (
     HTTPStatusError,
     CapabilityError,
@@ -484,6 +484,10 @@ class Conversation:
             seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
         return again()
 
+    def with_meta(self, meta: Mapping[str, Any] | None) -> Wire:
+        """This conversation as the eras see it (a ``Wire``), adding ``meta`` to what it sends."""
+        return self if not meta else _MetaWire(self, meta)
+
     def notify(
         self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None
     ) -> None:
@@ -501,6 +505,26 @@ class Conversation:
         if seen is not None:
             params = seen.inject(dict(params or {})) or None
         self.engine.notify(message.method, params, timeout=message.options.timeout)
+
+
+class _MetaWire:
+    """A ``Wire`` over a conversation that adds the caller's ``meta`` to each message."""
+
+    __slots__ = ("_conversation", "_meta")
+
+    def __init__(self, conversation: Conversation, meta: Mapping[str, Any]) -> None:
+        self._conversation = conversation
+        self._meta = meta
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        return self._conversation.capabilities
+
+    def call(self, method: str, params: dict[str, Any] | None, *, timeout: float | None) -> dict[str, Any]:
+        return self._conversation.call(method, params, timeout=timeout, meta=self._meta)
+
+    def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
+        self._conversation.notify(method, params, timeout, self._meta)
 
 
 def _progress_events(seen: Observation, on_progress: ProgressCallback) -> ProgressCallback:

@@ -9,7 +9,7 @@ subscription or a log level reaches the server is the era's (``Era.subscribe``,
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from ._cache import ResultCache
 from ._elicitation import Elicitation
@@ -61,10 +61,10 @@ class Notifications:
         self._list_changed: Callable[[str], None] | None = None
         self._subscribed: set[str] = set()
 
-    def set_log_level(self, level: str, timeout: float | None) -> None:
+    def set_log_level(self, level: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> None:
         if level not in LOG_LEVELS:
             raise ValueError(f"level must be one of {LOG_LEVELS}, got {level!r}")
-        self._conversation.strategy.set_log_level(self._conversation, level, timeout)
+        self._conversation.strategy.set_log_level(self._conversation.with_meta(meta), level, timeout)
 
     def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
         self._resource_updated = handler
@@ -73,8 +73,8 @@ class Notifications:
         self._list_changed = handler
         self.update_listener()
 
-    def subscribe(self, uri: str, timeout: float | None) -> None:
-        self._conversation.strategy.subscribe(self._conversation, uri, timeout)
+    def subscribe(self, uri: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> None:
+        self._conversation.strategy.subscribe(self._conversation.with_meta(meta), uri, timeout)
         self._subscribed.add(uri)
         if not self.update_listener():
             return  # legacy: resources/subscribe was the server's answer
@@ -93,8 +93,8 @@ class Notifications:
             f"the server does not agree to send updates of {uri!r}: its acknowledgement leaves it out", uri=uri
         )
 
-    def unsubscribe(self, uri: str, timeout: float | None) -> None:
-        self._conversation.strategy.unsubscribe(self._conversation, uri, timeout)
+    def unsubscribe(self, uri: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> None:
+        self._conversation.strategy.unsubscribe(self._conversation.with_meta(meta), uri, timeout)
         self._subscribed.discard(uri)
         self.update_listener()
 

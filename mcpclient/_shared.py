@@ -256,8 +256,8 @@ class SharedClient:
     def instructions(self) -> str | None:
         return self._holder.get().instructions
 
-    def ping(self, *, timeout: float | None = DEFAULT) -> None:
-        self._run(lambda c: c.ping(timeout=timeout), safe=True)
+    def ping(self, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
+        self._run(lambda c: c.ping(timeout=timeout, meta=meta), safe=True)
 
     @overload
     def list_tools(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.ToolDef]: ...
@@ -293,11 +293,11 @@ class SharedClient:
             lambda c: c.call_tool_as_task(name, arguments, ttl=ttl, timeout=timeout, meta=meta), safe=False
         )
 
-    def get_task(self, task_id: str, *, timeout: float | None = DEFAULT) -> Task:
-        return self._run(lambda c: c.get_task(task_id, timeout=timeout), safe=True)
+    def get_task(self, task_id: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> Task:
+        return self._run(lambda c: c.get_task(task_id, timeout=timeout, meta=meta), safe=True)
 
-    def list_tasks(self, *, timeout: float | None = DEFAULT) -> list[Task]:
-        return self._run(lambda c: c.list_tasks(timeout=timeout), safe=True)
+    def list_tasks(self, *, timeout: float | None = DEFAULT, meta: Meta = None) -> list[Task]:
+        return self._run(lambda c: c.list_tasks(timeout=timeout, meta=meta), safe=True)
 
     @overload
     def list_resources(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.Resource]: ...
@@ -415,36 +415,42 @@ class SharedClient:
                 raise ValueError(f"the {key} has a handler already; one handler per method")
         self._remember(key, apply)
 
-    def list_skills(self, *, timeout: float | None = DEFAULT) -> list[Skill]:
-        return self._run(lambda c: c.list_skills(timeout=timeout), safe=True)
+    def list_skills(self, *, timeout: float | None = DEFAULT, meta: Meta = None) -> list[Skill]:
+        return self._run(lambda c: c.list_skills(timeout=timeout, meta=meta), safe=True)
 
-    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT) -> Skill:
-        return self._run(lambda c: c.get_skill(uri, timeout=timeout), safe=True)
+    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> Skill:
+        return self._run(lambda c: c.get_skill(uri, timeout=timeout, meta=meta), safe=True)
 
-    def load_skill(self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT) -> str:
-        return self._run(lambda c: c.load_skill(skill, allow_dynamic=allow_dynamic, timeout=timeout), safe=True)
-
-    def read_skill_file(
-        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT
-    ) -> bytes:
+    def load_skill(
+        self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT, meta: Meta = None
+    ) -> str:
         return self._run(
-            lambda c: c.read_skill_file(skill, path, allow_dynamic=allow_dynamic, timeout=timeout), safe=True
+            lambda c: c.load_skill(skill, allow_dynamic=allow_dynamic, timeout=timeout, meta=meta), safe=True
         )
 
-    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+    def read_skill_file(
+        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT,
+        meta: Meta = None,
+    ) -> bytes:
+        return self._run(
+            lambda c: c.read_skill_file(skill, path, allow_dynamic=allow_dynamic, timeout=timeout, meta=meta),
+            safe=True,
+        )
+
+    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
         """Subscribe on this process's client; clients opened later subscribe again."""
-        self._run(lambda c: c.subscribe_resource(uri, timeout=timeout), safe=False)
+        self._run(lambda c: c.subscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
         with self._setup_lock:
             self._subscribed.add(uri)
 
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> None:
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
         with self._setup_lock:
             self._subscribed.discard(uri)
-        self._run(lambda c: c.unsubscribe_resource(uri, timeout=timeout), safe=False)
+        self._run(lambda c: c.unsubscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
 
-    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT) -> None:
+    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
         """Set the server's log level now and on every client opened later."""
-        self._run(lambda c: c.set_log_level(level, timeout=timeout), safe=False)
+        self._run(lambda c: c.set_log_level(level, timeout=timeout, meta=meta), safe=False)
         with self._setup_lock:
             self._setup["log_level"] = lambda c: c.set_log_level(level, timeout=timeout)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from attrs import frozen
 
@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 __all__ = ["SKILLS_EXTENSION", "Skill", "SkillFile", "Skills"]
 
 log = logging.getLogger("mcpclient")
+#: Extra ``_meta`` keys of one call (``Client``'s ``meta=``).
+Meta = Optional[Mapping[str, Any]]
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 SKILL_MD = "SKILL.md"
@@ -93,10 +95,10 @@ class Skills:
         self._conversation = session
         self._calls = calls
 
-    def list_skills(self, timeout: float | None) -> list[Skill]:
+    def list_skills(self, timeout: float | None, meta: Meta = None) -> list[Skill]:
         self._require_skills("skills/list")
         skills: list[Skill] = []
-        for page in pages(self._conversation, "skills/list", timeout):
+        for page in pages(self._conversation, "skills/list", timeout, meta=meta):
             entries = page.get("skills")
             if not isinstance(entries, list):
                 raise ProtocolError(f"the server's skills/list result has no skills list: {page!r:.200}")
@@ -107,20 +109,22 @@ class Skills:
                     log.warning("skipping a skill the server listed: %s", exc)
         return skills
 
-    def get_skill(self, uri: str, timeout: float | None) -> Skill:
+    def get_skill(self, uri: str, timeout: float | None, meta: Meta = None) -> Skill:
         self._require_skills("skills/get")
-        result = self._conversation.call("skills/get", {"uri": uri}, timeout=timeout)
+        result = self._conversation.call("skills/get", {"uri": uri}, timeout=timeout, meta=meta)
         return _read_entry(result.get("skill"))
 
-    def load_skill(self, skill: Skill | str, allow_dynamic: bool, timeout: float | None) -> str:
-        entry = self._skill_entry(skill, timeout)
-        data = self._verified_read(entry, entry.uri, allow_dynamic, timeout)
+    def load_skill(self, skill: Skill | str, allow_dynamic: bool, timeout: float | None, meta: Meta = None) -> str:
+        entry = self._skill_entry(skill, timeout, meta)
+        data = self._verified_read(entry, entry.uri, allow_dynamic, timeout, meta)
         text = _decode(data, entry)
         _check_frontmatter(entry, text)
         return text
 
-    def read_skill_file(self, skill: Skill, path: str, allow_dynamic: bool, timeout: float | None) -> bytes:
-        return self._verified_read(skill, skill.resolve(path), allow_dynamic, timeout)
+    def read_skill_file(
+        self, skill: Skill, path: str, allow_dynamic: bool, timeout: float | None, meta: Meta = None
+    ) -> bytes:
+        return self._verified_read(skill, skill.resolve(path), allow_dynamic, timeout, meta)
 
     # -- helpers ------------------------------------------------------------------------------
 
@@ -129,20 +133,20 @@ class Skills:
         if not (isinstance(extensions, dict) and SKILLS_EXTENSION in extensions):
             raise CapabilityError(f"extensions.{SKILLS_EXTENSION}", method)
 
-    def _skill_entry(self, skill: Skill | str, timeout: float | None) -> Skill:
+    def _skill_entry(self, skill: Skill | str, timeout: float | None, meta: Meta) -> Skill:
         if isinstance(skill, Skill):
             return skill
         if not isinstance(skill, str):
             raise TypeError(f"skill must be a Skill, a SKILL.md URI or a name, got {type(skill).__name__}")
         if "://" in skill:
-            return self.get_skill(skill, timeout)
-        matches = [s for s in self.list_skills(timeout) if s.name == skill]
+            return self.get_skill(skill, timeout, meta)
+        matches = [s for s in self.list_skills(timeout, meta) if s.name == skill]
         if len(matches) != 1:
             found = ", ".join(s.uri for s in matches) or "none"
             raise ValueError(f"{len(matches)} listed skills are named {skill!r} ({found}); pass a Skill or its URI")
         return matches[0]
 
-    def _verified_read(self, skill: Skill, uri: str, allow_dynamic: bool, timeout: float | None) -> bytes:
+    def _verified_read(self, skill: Skill, uri: str, allow_dynamic: bool, timeout: float | None, meta: Meta) -> bytes:
         if skill.files is None:
             if not allow_dynamic:
                 raise SkillVerificationError(
@@ -151,11 +155,11 @@ class Skills:
                 )
             if uri != skill.uri and not uri.startswith(skill.root + "/"):
                 raise SkillVerificationError("the file is outside the skill's directory", uri=uri, skill=skill.uri)
-            return _bytes_of(self._calls.read_resource(uri, timeout), uri, skill)
+            return _bytes_of(self._calls.read_resource(uri, timeout, meta=meta), uri, skill)
         listed = next((f for f in skill.files if f.uri == uri), None)
         if listed is None:
             raise SkillVerificationError("the skill's entry does not list this file", uri=uri, skill=skill.uri)
-        data = _bytes_of(self._calls.read_resource(uri, timeout), uri, skill)
+        data = _bytes_of(self._calls.read_resource(uri, timeout, meta=meta), uri, skill)
         if len(data) != listed.size:
             raise SkillVerificationError(
                 f"{len(data)} bytes read, the entry says {listed.size}", uri=uri, skill=skill.uri

@@ -166,11 +166,16 @@ class Task:
 
     # -- asking the server --------------------------------------------------------------------
 
-    def refresh(self, *, timeout: float | None = DEFAULT) -> str:
-        """Ask the server for the task's state (``tasks/get``) and return its status."""
+    def refresh(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> str:
+        """Ask the server for the task's state (``tasks/get``) and return its status.
+
+        ``meta`` adds keys to the request's ``_meta``, as ``Client``'s ``meta=`` does.
+        """
         if not self.task_id:
             return self.status  # a call the server answered at once: nothing to ask
-        result = self._conversation.call("tasks/get", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
+        result = self._conversation.call(
+            "tasks/get", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout), meta=meta
+        )
         self._update(result)
         return self.status
 

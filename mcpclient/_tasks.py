@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ._exceptions import ProtocolError
 from ._pages import pages
@@ -37,17 +37,17 @@ class Tasks:
         self._lock = threading.Lock()
         self._live: weakref.WeakValueDictionary[str, Task] = weakref.WeakValueDictionary()
 
-    def get_task(self, task_id: str, timeout: float | None) -> Task:
+    def get_task(self, task_id: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> Task:
         self._conversation.strategy.require_tasks(self._conversation.capabilities, "get")
         task = self._live_task(task_id)
-        task.refresh(timeout=timeout)
+        task.refresh(timeout=timeout, meta=meta)
         return task
 
-    def list_tasks(self, timeout: float | None) -> list[Task]:
+    def list_tasks(self, timeout: float | None, meta: Mapping[str, Any] | None = None) -> list[Task]:
         self._conversation.strategy.require_tasks(self._conversation.capabilities, "list")
         return [
             self.handle(item, None)
-            for page in pages(self._conversation, "tasks/list", timeout)
+            for page in pages(self._conversation, "tasks/list", timeout, meta=meta)
             for item in page.get("tasks") or []
             if isinstance(item, dict) and isinstance(item.get("taskId"), str)
         ]

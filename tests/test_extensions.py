@@ -410,3 +410,23 @@ def test_a_shared_client_passes_meta_middleware_and_custom_methods_on():
     finally:
         shared.close()
     assert "acme/echo" in sent
+
+
+def test_meta_goes_with_ping_and_the_log_level():
+    """The requests an era sends for the client (a double: no real server shows their _meta)."""
+    from mcpclient.testing import FakeServer
+
+    class Recording(FakeServer):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[tuple[str, Any]] = []
+
+        def record(self, method: str, params: dict[str, Any]) -> None:
+            self.seen.append((method, (params or {}).get("_meta")))
+
+    server = Recording()
+    with Client(server) as client:
+        client.ping(meta={"com.example/k": "ping"})
+        client.set_log_level("info", meta={"com.example/k": "level"})
+    assert ("ping", {"com.example/k": "ping"}) in server.seen
+    assert ("logging/setLevel", {"com.example/k": "level"}) in server.seen
