@@ -1,0 +1,66 @@
+"""The open seam over Streamable HTTP: middleware around real exchanges, and a re-send."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import pytest
+
+from mcpclient import Client, StreamableHTTPTransport
+from mcpclient.extensions import Message
+from tests.helpers import require_mcp_sdk
+from tests.http.conftest import URL, StreamBody, result, wait_for
+
+V = "2026-07-28"
+
+
+def recorder(seen: list[tuple[str, str, str]]) -> Any:
+    def mw(message: Message, next_: Any) -> Any:
+        seen.append((message.direction, message.method, threading.current_thread().name))
+        return next_(message)
+
+    return mw
+
+
+@pytest.mark.parametrize("protocol", ["legacy", V])
+def test_middleware_wraps_a_real_servers_exchanges_over_streamable_http(sdk_server, protocol):
+    require_mcp_sdk()
+    server = sdk_server("--transport", "streamable-http")
+    seen: list[tuple[str, str, str]] = []
+    logs: list[Any] = []
+    with Client(StreamableHTTPTransport(server.url), protocol=protocol, timeout=15, middleware=[recorder(seen)]) as client:
+        client.set_log_handler(lambda level, data, logger: logs.append(data))
+        client.set_log_level("debug")
+        assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+        assert client.call_tool("log", {"message": "hello"}).text == "logged"
+        wait_for(lambda: "hello" in logs)
+    me = threading.current_thread().name
+    assert ("send", "tools/call", me) in seen
+    received = [thread for direction, method, thread in seen if (direction, method) == ("receive", "notifications/message")]
+    assert received and all(thread.startswith("mcpclient-dispatch") for thread in received)
+
+
+def test_a_resend_after_a_broken_stream_is_a_message_of_its_own(fake):
+    """A reply stream that ends without its reply (no real server does it on purpose)."""
+    discover = {"resultType": "complete", "supportedVersions": [V], "capabilities": {"tools": {}},
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "modern-fake", "version": "1"}}}
+    posts = {"tools/list": 0}
+
+    def reply(message: dict[str, Any], value: dict[str, Any]) -> Any:
+        return 200, {"Content-Type": "application/json"}, json.dumps(result(message["id"], value))
+
+    def tools_list(message: dict[str, Any], request: Any) -> Any:
+        posts["tools/list"] += 1
+        if posts["tools/list"] == 1:
+            return 200, {"Content-Type": "text/event-stream"}, StreamBody(b": hello\n\n", None)
+        return reply(message, {"resultType": "complete", "tools": []})
+
+    fake.handlers["server/discover"] = lambda m, r: reply(m, discover)
+    fake.handlers["tools/list"] = tools_list
+    seen: list[tuple[str, str, str]] = []
+    with Client(StreamableHTTPTransport(URL), timeout=5, middleware=[recorder(seen)]) as client:
+        assert client.list_tools() == []
+    assert [method for _, method, _ in seen].count("tools/list") == 2
+    assert posts["tools/list"] == 2
