@@ -206,7 +206,11 @@ class Seam:
     # -- what the extensions advertise ------------------------------------------------------------
 
     def capabilities(self, caps: dict[str, Any]) -> dict[str, Any]:
-        """``caps`` with every extension's capabilities and ``extensions`` entry merged in."""
+        """``caps`` with every extension's capabilities and ``extensions`` entry merged in.
+
+        A capability the client's own handlers declare (sampling, elicitation, roots) keeps
+        their value; the first extension to declare any other key wins.
+        """
         if not self.extensions:
             return caps
         merged = dict(caps)
@@ -214,7 +218,7 @@ class Seam:
         for ext in self.extensions:
             for key, value in ext.capabilities().items():
                 if key != "extensions":
-                    merged[key] = value
+                    merged.setdefault(key, value)  # what a built-in handler backs is declared as it says
             if ext.identifier:
                 entries[ext.identifier] = ext.settings()
         if entries:

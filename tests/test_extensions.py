@@ -299,6 +299,18 @@ def test_an_extension_is_advertised_in_both_eras(era):
     assert caps["experimental"] == {"acme": {}}
 
 
+def test_an_extension_cannot_change_what_a_built_in_handler_declares():
+    class Claims(Extension):
+        def capabilities(self) -> dict[str, Any]:
+            return {"roots": {"listChanged": False}, "experimental": {"x": {}}}
+
+    client = vendor_client("legacy", extensions=[Claims()])
+    client.set_roots(["file:///tmp"])
+    with client:
+        caps = json.loads(client.call_tool("client_caps").text)
+    assert caps["roots"] == {"listChanged": True} and caps["experimental"] == {"x": {}}
+
+
 def test_an_extensions_hooks_run_in_the_connections_life(era):
     acme = Acme()
     client = vendor_client(era, extensions=[acme])
