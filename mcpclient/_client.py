@@ -142,7 +142,7 @@ class Client:
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.
         self._finalizer = weakref.finalize(
-            self, _close_unclosed, self._engine, self._notices.listener, os.getpid(), repr(transport)
+            self, _close_unclosed, self._engine, self._notices.listener, self._seam, os.getpid(), repr(transport)
         )
         self._finalizer.atexit = False  # at exit the transports end their servers themselves
         self._engine.start()
@@ -768,11 +768,12 @@ def _weak_state(client: Client) -> Callable[[], str]:
     return state
 
 
-def _close_unclosed(engine: Engine, listener: Listener, pid: int, transport: str) -> None:
+def _close_unclosed(engine: Engine, listener: Listener, seam: Seam, pid: int, transport: str) -> None:
     """The finalizer of a Client collected without close(): warn, then close it."""
     if os.getpid() != pid:
         return  # a forked child: the connection, its server and threads are the parent's
     warnings.warn(f"unclosed Client on {transport}; call close() or use a with block", ResourceWarning, stacklevel=2)
+    seam.close()  # the extensions' close hooks, as close() runs them
     listener.stop()
     engine.close()
 

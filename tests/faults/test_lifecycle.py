@@ -116,3 +116,30 @@ def test_ctrl_c_during_a_call_tells_the_server_to_cancel_it_and_propagates_at_on
         assert client.call_tool("echo", {"text": "still usable"}).text == "still usable"
     finally:
         client.close()
+
+
+def test_a_client_with_extensions_dropped_without_close_is_collected_and_closes_them():
+    """The Session an extension keeps must not keep its Client alive (nor must the middleware)."""
+    from mcpclient.extensions import Extension, Session
+
+    class Keeper(Extension):
+        closed = False
+        session: Session | None = None
+
+        def bind(self, session: Session) -> None:
+            self.session = session
+
+        def close(self) -> None:
+            self.closed = True
+
+    fake = FakeServer()
+    fake.add_tool("echo", lambda text: text)
+    keeper = Keeper()
+    client = Client(fake, timeout=10, extensions=[keeper], middleware=[lambda message, next_: next_(message)])
+    client.initialize()
+    assert client.call_tool("echo", {"text": "hi"}).text == "hi"
+    with pytest.warns(ResourceWarning, match="unclosed Client"):
+        del client
+        gc.collect()
+    assert fake.closed and keeper.closed
+    assert keeper.session is not None and not keeper.session.is_open
