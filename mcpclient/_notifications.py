@@ -35,7 +35,7 @@ _LIST_CHANGED = {
 #: The notifications the client routes itself: no custom handler may claim them.
 ROUTED_NOTIFICATIONS = frozenset({
     "notifications/message", "notifications/resources/updated", "notifications/elicitation/complete",
-    "notifications/progress", "notifications/cancelled", *_LIST_CHANGED, *STATUS_NOTIFICATIONS,
+    "notifications/progress", "notifications/cancelled", ACKNOWLEDGED, *_LIST_CHANGED, *STATUS_NOTIFICATIONS,
 })
 
 

@@ -236,7 +236,8 @@ def test_a_method_is_claimed_once_and_built_in_ones_never(transport):
         for method in ("sampling/createMessage", "elicitation/create", "roots/list", "ping"):
             with pytest.raises(ValueError):
                 client.on_request(method, lambda params, token: {})
-        for method in ("notifications/message", "notifications/progress", "notifications/tools/list_changed"):
+        for method in ("notifications/message", "notifications/progress", "notifications/tools/list_changed",
+                       "notifications/subscriptions/acknowledged", "notifications/tasks/status"):
             with pytest.raises(ValueError):
                 client.on_notification(method, lambda params: None)
     finally:
