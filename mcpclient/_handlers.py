@@ -124,6 +124,7 @@ class Handlers:
         """
         if not isinstance(requests, dict):
             raise ProtocolError(f"{asker}: the server's inputRequests is not an object: {requests!r:.100}")
+        handle = self.seam.receiving_requests(self.handle)  # the receive middleware sees these too
         with linked_token(cancel) as token:
             responses: dict[str, Any] = {}
             for key, request in requests.items():
@@ -131,7 +132,7 @@ class Handlers:
                     raise ProtocolError(f"{asker}: input request {key!r} is malformed: {request!r:.100}")
                 params = request.get("params")
                 try:
-                    responses[key] = self.handle(request["method"], params if isinstance(params, dict) else {}, token)
+                    responses[key] = handle(request["method"], params if isinstance(params, dict) else {}, token)
                 except RPCError as exc:
                     detail = exc.data.get("detail") if isinstance(exc.data, dict) else None
                     raise ProtocolError(

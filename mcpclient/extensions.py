@@ -13,8 +13,9 @@ possibly changed, or raises to refuse the message. The same shape serves both di
   extension's own requests). It runs on the caller's thread; each input-required round and
   each re-send after a broken reply stream is a message of its own. Refuse with an
   ``MCPError`` subclass: the caller gets it.
-- ``"receive"``: every request and notification the server sends. It runs on a dispatch
-  thread, never the reader thread. Raising ``RPCError`` from a request's middleware makes
+- ``"receive"``: every request and notification the server sends, the requests inside a
+  2026-07-28 input-required round too. It runs on a dispatch thread, never the reader thread
+  (an input round's requests: on the thread of the call that got them). Raising ``RPCError`` from a request's middleware makes
   the error reply; a notification's middleware that raises only drops that notification
   (with a log line).
 

@@ -168,6 +168,30 @@ def test_each_input_round_is_a_message_of_its_own():
     assert "inputResponses" not in calls[0] and "inputResponses" in calls[1]
 
 
+@pytest.mark.parametrize("protocol", ["legacy", "2026-07-28"])
+def test_receive_middleware_sees_a_server_request_in_either_era(protocol):
+    """Legacy: a sampling request on the wire; 2026: one inside an input-required round. A
+    refusal must hold in both, or a policy written for one era is bypassed in the other."""
+    received: list[str] = []
+
+    def refuse_sampling(message: Message, next_: Any) -> Any:
+        if message.direction == "receive" and message.method == "sampling/createMessage":
+            received.append(message.method)
+            raise RPCError(RPCError.INVALID_REQUEST, "sampling refused by policy")
+        return next_(message)
+
+    sampled: list[Any] = []
+    client = Client(StdioTransport(SDK_SERVER), protocol=protocol, timeout=15, middleware=[refuse_sampling])
+    client.set_sampling_handler(lambda request: sampled.append(request) or {
+        "role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"})
+    with client:
+        with pytest.raises(MCPError, match="sampling refused by policy"):
+            result = client.call_tool("sample", {"prompt": "x"})
+            result.raise_for_error()
+    assert received == ["sampling/createMessage"]
+    assert sampled == []
+
+
 # -- meta= -------------------------------------------------------------------------------------
 
 
