@@ -121,7 +121,12 @@ def test_set_log_level_needs_the_logging_capability(transport):
     server.stop()
 
 
-def test_server_log_messages_go_to_python_logging(transport, caplog):
+def test_server_log_messages_go_to_python_logging(transport, caplog, monkeypatch):
+    from mcpclient import _logging
+
+    # Only the first MAX_SERVER_LOGGERS names in a process get a child logger: make room,
+    # whatever names the tests before this one used.
+    monkeypatch.setattr(_logging, "_children", set())
     server = ScriptedServer(transport)
     with caplog.at_level(logging.DEBUG, logger="mcpclient.server"):
         with Client(transport, timeout=5):
