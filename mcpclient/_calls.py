@@ -13,6 +13,7 @@ import re
 from collections import abc
 from typing import TYPE_CHECKING, Any, Hashable, Mapping, TypeVar
 
+from . import _bounded
 from . import types as t
 from ._cache import ResultCache, freshness
 from ._eras import modern
@@ -264,7 +265,7 @@ class Calls:
         result = self._conversation.call("completion/complete", params, timeout=timeout, meta=meta)
         completion = result.get("completion")
         if not isinstance(completion, dict):
-            raise ProtocolError(f"the server's completion result has no completion object: {result!r:.200}")
+            raise ProtocolError(f"the server's completion result has no completion object: {_bounded.excerpt(result, 200)}")
         return structure(completion, t.Completion)
 
     # -- lists and the cache --------------------------------------------------------------------

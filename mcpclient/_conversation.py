@@ -15,6 +15,7 @@ import logging
 import threading
 from typing import Any, Callable, Hashable, Mapping
 
+from . import _bounded
 from . import types as t
 from ._eras import legacy, modern
 from ._eras.base import Era, HandshakeResult, Wire
@@ -442,7 +443,7 @@ class Conversation:
             state = result.get("requestState")
             if state is not None:
                 if not isinstance(state, str):
-                    raise ProtocolError(f"the server's requestState is not a string: {state!r:.100}")
+                    raise ProtocolError(f"the server's requestState is not a string: {_bounded.excerpt(state, 100)}")
                 retry["requestState"] = state
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
 

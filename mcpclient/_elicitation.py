@@ -20,6 +20,7 @@ import threading
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
+from . import _bounded
 from ._exceptions import RPCError, URLElicitationRequired
 
 __all__ = [
@@ -127,7 +128,7 @@ def _value_problems(prop: dict[str, Any], value: Any) -> list[str]:
     if kind in ("number", "integer"):
         return _number_problems(prop, value, integer=kind == "integer")
     if kind == "boolean":
-        return [] if isinstance(value, bool) else [f"must be a boolean, got {value!r:.60}"]
+        return [] if isinstance(value, bool) else [f"must be a boolean, got {_bounded.excerpt(value, 60)}"]
     if kind == "array":
         return _array_problems(prop, value)
     return []
@@ -147,24 +148,24 @@ def _choices(prop: Any, list_key: str) -> list[Any] | None:
 
 def _string_problems(prop: dict[str, Any], value: Any) -> list[str]:
     if not isinstance(value, str):
-        return [f"must be a string, got {value!r:.60}"]
+        return [f"must be a string, got {_bounded.excerpt(value, 60)}"]
     problems: list[str] = []
     choices = _choices(prop, "oneOf")
     if choices is not None and value not in choices:
-        problems.append(f"must be one of {choices!r:.200}, got {value!r:.60}")
+        problems.append(f"must be one of {_bounded.excerpt(choices, 200)}, got {_bounded.excerpt(value, 60)}")
     if isinstance(prop.get("minLength"), int) and len(value) < prop["minLength"]:
         problems.append(f"must have at least {prop['minLength']} characters")
     if isinstance(prop.get("maxLength"), int) and len(value) > prop["maxLength"]:
         problems.append(f"must have at most {prop['maxLength']} characters")
     checker = _FORMATS.get(prop.get("format"))
     if checker is not None and not checker(value):
-        problems.append(f"must be a valid {prop['format']}, got {value!r:.60}")
+        problems.append(f"must be a valid {prop['format']}, got {_bounded.excerpt(value, 60)}")
     return problems
 
 
 def _number_problems(prop: dict[str, Any], value: Any, *, integer: bool) -> list[str]:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return [f"must be {'an integer' if integer else 'a number'}, got {value!r:.60}"]
+        return [f"must be {'an integer' if integer else 'a number'}, got {_bounded.excerpt(value, 60)}"]
     if integer and not (isinstance(value, int) or value.is_integer()):
         return [f"must be an integer, got {value!r}"]
     problems: list[str] = []
@@ -178,11 +179,11 @@ def _number_problems(prop: dict[str, Any], value: Any, *, integer: bool) -> list
 
 def _array_problems(prop: dict[str, Any], value: Any) -> list[str]:
     if not isinstance(value, list):
-        return [f"must be a list, got {value!r:.60}"]
+        return [f"must be a list, got {_bounded.excerpt(value, 60)}"]
     problems: list[str] = []
     choices = _choices(prop.get("items"), "anyOf")
     if choices is not None:
-        problems.extend(f"has {item!r:.60}, which is not one of {choices!r:.200}" for item in value if item not in choices)
+        problems.extend(f"has {_bounded.excerpt(item, 60)}, which is not one of {_bounded.excerpt(choices, 200)}" for item in value if item not in choices)
     if isinstance(prop.get("minItems"), int) and len(value) < prop["minItems"]:
         problems.append(f"must have at least {prop['minItems']} items")
     if isinstance(prop.get("maxItems"), int) and len(value) > prop["maxItems"]:

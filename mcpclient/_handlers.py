@@ -6,6 +6,7 @@ import inspect
 import logging
 from typing import Any, Callable, Sequence
 
+from . import _bounded
 from . import types as t
 from ._elicitation import PendingElicitations, check_form_answer
 from ._exceptions import ProtocolError, RPCError, method_not_found
@@ -123,13 +124,13 @@ class Handlers:
         server asked for what this client cannot give, so retrying cannot help.
         """
         if not isinstance(requests, dict):
-            raise ProtocolError(f"{asker}: the server's inputRequests is not an object: {requests!r:.100}")
+            raise ProtocolError(f"{asker}: the server's inputRequests is not an object: {_bounded.excerpt(requests, 100)}")
         handle = self.seam.receiving_requests(self.handle)  # the receive middleware sees these too
         with linked_token(cancel) as token:
             responses: dict[str, Any] = {}
             for key, request in requests.items():
                 if not isinstance(request, dict) or not isinstance(request.get("method"), str):
-                    raise ProtocolError(f"{asker}: input request {key!r} is malformed: {request!r:.100}")
+                    raise ProtocolError(f"{asker}: input request {key!r} is malformed: {_bounded.excerpt(request, 100)}")
                 params = request.get("params")
                 try:
                     responses[key] = handle(request["method"], params if isinstance(params, dict) else {}, token)

@@ -17,6 +17,9 @@ too. The longest form is replaced first, so a whole header value goes before its
 Secrets shorter than ``MIN_SECRET`` characters are not kept: redacting every ``ab`` in a
 text would hide the text, not a credential.
 
+Nothing here recurses over server data (see ``_bounded``): a value nested deeper than
+``_bounded.MAX_DEPTH`` is replaced, not walked.
+
 Thread-safe: ``add`` may race ``redact`` from any thread; a redaction uses the patterns as
 they were when it started.
 """
@@ -30,6 +33,8 @@ import re
 import threading
 from typing import Any, Iterable
 from urllib.parse import quote, quote_plus, unquote
+
+from . import _bounded
 
 __all__ = ["MIN_SECRET", "REDACTED", "Redactor", "credential_secrets"]
 
@@ -86,16 +91,15 @@ class Redactor:
         return pattern.sub(REDACTED, text)
 
     def redact_value(self, value: Any) -> Any:
-        """A copy of a decoded JSON value with every string (keys too) redacted."""
-        if self._pattern is None:
+        """A copy of a decoded JSON value with every string (keys too) redacted.
+
+        Walked with an explicit stack: a container nested deeper than ``_bounded.MAX_DEPTH``
+        is replaced by ``_bounded.TOO_DEEP``.
+        """
+        pattern = self._pattern
+        if pattern is None:
             return value
-        if isinstance(value, str):
-            return self.redact(value)
-        if isinstance(value, dict):
-            return {self.redact(k) if isinstance(k, str) else k: self.redact_value(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.redact_value(item) for item in value]
-        return value
+        return _bounded.map_strings(value, lambda text: pattern.sub(REDACTED, text) if text else text)
 
     def redact_message(self, message: Any) -> Any:
         """A JSON-RPC message as received, with what could end up in an error or a log redacted.
@@ -103,12 +107,16 @@ class Redactor:
         Error replies (``error.message``, ``error.data``), malformed messages and log
         notifications are redacted. A good reply's ``result`` and the server's requests and
         other notifications are not: they are the data the user asked for or handles, and
-        rewriting them would corrupt it.
+        rewriting them would corrupt it. A batch (a list) is one level deep: a list inside it
+        is a malformed message, redacted whole.
         """
         if self._pattern is None:
             return message
         if isinstance(message, list):
-            return [self.redact_message(item) for item in message]
+            return [self._redact_one(item) if isinstance(item, dict) else self.redact_value(item) for item in message]
+        return self._redact_one(message)
+
+    def _redact_one(self, message: Any) -> Any:
         if not isinstance(message, dict):
             return self.redact_value(message)
         method = message.get("method")
@@ -119,6 +127,19 @@ class Redactor:
         if "error" not in message and isinstance(message.get("result"), dict):
             return message
         return self.redact_value(message)
+
+    def excerpt(self, value: Any, limit: int = 200) -> str:
+        """A redacted ``repr`` of a server value, cut at ``limit`` after redaction (``_bounded``)."""
+        return _cut(self.redact(_bounded.excerpt(value, limit + _MARGIN)), limit)
+
+
+#: Characters of an excerpt kept past its limit until redaction: a secret cut by the limit
+#: must still be whole when it is looked for.
+_MARGIN = 4096
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def credential_secrets(value: str | None) -> list[str]:

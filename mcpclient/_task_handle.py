@@ -23,6 +23,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Mapping
 
+from . import _bounded
 from . import types as t
 from ._eras import modern
 from ._exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
@@ -141,7 +142,7 @@ class Task:
         """Take a task object from the server (a poll, a notification, a cancel reply)."""
         status = state.get("status")
         if not isinstance(status, str):
-            raise ProtocolError(f"task {self.task_id!r}: the server sent a task without a status: {dict(state)!r:.200}")
+            raise ProtocolError(f"task {self.task_id!r}: the server sent a task without a status: {_bounded.excerpt(dict(state), 200)}")
         with self._cond:
             if self._state.get("status") in TERMINAL and status != self._state.get("status"):
                 log.debug("task %r: ignoring %r after terminal %r", self.task_id, status, self._state.get("status"))

@@ -12,6 +12,7 @@ import threading
 import weakref
 from typing import TYPE_CHECKING, Any, Mapping
 
+from . import _bounded
 from ._exceptions import ProtocolError
 from ._pages import pages
 from ._rpc.cancel import Cancel
@@ -56,7 +57,7 @@ class Tasks:
         """The live handle for the task ``state`` describes, brought up to date with it."""
         task_id = state.get("taskId")
         if not isinstance(task_id, str) or not task_id:
-            raise ProtocolError(f"the server's task has no taskId: {state!r:.200}")
+            raise ProtocolError(f"the server's task has no taskId: {_bounded.excerpt(state, 200)}")
         task = self._live_task(task_id, tool)
         task._update(state)
         return task

@@ -28,6 +28,7 @@ import time
 import weakref
 from typing import Any, Callable
 
+from .. import _bounded
 from .._exceptions import (
     ClientClosedError,
     ConnectionClosed,
@@ -1128,7 +1129,7 @@ def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:
     if "error" in reply:
         error = reply["error"]
         if "result" in reply or not isinstance(error, dict):
-            raise ProtocolError(f"the server sent a malformed reply to {method!r}: {reply!r:.200}")
+            raise ProtocolError(f"the server sent a malformed reply to {method!r}: {_bounded.excerpt(reply, 200)}")
         code = error.get("code")
         raise RPCError(
             code if isinstance(code, int) and not isinstance(code, bool) else 0,
@@ -1139,7 +1140,7 @@ def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:
         )
     result = reply.get("result")
     if not isinstance(result, dict):
-        raise ProtocolError(f"the server's result for {method!r} is not an object: {result!r:.200}")
+        raise ProtocolError(f"the server's result for {method!r} is not an object: {_bounded.excerpt(result, 200)}")
     return result
 
 
@@ -1159,5 +1160,4 @@ def _key(value: Any) -> Any:
 
 
 def _excerpt(value: Any, limit: int = 200) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return _bounded.excerpt(value, limit)

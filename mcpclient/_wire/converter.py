@@ -17,6 +17,7 @@ from cattrs import Converter
 from cattrs.errors import BaseValidationError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
+from .. import _bounded
 from .. import types as t
 from .._exceptions import ProtocolError
 
@@ -315,6 +316,5 @@ def decode_base64(data: str) -> bytes:
 
 
 def _excerpt(value: Any, limit: int = 200) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[:limit] + "..."
+    return _bounded.excerpt(value, limit)
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable
 
 import attrs
 
+from .. import _bounded
 from .._exceptions import MCPError, ProtocolError
 
 if TYPE_CHECKING:
@@ -272,7 +273,9 @@ def decode_message(data: bytes | bytearray | str) -> Any:
 
     UTF-8 (the spec's encoding) is scanned directly; anything else the fast path cannot take
     (a byte-order mark, leading blanks, another encoding, an error) goes through
-    ``json.loads``, whose result or error is the answer.
+    ``json.loads``, whose result or error is the answer. A message nested too deep for
+    ``json.loads`` is read with its containers past ``_bounded.MAX_DEPTH`` levels replaced
+    by a string (``_bounded.loads_shallow``): its id and error still reach their caller.
     """
     if _scan is not None:
         text: str | None = None
@@ -287,6 +290,17 @@ def decode_message(data: bytes | bytearray | str) -> Any:
         del text  # json.loads decodes again: a long bad line is not held decoded twice
     try:
         return json.loads(data)
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:
         excerpt = bytes(data[:120]) if isinstance(data, bytearray) else data[:120]
         raise ProtocolError(f"the server sent invalid JSON ({exc}): {excerpt!r}") from exc
+    except RecursionError as exc:
+        too_deep = exc
+    try:
+        text = data if isinstance(data, str) else bytes(data).decode(json.detect_encoding(data), "surrogatepass")
+        return _bounded.loads_shallow(text)
+    except (ValueError, RecursionError) as exc:
+        excerpt = bytes(data[:120]) if isinstance(data, bytearray) else data[:120]
+        raise ProtocolError(
+            f"the server sent invalid JSON ({too_deep}; cut at {_bounded.MAX_DEPTH} levels it is still "
+            f"invalid: {exc}): {excerpt!r}"
+        ) from exc

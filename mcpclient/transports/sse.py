@@ -150,7 +150,10 @@ class SSETransport(Transport):
             self._inbox.put(_CLOSED if self._closed.is_set() else ConnectionClosed(reason))
 
     def _set_endpoint(self, data: str) -> None:
-        endpoint = urljoin(self.url, data)
+        try:
+            endpoint = urljoin(self.url, data)
+        except ValueError:  # a bracketed host urllib cannot read: no URL at all
+            endpoint = ""
         if not _origin.same_origin(endpoint, self._requester.origin):
             self._failure = TransportError(self._requester.redact(
                 "the server named a message endpoint on another origin, or one the URL parsers read "
