@@ -17,6 +17,10 @@ too. The longest form is replaced first, so a whole header value goes before its
 Secrets shorter than ``MIN_SECRET`` characters are not kept: redacting every ``ab`` in a
 text would hide the text, not a credential.
 
+``scrub`` does the same to an exception of ours in place, down its chain: its message, its
+attributes, and the foreign exceptions it was raised from (a ``requests`` error quoting a
+status line or a chunk header): one of those whose text shows a secret is cut off the chain.
+
 Nothing here recurses over server data (see ``_bounded``): a value nested deeper than
 ``_bounded.MAX_DEPTH`` is replaced, not walked.
 
@@ -31,18 +35,24 @@ import binascii
 import collections
 import re
 import threading
-from typing import Any, Iterable
+from types import TracebackType
+from typing import Any, Iterable, Literal, TypeVar
 from urllib.parse import quote, quote_plus, unquote
 
 from . import _bounded
+from ._exceptions import MCPError
 
 __all__ = ["MIN_SECRET", "REDACTED", "Redactor", "credential_secrets"]
+
+E = TypeVar("E", bound=BaseException)
 
 REDACTED = "[redacted]"
 #: Secrets shorter than this are not kept.
 MIN_SECRET = 6
 #: Secrets kept besides the permanent ones (the most recent tokens of a rotating provider).
 RECENT = 16
+#: Links of an exception chain looked at by ``scrub``.
+MAX_CHAIN = 32
 
 
 class Redactor:
@@ -131,6 +141,82 @@ class Redactor:
     def excerpt(self, value: Any, limit: int = 200) -> str:
         """A redacted ``repr`` of a server value, cut at ``limit`` after redaction (``_bounded``)."""
         return _cut(self.redact(_bounded.excerpt(value, limit + _MARGIN)), limit)
+
+    def scrub(self, error: E) -> E:
+        """Remove every known secret from ``error`` in place, down its chain; returns it.
+
+        Each exception of ours in the chain (``__cause__`` and ``__context__`` alike) gets its
+        ``args`` and its text and JSON attributes (``body``, ``data``, ``reason``...) redacted.
+        A foreign exception whose text shows a secret is cut off the chain (``__cause__`` or
+        ``__context__`` set to None, and the context suppressed): it cannot be rewritten.
+        """
+        if self._pattern is None:
+            return error
+        seen: set[int] = set()
+        stack: list[BaseException] = [error]
+        while stack and len(seen) < MAX_CHAIN:
+            current = stack.pop()
+            if id(current) in seen:
+                continue
+            seen.add(id(current))
+            if isinstance(current, MCPError):
+                self._scrub_fields(current)
+            cause, context = current.__cause__, current.__context__
+            if cause is not None:
+                if isinstance(cause, MCPError) or not self._shows_secret(cause):
+                    stack.append(cause)
+                else:
+                    current.__cause__ = None
+                    current.__suppress_context__ = True
+            if context is not None:
+                if isinstance(context, MCPError) or not self._shows_secret(context):
+                    stack.append(context)
+                else:
+                    current.__context__ = None
+                    current.__suppress_context__ = True
+        return error
+
+    def scrubbing(self) -> _Scrubbing:
+        """A context manager that ``scrub``s the ``MCPError`` leaving its block (then re-raised)."""
+        return _Scrubbing(self)
+
+    def _scrub_fields(self, error: MCPError) -> None:
+        error.args = tuple(self._redact_any(arg) for arg in error.args)
+        for name, value in list(vars(error).items()):
+            if isinstance(value, (str, dict, list)):
+                setattr(error, name, self._redact_any(value))
+
+    def _redact_any(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.redact(value)
+        if isinstance(value, (dict, list)):
+            return self.redact_value(value)
+        return value
+
+    def _shows_secret(self, error: BaseException) -> bool:
+        """Whether the text of a foreign exception (str, repr, args) holds a known secret."""
+        try:
+            texts = [str(error), repr(error), *(_bounded.excerpt(arg, 4096) for arg in error.args)]
+        except Exception:  # noqa: BLE001 - an exception whose text cannot be read is not shown either
+            return True
+        return any(self.redact(text) != text for text in texts)
+
+
+class _Scrubbing:
+    __slots__ = ("_redactor",)
+
+    def __init__(self, redactor: Redactor) -> None:
+        self._redactor = redactor
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> Literal[False]:
+        if isinstance(error, MCPError):
+            self._redactor.scrub(error)
+        return False
 
 
 #: Characters of an excerpt kept past its limit until redaction: a secret cut by the limit

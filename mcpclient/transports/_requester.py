@@ -4,7 +4,10 @@
 normalized, proxies and CA bundle looked up once), adds the per-request headers (a fresh token,
 the session id), follows same-origin redirects only, and retries what provably never reached
 the server. ``translate`` is the one place where requests, urllib3 and OSError exceptions
-become mcpclient exceptions.
+become mcpclient exceptions; given the transport's redactor, it redacts what they quote of
+the server (a status line, a chunk header) and chains them only when they show no secret.
+Every error ``request`` raises, and ``status_error``'s (reason phrase and body excerpt
+included), are redacted the same way.
 
 Why not ``session.post``: with a default ``requests.Session`` every call re-reads the proxy
 environment (``getproxies`` walks ``os.environ`` twice), looks for a ``.netrc`` file on disk,
@@ -196,6 +199,30 @@ class Requester:
     ) -> requests.Response:
         """Send one request and return the response once its headers are read.
 
+        Every error raised is scrubbed of the credentials this transport sent (``_redact``).
+        ``_request`` says the rest.
+        """
+        with self.redactor.scrubbing():
+            return self._request(
+                method, body=body, headers=headers, url=url, deadline=deadline, read_timeout=read_timeout,
+                retry=retry, exchange=exchange, resend_safe=resend_safe,
+            )
+
+    def _request(
+        self,
+        method: str,
+        *,
+        body: bytes | None = None,
+        headers: Mapping[str, str] | None = None,
+        url: str | None = None,
+        deadline: float | None = None,
+        read_timeout: float | None | str = "deadline",
+        retry: bool = True,
+        exchange: Exchange | None = None,
+        resend_safe: bool = False,
+    ) -> requests.Response:
+        """Send one request and return the response once its headers are read.
+
         The body is not read: the caller streams it (and must release or close it). Retries
         429, 503 and connect-phase failures up to ``max_retries`` times with capped exponential
         backoff honouring ``Retry-After``, never past ``deadline`` (monotonic seconds).
@@ -287,24 +314,15 @@ class Requester:
             if exchange is not None:
                 exchange.reused = False
                 exchange.sent = True  # from here on it may reach the server
+            failure: BaseException | None = None
             try:
                 response = self._send(prepared, (connect, read))
             except Exception as exc:
-                if exchange is not None and exchange.reason is not None:
-                    raise exchange.error() from None
-                error = translate(exc, f"{method} {self._safe(prepared.url)}")
-                if _connect_phase(exc):
-                    raise _Retryable(error) from exc
-                if exchange is not None and exchange.reused and _dropped_before_reply(exc):
-                    if not resent:
-                        raise _Resend(error) from exc
-                    raise TransportError(
-                        f"{error} (on a kept-alive connection the server was closing, before any reply; "
-                        "the request may have run on the server, so it was not sent again)"
-                    ) from exc
-                raise error from exc
+                failure = self._failure(exc, method, prepared, exchange, resent)
             finally:
                 current.exchange = None
+            if failure is not None:
+                raise failure  # out of the except block: the foreign error is no implicit context
             if exchange is not None:
                 exchange.response = response
                 if exchange.reason is not None:  # aborted just as the headers came
@@ -331,6 +349,29 @@ class Requester:
         raise HTTPStatusError(
             f"too many redirects from {self._safe(url)}", status_code=310, url=self._safe(url)
         )
+
+    def _failure(
+        self, exc: Exception, method: str, prepared: requests.PreparedRequest, exchange: Exchange | None,
+        resent: bool,
+    ) -> BaseException:
+        """What to raise for ``exc``, raised by sending ``prepared``; chained to it only
+        when its text shows no credential (see ``translate``)."""
+        if exchange is not None and exchange.reason is not None:
+            return exchange.error()
+        error = translate(exc, f"{method} {self._safe(prepared.url)}", self.redactor)
+        if _connect_phase(exc):
+            return _Retryable(error)
+        if exchange is not None and exchange.reused and _dropped_before_reply(exc):
+            if not resent:
+                return _Resend(error)
+            wrapped = TransportError(
+                f"{error} (on a kept-alive connection the server was closing, before any reply; "
+                "the request may have run on the server, so it was not sent again)"
+            )
+            wrapped.__cause__ = error.__cause__
+            wrapped.__suppress_context__ = True
+            return wrapped
+        return error
 
     def _send(self, prepared: requests.PreparedRequest, timeout: Any) -> requests.Response:
         """Send ``prepared`` once, no redirect followed: through the session, or straight
@@ -423,12 +464,16 @@ class Requester:
         return self.redactor.redact_message(message)
 
     def status_error(self, response: requests.Response, what: str, body: bytes | None = None) -> HTTPStatusError:
-        """An ``HTTPStatusError`` for ``response``; reads (and closes) its body unless given."""
+        """An ``HTTPStatusError`` for ``response``; reads (and closes) its body unless given.
+
+        The server chose the reason phrase and the body: both are redacted (then cut).
+        """
         if body is None:
             body = read_error_body(response)
         excerpt = _excerpt(self.redact(body.decode("utf-8", "replace")))  # redact, then cut
         url = self._safe(response.url)
-        message = f"{what}: {url} answered HTTP {response.status_code} {response.reason or ''}".rstrip()
+        reason = _excerpt(self.redact(_text(response.reason or "")))
+        message = self.redact(f"{what}: {url} answered HTTP {response.status_code} {reason}".rstrip())
         if excerpt:
             message += f": {excerpt}"
         return HTTPStatusError(message, status_code=response.status_code, body=excerpt, url=url)
@@ -555,10 +600,24 @@ def _dropped_before_reply(exc: BaseException) -> bool:
 POOL_MAXSIZE = 64
 
 
-def translate(exc: BaseException, what: str) -> MCPError:
-    """The mcpclient exception for a requests, urllib3 or OSError failure during ``what``."""
+def translate(exc: BaseException, what: str, redactor: Redactor | None = None) -> MCPError:
+    """The mcpclient exception for a requests, urllib3 or OSError failure during ``what``.
+
+    Its ``__cause__`` is ``exc`` (an MCPError is returned as it is). With ``redactor``, the
+    message is redacted, and ``exc`` stays its cause only if nothing in its chain shows a
+    secret (``Redactor.scrub``): a foreign exception quoting the server cannot be rewritten.
+    Raise the result outside the ``except`` block that caught ``exc``, or Python makes
+    ``exc`` its context all the same.
+    """
     if isinstance(exc, MCPError):
         return exc
+    error = _translated(exc, what)
+    error.__cause__ = exc
+    error.__suppress_context__ = True
+    return redactor.scrub(error) if redactor is not None else error
+
+
+def _translated(exc: BaseException, what: str) -> MCPError:
     if isinstance(exc, (requests.exceptions.ReadTimeout, urllib3.exceptions.ReadTimeoutError, socket.timeout)):
         # The request went out; its answer did not come back (a connect timeout is separate).
         return RequestTimeout(f"{what}: the server did not answer in time", timeout=None, delivered=True)

@@ -9,7 +9,8 @@ from typing import Any, Iterator
 
 import requests
 
-from .._exceptions import ProtocolError
+from .._exceptions import MCPError, ProtocolError
+from .._redact import Redactor
 from ._exchange import Exchange, ExchangeSocket
 from ._requester import translate
 from ._sse_parser import SSEEvent, SSEParser
@@ -145,9 +146,11 @@ def _media_type(response: requests.Response) -> str:
 
 
 def read_events(
-    response: requests.Response, parser: SSEParser, what: str, exchange: Exchange | None = None
+    response: requests.Response, parser: SSEParser, what: str, exchange: Exchange | None = None,
+    redactor: Redactor | None = None,
 ) -> Iterator[SSEEvent]:
-    """The events of an SSE response as they arrive; a broken stream raises an MCPError.
+    """The events of an SSE response as they arrive; a broken stream raises an MCPError
+    (redacted with ``redactor``, see ``translate``).
 
     Reads with ``read1`` so each event is handed over as soon as its bytes arrive, and reads
     to the end so the connection goes back to the pool for the next request. An aborted
@@ -157,12 +160,15 @@ def read_events(
     """
     raw = response.raw
     while True:
+        failure: MCPError | None = None
         try:
             chunk = raw.read1(STREAM_READ_SIZE, decode_content=True)
         except Exception as exc:
             if exchange is not None:
                 exchange.check()
-            raise translate(exc, what) from exc
+            failure = translate(exc, what, redactor)
+        if failure is not None:
+            raise failure  # out of the except block: see translate
         if not chunk:
             break
         yield from parser.feed(chunk)
@@ -175,17 +181,21 @@ def read_events(
         pass
 
 
-def read_body(response: requests.Response, what: str, limit: int, exchange: Exchange | None = None) -> bytes:
+def read_body(
+    response: requests.Response, what: str, limit: int, exchange: Exchange | None = None,
+    redactor: Redactor | None = None,
+) -> bytes:
     """The whole decoded body, at most ``limit`` bytes: past that, abort and raise ProtocolError.
 
     A body with a declared length and no compression is refused up front if too long, else
     read in one go (the common case, one call); any other is read in pieces with
     ``decode_content`` so a compressed body is counted as it inflates (never ``.content``,
     which would inflate all of it first). The connection goes back to the pool once the body
-    is read; on any error the response is aborted.
+    is read; on any error the response is aborted (and the error redacted with ``redactor``).
     """
     raw = response.raw
     parts: list[bytes] = []
+    failure: MCPError | None = None
     size = 0
     length = raw.length_remaining
     plain = length is not None and response.headers.get("content-encoding", "identity").lower() == "identity"
@@ -209,7 +219,9 @@ def read_body(response: requests.Response, what: str, limit: int, exchange: Exch
         abort_response(response)
         if exchange is not None:
             exchange.check()
-        raise translate(exc, what) from exc
+        failure = translate(exc, what, redactor)
+    if failure is not None:
+        raise failure  # out of the except block: see translate
     if exchange is not None:
         exchange.check()
         exchange.done()

@@ -354,7 +354,9 @@ class StreamableHTTPTransport(Transport):
                 self._drain(response, request_id, deadline, exchange, hand_off=caller)
             return True
         if is_json(response):
-            data = read_body(response, f"the reply to {what}", self.max_message_bytes, exchange)
+            data = read_body(
+                response, f"the reply to {what}", self.max_message_bytes, exchange, self._requester.redactor
+            )
             if not data.strip() and request_id is _NO_ID:
                 return False
             try:
@@ -365,7 +367,8 @@ class StreamableHTTPTransport(Transport):
                 self._deliver(reply)
             elif not _answers(reply, request_id):
                 # This POST's only reply does not answer it: nothing else will.
-                log.warning("the server's JSON reply to %s (id %r) does not answer it: %.200r", what, request_id, reply)
+                log.warning("the server's JSON reply to %s (id %r) does not answer it: %s",
+                            what, request_id, self._requester.redactor.excerpt(reply))
                 raise ProtocolError(f"the server's JSON reply to {what} does not carry its id {request_id!r}")
             else:
                 self._deliver(reply, request_id, first=True)
@@ -468,7 +471,7 @@ class StreamableHTTPTransport(Transport):
         got_reply = False
         count = 0
         kept = False  # holds a place among the streams read after their replies
-        events = read_events(response, parser, "reading an SSE stream", exchange)
+        events = read_events(response, parser, "reading an SSE stream", exchange, self._requester.redactor)
         try:
             for event in events:
                 if not event.data or event.event != "message":
@@ -740,7 +743,7 @@ class StreamableHTTPTransport(Transport):
             result = reply.get("result")
             if not isinstance(result, dict):
                 raise TransportError(
-                    f"starting a new session failed: the server answered {self._requester.redact(repr(reply))[:200]}"
+                    f"starting a new session failed: the server answered {self._requester.redactor.excerpt(reply)}"
                 )
             # The version stays the one the session negotiated: the same initialize asks for it.
             session_id = response.headers.get("mcp-session-id")
@@ -758,13 +761,15 @@ class StreamableHTTPTransport(Transport):
     def _read_one_reply(self, response: requests.Response, request_id: str, exchange: Exchange) -> dict[str, Any]:
         what = "the new session's initialize reply"
         if is_json(response):
-            message = self._requester.decode(read_body(response, what, self.max_message_bytes, exchange))
+            message = self._requester.decode(
+                read_body(response, what, self.max_message_bytes, exchange, self._requester.redactor)
+            )
             if isinstance(message, dict):
                 return message
         elif is_event_stream(response):
             parser = SSEParser(self.max_message_bytes)
             try:
-                for event in read_events(response, parser, f"reading {what}", exchange):
+                for event in read_events(response, parser, f"reading {what}", exchange, self._requester.redactor):
                     if event.data:
                         message = self._decode_event(event.data)
                         if message is _SKIPPED:

@@ -127,7 +127,10 @@ class SSETransport(Transport):
         parser = SSEParser(self.max_message_bytes)
         reason = "the server closed the SSE stream"
         try:
-            for event in read_events(self._stream, parser, "reading the SSE stream", self._stream_exchange):
+            events = read_events(
+                self._stream, parser, "reading the SSE stream", self._stream_exchange, self._requester.redactor
+            )
+            for event in events:
                 if event.event == "endpoint":
                     self._set_endpoint(event.data.decode("utf-8", "replace").strip())
                 elif event.event == "message" and event.data:

@@ -10,7 +10,11 @@ echo it in (see ``echoes``), in the place ``arguments["mode"]`` names:
   at that HTTP status;
 * ``"sse-invalid"``: an SSE reply whose event is not JSON and starts with the echo;
 * ``"sse-error"``: an SSE reply carrying a JSON-RPC error with the echo;
-* ``"sse-log"``: an SSE reply with a ``notifications/message`` log echo, then a good result.
+* ``"sse-log"``: an SSE reply with a ``notifications/message`` log echo, then a good result;
+* ``"reason-500"`` / ``"reason-403"``: that status with the echo as its reason phrase (the
+  status line: ``HTTP/1.1 403 denied <echo>``);
+* ``"chunk-header"`` / ``"sse-chunk-header"``: a chunked JSON (or SSE) reply whose first chunk
+  size line is the echo, which no HTTP parser can read.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import quote
 
-MODES = ("500", "invalid-json", "rpc-error-200", "rpc-error-400", "sse-invalid", "sse-error", "sse-log")
+MODES = ("500", "invalid-json", "rpc-error-200", "rpc-error-400", "sse-invalid", "sse-error", "sse-log",
+         "reason-500", "reason-403", "chunk-header", "sse-chunk-header")
 
 
 def encodings(secret: str) -> list[str]:
@@ -123,6 +128,18 @@ class _Handler(BaseHTTPRequestHandler):
                    "params": {"level": "error", "logger": "echo", "data": {"you sent": echo}}}
             events = [json.dumps(log).encode(), _reply(request_id, result={"content": []})]
             self._send(200, b"".join(b"event: message\ndata: " + e + b"\n\n" for e in events), "text/event-stream")
+        elif mode.startswith("reason-"):
+            self.send_response(int(mode.partition("-")[2]), f"denied {echo}")
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif mode.endswith("chunk-header"):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream" if mode.startswith("sse") else "application/json")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.write(f"{header} {echo}\r\n{{}}\r\n0\r\n\r\n".encode())
+            self.close_connection = True
 
 
 def _reply(request_id: object, **member: object) -> bytes:
