@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from ._discovery import ServerMetadata
 from ._dpop import DPoPKey
 from ._errors import AuthorizationError, DiscoveryError
-from ._fetch import Fetcher, safe_url
+from ._fetch import Fetcher
 from ._pkce import make_state, make_verifier, s256_challenge
 from ._redirect import RedirectHandler, check_authorization_url
 from ._token_endpoint import apply_client_auth, request_token
@@ -60,7 +60,7 @@ def authorization_code_flow(
         params["scope"] = " ".join(scopes)
     url = endpoint + ("&" if urlsplit(endpoint).query else "?") + urlencode(params)
     check_authorization_url(url)
-    log.info("authorizing at %s", safe_url(endpoint))
+    log.info("authorizing at %s", fetcher.shown(endpoint))
     callback = handler.authorize(url, timeout=timeout)
     code = read_callback(callback, state, metadata)
     data = {

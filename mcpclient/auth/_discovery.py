@@ -179,7 +179,7 @@ def fetch_resource_metadata(fetcher: Fetcher, server_url: str, hint: str | None)
             )
         scopes = document.get("scopes_supported")
         scopes = [s for s in scopes if isinstance(s, str)] if isinstance(scopes, list) else None
-        log.debug("protected resource metadata from %s: %d authorization server(s)", safe_url(url), len(servers))
+        log.debug("protected resource metadata from %s: %d authorization server(s)", fetcher.shown(url), len(servers))
         return ResourceMetadata(
             resource=resource, authorization_servers=list(servers), scopes_supported=scopes, url=url, raw=document
         )
@@ -255,7 +255,7 @@ def fetch_server_metadata(fetcher: Fetcher, issuer: str, *, allow_fallback: bool
             raise DiscoveryError(f"the authorization server metadata at {safe_url(url)} has no token_endpoint", url=safe_url(url))
         auth = document.get("authorization_endpoint")
         reg = document.get("registration_endpoint")
-        log.debug("authorization server metadata for %s from %s", clean(issuer), safe_url(url))
+        log.debug("authorization server metadata for %s from %s", clean(fetcher.redactor.redact(issuer)), fetcher.shown(url))
         return ServerMetadata(
             issuer=issuer,
             authorization_endpoint=auth if isinstance(auth, str) and auth else None,
@@ -265,7 +265,8 @@ def fetch_server_metadata(fetcher: Fetcher, issuer: str, *, allow_fallback: bool
         )
     if allow_fallback:
         base = issuer.rstrip("/")
-        log.info("no authorization server metadata at %s; using the 2025-03-26 default endpoints", clean(issuer))
+        log.info("no authorization server metadata at %s; using the 2025-03-26 default endpoints",
+                 clean(fetcher.shown(issuer)))
         return ServerMetadata(
             issuer=issuer,
             authorization_endpoint=base + "/authorize",

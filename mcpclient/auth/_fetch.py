@@ -9,6 +9,12 @@ fragment; and its host must not be (or resolve to) a link-local or cloud-metadat
 name that answers differently the second time (DNS rebinding) gains nothing.
 This module is also the one place where ``requests`` exceptions of the OAuth layer become
 ``AuthorizationError`` subclasses.
+
+A ``requests.Session`` lent to ``OAuth(session=...)`` lends its proxies and TLS settings to
+every request, but its credentials (its headers other than ``User-Agent``, its ``auth``, its
+cookies) belong to the MCP server's origin (``Fetcher.home``): they are sent only to that
+origin, and only while a redirect chain has not left it; a hop to any other origin goes
+without them, and so does every later hop of that chain, wherever it leads.
 """
 
 from __future__ import annotations
@@ -21,9 +27,9 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
 
+from .. import _bounded, _origin
 from .._redact import Redactor
 from .._text import clean
-from .. import _origin
 from . import _netguard
 from ._errors import AuthorizationError, DiscoveryError
 
@@ -126,13 +132,21 @@ class Fetcher:
     Thread-safe as far as the ``requests.Session`` is (concurrent ``send`` is fine).
     ``redactor`` knows every secret posted through this fetcher (and those its owner adds,
     such as the tokens it was granted): errors built from an answer are redacted with it.
+    ``session`` (lent by the user) gives its settings to every request and its credentials
+    to requests to ``home`` only (the MCP server's origin, set by ``OAuth``; None: nowhere).
     """
 
     def __init__(self, session: requests.Session | None = None, timeout: float = 30.0) -> None:
         # Never ``session`` itself: the connection checks live in the guarded session's adapter.
         self.session = _netguard.guarded_session(session)
+        self._lent = session
+        self.home: _origin.Origin | None = None
         self.timeout = timeout
         self.redactor = Redactor()
+
+    def shown(self, url: str | None) -> str:
+        """``safe_url(url)`` redacted: a server-named URL as messages and logs may show it."""
+        return self.redactor.redact(safe_url(url))
 
     def get_json(
         self, url: str, what: str, error: type[AuthorizationError] = DiscoveryError
@@ -143,26 +157,32 @@ class Fetcher:
         status (callers probing well-known URLs move on). Network failures raise ``error``.
         """
         current = check_url(url, what, error)
+        home = True  # every hop so far was on the home origin: the lent credentials may go
         for _ in range(MAX_REDIRECTS + 1):
-            response = self._send("GET", current, what, error, headers={"Accept": "application/json"})
+            home = home and self._at_home(current)
+            response = self._send("GET", current, what, error, headers={"Accept": "application/json"}, home=home)
             try:
                 if response.is_redirect and "location" in response.headers:
-                    current = check_url(urljoin(current, response.headers["location"]), f"a redirect from {what}", error)
-                    log.debug("following a redirect from %s to %s", safe_url(url), self.redactor.redact(safe_url(current)))
+                    try:
+                        target = urljoin(current, response.headers["location"])
+                    except ValueError:
+                        target = ""
+                    current = check_url(target, f"a redirect from {what}", error)
+                    log.debug("following a redirect from %s to %s", self.shown(url), self.shown(current))
                     continue
                 if response.status_code != 200:
-                    log.debug("%s: %s answered HTTP %d", what, safe_url(current), response.status_code)
+                    log.debug("%s: %s answered HTTP %d", what, self.shown(current), response.status_code)
                     return response.status_code, None
                 body = _read_limited(response, what, error)
             finally:
                 response.close()
             try:
-                document = json.loads(body)
+                document = _load(body, what, self.shown(current), error)
             except (ValueError, UnicodeDecodeError):
-                log.debug("%s: %s did not answer with JSON", what, safe_url(current))
+                log.debug("%s: %s did not answer with JSON", what, self.shown(current))
                 return 200, None
             return 200, document if isinstance(document, dict) else None
-        raise error(f"{what}: too many redirects from {safe_url(url)}", url=safe_url(url))
+        raise error(f"{what}: too many redirects from {self.shown(url)}", url=self.shown(url))
 
     def post(
         self,
@@ -185,16 +205,21 @@ class Fetcher:
         self.redactor.add(*(value for name, value in (data or {}).items() if name in SECRET_FIELDS))
         self.redactor.add_header(sent.get("Authorization"))
         self.redactor.add(sent.get("DPoP"))
-        response = self._send("POST", url, what, error, headers=sent, data=data, json_body=json_body)
+        response = self._send(
+            "POST", url, what, error, headers=sent, data=data, json_body=json_body, home=self._at_home(url)
+        )
         try:
             body = _read_limited(response, what, error)
         finally:
             response.close()
         try:
-            parsed = json.loads(body) if body else None
+            parsed = _load(body, what, self.shown(url), error) if body else None
         except (ValueError, UnicodeDecodeError):
             parsed = None
         return response, parsed
+
+    def _at_home(self, url: str) -> bool:
+        return self.home is not None and _origin.same_origin(url, self.home)
 
     def _send(
         self,
@@ -206,14 +231,24 @@ class Fetcher:
         headers: Mapping[str, str],
         data: Mapping[str, str] | None = None,
         json_body: Any = None,
+        home: bool = False,
     ) -> requests.Response:
+        """Send one request, with the lent session's credentials only when ``home`` says."""
+        lent = self._lent
+        sent: dict[str, Any] = dict(headers)
+        auth = cookies = None
+        if home and lent is not None:
+            sent = {**lent.headers, **sent}
+            auth, cookies = lent.auth, lent.cookies
         try:
             return self.session.request(
                 method,
                 url,
-                headers=dict(headers),
+                headers=sent,
                 data=data,
                 json=json_body,
+                auth=auth,
+                cookies=cookies,
                 timeout=self.timeout,
                 allow_redirects=False,
                 stream=True,
@@ -221,7 +256,26 @@ class Fetcher:
         except _netguard.RefusedAddress as exc:
             raise error(f"{what}: {exc}", url=safe_url(url)) from None
         except requests.RequestException as exc:
-            raise error(f"{what}: could not reach {safe_url(url)}: {type(exc).__name__}", url=safe_url(url)) from exc
+            raise error(f"{what}: could not reach {self.shown(url)}: {type(exc).__name__}", url=self.shown(url)) from exc
+
+
+def _load(body: bytes, what: str, shown_url: str, error: type[AuthorizationError]) -> Any:
+    """``json.loads(body)``; a document nested deeper than ``_bounded.MAX_DEPTH`` raises ``error``.
+
+    Raises ``ValueError`` when the body is not JSON.
+    """
+    try:
+        document = json.loads(body)
+    except RecursionError:  # json's own limit: deeper still
+        too_deep = True
+    else:
+        too_deep = _bounded.deeper_than(document)
+    if too_deep:
+        raise error(
+            f"{what}: the answer from {shown_url} nests deeper than {_bounded.MAX_DEPTH} levels; refused",
+            url=shown_url,
+        )
+    return document
 
 
 def _read_limited(response: requests.Response, what: str, error: type[AuthorizationError]) -> bytes:

@@ -15,11 +15,13 @@ Through a proxy the proxy resolves and connects, so only the URL checks of ``_fe
 
 from __future__ import annotations
 
+import http.cookiejar
 import ipaddress
 import socket
 from typing import Any, Iterator, List, Union
 
 import requests
+import requests.cookies
 import urllib3.connection
 import urllib3.connectionpool
 import urllib3.exceptions
@@ -192,14 +194,18 @@ def guarded_session(settings: requests.Session | None = None) -> requests.Sessio
     """A session for the OAuth layer whose connections are checked, configured like ``settings``.
 
     A session of its own rather than the caller's: mounting the guard on the caller's session
-    would change what their other requests may reach. Headers, auth, cookies, proxies, TLS
-    settings and hooks are shared with ``settings``; adapters mounted on it are not used.
+    would change what their other requests may reach. It takes from ``settings`` what carries
+    no credential: proxies, TLS settings (``verify``, ``cert``), ``trust_env``, hooks and the
+    ``User-Agent``. Never its other headers, its ``auth`` or its cookies: those go only where
+    ``_fetch.Fetcher`` decides (the MCP server's origin). It keeps no cookies of its own
+    either. Adapters mounted on ``settings`` are not used.
     """
     session = requests.Session()
+    session.cookies = requests.cookies.RequestsCookieJar(policy=http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
     if settings is not None:
-        session.headers = settings.headers
-        session.auth = settings.auth
-        session.cookies = settings.cookies
+        agent = settings.headers.get("User-Agent")
+        if agent:
+            session.headers["User-Agent"] = agent
         session.proxies = settings.proxies
         session.verify = settings.verify
         session.cert = settings.cert

@@ -14,6 +14,10 @@ What happens on a request (all under one lock per ``OAuth``, so threads share on
 
 At most ``max_authorizations`` authorizations happen in a row without a successful request;
 then the 401/403 is handed back to the transport, which raises.
+
+Every error leaving ``OAuth`` (from a request's auth hooks or from ``authorize``) is scrubbed
+of every secret the flow knows (``Redactor.scrub``), whichever module built its message from
+whatever a server sent; log lines quoting a server are redacted where they are written.
 """
 
 from __future__ import annotations
@@ -157,7 +161,7 @@ class OAuth(requests.auth.AuthBase):
             self._bind(server_url)
         if self._key is None:
             raise ValueError("authorize() needs server_url the first time")
-        with self._lock:
+        with self._lock, self._fetcher.redactor.scrubbing():
             self._authorize(None, step_up=False, sent_token=None)
             tokens = self._load_tokens()
             assert tokens is not None
@@ -179,6 +183,10 @@ class OAuth(requests.auth.AuthBase):
     # -- requests.auth.AuthBase -----------------------------------------------------------------
 
     def __call__(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
+        with self._fetcher.redactor.scrubbing():
+            return self._attach(r)
+
+    def _attach(self, r: requests.PreparedRequest) -> requests.PreparedRequest:
         self._bind(r.url or "")
         # Transports may copy one template request, sharing its hooks dict; never grow it.
         r.hooks = {event: list(hooks) for event, hooks in r.hooks.items()}
@@ -190,6 +198,10 @@ class OAuth(requests.auth.AuthBase):
         return r
 
     def _on_response(self, response: requests.Response, **kwargs: Any) -> requests.Response:
+        with self._fetcher.redactor.scrubbing():
+            return self._answer(response, kwargs)
+
+    def _answer(self, response: requests.Response, kwargs: dict[str, Any]) -> requests.Response:
         if not self._same_origin(response.url or (response.request.url if response.request else None)):
             return response
         for attempt in range(_RESENDS_PER_REQUEST):
@@ -233,6 +245,7 @@ class OAuth(requests.auth.AuthBase):
                 self._server_url = url
                 self._key = canonical_resource(url)
                 self._origin = bound
+                self._fetcher.home = bound  # where the credentials of a lent session belong
 
     def _same_origin(self, url: str | None) -> bool:
         # Decided on the URL as urllib3 connects to it: a token never goes anywhere else.
@@ -272,7 +285,8 @@ class OAuth(requests.auth.AuthBase):
                     metadata = self._server_metadata(tokens.issuer, legacy=False)
                     return self._refresh(tokens, metadata)
                 except AuthorizationError as exc:
-                    log.info("refreshing the token failed (%s); authorizing again when the server asks", exc)
+                    log.info("refreshing the token failed (%s); authorizing again when the server asks",
+                             self._fetcher.redactor.scrub(exc))
             if tokens.expires_within(0):
                 self._save(clear_tokens=True)
                 return None
@@ -323,7 +337,7 @@ class OAuth(requests.auth.AuthBase):
             if set(challenge.scopes) <= set(current.scopes):
                 log.warning(
                     "the server refused a token that already has the scopes it asks for (%s); not re-authorizing",
-                    clean(" ".join(challenge.scopes)),
+                    clean(self._fetcher.redactor.redact(" ".join(challenge.scopes))),
                 )
                 return False
         if self._failures >= self._max_authorizations:
@@ -341,7 +355,8 @@ class OAuth(requests.auth.AuthBase):
                      safe_url(self._server_url), clean(issuer))
         metadata = self._server_metadata(issuer, legacy=legacy)
         if current is not None and current.issuer != metadata.issuer:
-            log.info("the authorization server changed to %s; dropping the old tokens", clean(metadata.issuer))
+            log.info("the authorization server changed to %s; dropping the old tokens",
+                     clean(self._fetcher.shown(metadata.issuer)))
             self._save(clear_tokens=True)
             current = None
         scopes = self._choose_scopes(challenge, prm, metadata, current)
@@ -350,7 +365,7 @@ class OAuth(requests.auth.AuthBase):
                 self._refresh(current, metadata)
                 return True
             except AuthorizationError as exc:
-                log.info("refreshing the token failed (%s); authorizing again", exc)
+                log.info("refreshing the token failed (%s); authorizing again", self._fetcher.redactor.scrub(exc))
                 self._save(clear_tokens=True)
         self._failures += 1
         self._requested = scopes
@@ -407,7 +422,8 @@ class OAuth(requests.auth.AuthBase):
             return None
         algs = metadata.list("dpop_signing_alg_values_supported")
         if not algs or self._dpop.alg not in algs:
-            log.info("%s does not support DPoP with %s; using bearer tokens", clean(metadata.issuer), self._dpop.alg)
+            log.info("%s does not support DPoP with %s; using bearer tokens", clean(self._fetcher.shown(metadata.issuer)),
+                     self._dpop.alg)
             return None
         return self._dpop
 
@@ -425,7 +441,7 @@ class OAuth(requests.auth.AuthBase):
             issuer=metadata.issuer, resource=tokens.resource, previous=tokens,
         )
         self._save(fresh)
-        log.debug("refreshed the access token at %s", clean(metadata.issuer))
+        log.debug("refreshed the access token at %s", clean(self._fetcher.shown(metadata.issuer)))
         return fresh
 
     def _client_for(self, metadata: ServerMetadata, redirect_uri: str) -> ClientInfo:

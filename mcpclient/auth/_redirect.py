@@ -149,6 +149,10 @@ class _CallbackRequest(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(_DONE_PAGE)
 
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        # Never the request line: its query holds the authorization code and the state.
+        log.debug("callback listener: %s %s answered %s", self.command, urlsplit(self.path).path[:200], code)
+
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         log.debug("callback listener: " + format, *args)
 

@@ -79,7 +79,7 @@ def obtain_client(
         method = settings.token_endpoint_auth_method or choose_auth_method(
             supported, has_secret=settings.client_secret is not None
         )
-        log.debug("using the pre-registered client ID at %s", clean(metadata.issuer))
+        log.debug("using the pre-registered client ID at %s", clean(fetcher.shown(metadata.issuer)))
         return ClientInfo(
             client_id=settings.client_id,
             client_secret=settings.client_secret,
@@ -89,7 +89,8 @@ def obtain_client(
             source="pre-registered",
         )
     if settings.client_metadata_url is not None and metadata.raw.get("client_id_metadata_document_supported") is True:
-        log.debug("using the client ID metadata document %s at %s", settings.client_metadata_url, clean(metadata.issuer))
+        log.debug("using the client ID metadata document %s at %s", settings.client_metadata_url,
+                  clean(fetcher.shown(metadata.issuer)))
         return ClientInfo(
             client_id=settings.client_metadata_url,
             token_endpoint_auth_method="none",
@@ -150,7 +151,8 @@ def _register(
         method = wanted if (wanted == "none") == (secret is None) else ("client_secret_basic" if secret else "none")
     expires = answer.get("client_secret_expires_at")
     uris = answer.get("redirect_uris")
-    log.info("registered client %r at %s", answer["client_id"], clean(metadata.issuer))
+    log.info("registered client %s at %s", clean(fetcher.redactor.excerpt(answer["client_id"], 100)),
+             clean(fetcher.shown(metadata.issuer)))
     return ClientInfo(
         client_id=answer["client_id"],
         client_secret=secret,

@@ -137,5 +137,5 @@ def request_token(
         issuer=issuer,
         resource=resource,
     )
-    log.info("obtained a %s token by %s from %s", clean(tokens.token_type, 40), grant, safe_url(token_endpoint))
+    log.info("obtained a %s token by %s from %s", clean(tokens.token_type, 40), grant, fetcher.shown(token_endpoint))
     return tokens

@@ -3,14 +3,16 @@
 Real requests to a real listener on 127.0.0.1: a wrong or missing ``state`` is answered 400
 and the flow goes on; the listener exists only while ``authorize`` runs, so a request sent
 between two flows is refused by the kernel instead of waiting for the next flow; only
-loopback hosts are accepted.
+loopback hosts are accepted; the callback's code and state are never logged.
 """
 
 from __future__ import annotations
 
+import logging
 import socket
 import threading
 import time
+import uuid
 
 import pytest
 import requests
@@ -150,3 +152,21 @@ def test_an_authorization_url_without_state_is_refused_before_the_browser_opens(
     with pytest.raises(AuthorizationError, match="no state"):
         LoopbackRedirectHandler(open_browser=opened.append).authorize("https://auth.example.com/authorize?x=1")
     assert opened == []
+
+
+def test_the_authorization_code_and_state_are_never_logged(caplog):
+    caplog.set_level(logging.DEBUG, logger="mcpclient")
+    code, state = "code-" + uuid.uuid4().hex, "state-" + uuid.uuid4().hex
+
+    senders: list[threading.Thread] = []
+
+    def browser(url):
+        senders.append(_in_thread(lambda: requests.get(f"{handler.redirect_uri}?code={code}&state={state}", timeout=5)))
+        return True
+
+    handler = LoopbackRedirectHandler(open_browser=browser)
+    handler.authorize(AUTHORIZE + state, timeout=10)
+    senders[0].join(5)  # the answer, and its log line, are written after the flow took the code
+    ours = [r.getMessage() for r in caplog.records if r.name.startswith("mcpclient")]  # not the browser's urllib3
+    assert any("callback listener" in message for message in ours)
+    assert [m for m in ours if code in m or state[6:] in m] == []
