@@ -13,6 +13,13 @@ The rules mcpclient keeps, from the extension's "Integrity and Verification" sec
   failure too. On any mismatch ``SkillVerificationError`` is raised and the content is dropped.
 * A skill whose files are ``"dynamic"`` has no digests to check: it is refused unless the
   caller passes ``allow_dynamic=True`` (its frontmatter is still compared).
+
+The frontmatter is server text parsed as YAML, so it is parsed last and bounded: size and
+digest are checked first, the frontmatter may hold at most ``MAX_FRONTMATTER_BYTES``, and it
+is read by a safe loader that refuses aliases (so an alias bomb cannot expand: there is
+nothing to expand) and nesting deeper than ``_bounded.MAX_DEPTH``. An entry's frontmatter
+nested deeper than that is refused too. The YAML is never expanded into more values than
+its own text holds.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from attrs import frozen
 
+from . import _bounded
 from . import types as t
 from ._exceptions import CapabilityError, MCPError, ProtocolError, SkillVerificationError
 from ._pages import pages
@@ -42,6 +50,8 @@ SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 SKILL_MD = "SKILL.md"
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _FRONTMATTER = re.compile(r"---\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|$)", re.DOTALL)
+#: The largest SKILL.md frontmatter parsed, in characters (the extension's fields need a few KiB).
+MAX_FRONTMATTER_BYTES = 64 * 1024
 
 
 @frozen(kw_only=True)
@@ -101,7 +111,7 @@ class Skills:
         for page in pages(self._conversation, "skills/list", timeout, meta=meta):
             entries = page.get("skills")
             if not isinstance(entries, list):
-                raise ProtocolError(f"the server's skills/list result has no skills list: {page!r:.200}")
+                raise ProtocolError(f"the server's skills/list result has no skills list: {_bounded.excerpt(page, 200)}")
             for entry in entries:
                 try:
                     skills.append(_read_entry(entry))
@@ -177,11 +187,13 @@ class Skills:
 def _read_entry(entry: Any) -> Skill:
     """A ``Skill`` from a wire entry; ``ProtocolError`` if the entry breaks the extension's rules."""
     if not isinstance(entry, dict) or not isinstance(entry.get("uri"), str):
-        raise ProtocolError(f"a skill entry needs a uri: {entry!r:.200}")
+        raise ProtocolError(f"a skill entry needs a uri: {_bounded.excerpt(entry, 200)}")
     uri = entry["uri"]
     frontmatter = entry.get("frontmatter")
     if not isinstance(frontmatter, dict):
         raise ProtocolError(f"skill {uri}: the entry has no frontmatter object")
+    if _bounded.deeper_than(frontmatter):
+        raise ProtocolError(f"skill {uri}: the entry's frontmatter nests deeper than {_bounded.MAX_DEPTH} levels")
     name, description = frontmatter.get("name"), frontmatter.get("description")
     if not isinstance(name, str) or not isinstance(description, str):
         raise ProtocolError(f"skill {uri}: the frontmatter lacks a name or a description")
@@ -195,14 +207,14 @@ def _read_entry(entry: Any) -> Skill:
         if not any(f.uri == uri for f in files):
             raise ProtocolError(f"skill {uri}: the resources do not list {SKILL_MD} itself")
     else:
-        raise ProtocolError(f'skill {uri}: resources must be a list or "dynamic", got {resources!r:.100}')
+        raise ProtocolError(f'skill {uri}: resources must be a list or "dynamic", got {_bounded.excerpt(resources, 100)}')
     return Skill(uri=uri, name=name, description=description, frontmatter=frontmatter, files=files)
 
 
 def _read_file(item: Any, skill_uri: str) -> SkillFile:
     root = skill_uri[: -len(SKILL_MD) - 1]
     if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
-        raise ProtocolError(f"skill {skill_uri}: a resources entry has no uri: {item!r:.100}")
+        raise ProtocolError(f"skill {skill_uri}: a resources entry has no uri: {_bounded.excerpt(item, 100)}")
     uri, digest, size = item["uri"], item.get("digest"), item.get("size")
     if uri != skill_uri and not uri.startswith(root + "/"):
         raise ProtocolError(f"skill {skill_uri}: {uri} is outside the skill's directory")
@@ -236,9 +248,21 @@ def _decode(data: bytes, skill: Skill) -> str:
 
 def _check_frontmatter(skill: Skill, text: str) -> None:
     """Compare SKILL.md's YAML frontmatter with the entry's, field by field."""
-    found = _FRONTMATTER.match(text[1:] if text.startswith("\ufeff") else text)
+    text = text[1:] if text.startswith("\ufeff") else text
+    head = text[: MAX_FRONTMATTER_BYTES + 16]  # room for the delimiters around the largest frontmatter
+    found = _FRONTMATTER.match(head)
     if found is None:
+        if _FRONTMATTER.match(text[: MAX_FRONTMATTER_BYTES * 16]) is not None:
+            raise SkillVerificationError(
+                f"the frontmatter is larger than {MAX_FRONTMATTER_BYTES} characters; refused unparsed",
+                uri=skill.uri, skill=skill.uri,
+            )
         raise SkillVerificationError(f"{SKILL_MD} has no --- delimited frontmatter", uri=skill.uri, skill=skill.uri)
+    if len(found.group(1)) > MAX_FRONTMATTER_BYTES:
+        raise SkillVerificationError(
+            f"the frontmatter is larger than {MAX_FRONTMATTER_BYTES} characters; refused unparsed",
+            uri=skill.uri, skill=skill.uri,
+        )
     parsed = _json_like(_load_yaml(found.group(1), skill))
     if not isinstance(parsed, dict):
         raise SkillVerificationError("the frontmatter is not a mapping", uri=skill.uri, skill=skill.uri)
@@ -252,16 +276,64 @@ def _check_frontmatter(skill: Skill, text: str) -> None:
 
 
 def _load_yaml(source: str, skill: Skill) -> Any:
+    """The frontmatter's value, read by ``_frontmatter_loader``; ``SkillVerificationError`` if
+    it is not YAML, uses an alias, nests too deep or holds a value YAML cannot build."""
     try:
         import yaml
     except ImportError as exc:
         raise MCPError(
             "verifying a skill's frontmatter needs PyYAML: pip install 'mcpclient[skills]'"
         ) from exc
+    loader = _frontmatter_loader()(source)
     try:
-        return yaml.safe_load(source)
+        return loader.get_single_data()
+    except _Refused as exc:
+        raise SkillVerificationError(f"the frontmatter {exc}; refused", uri=skill.uri, skill=skill.uri) from None
     except yaml.YAMLError as exc:
-        raise SkillVerificationError(f"the frontmatter is not valid YAML ({exc})", uri=skill.uri, skill=skill.uri) from exc
+        reason = str(exc)[:300]
+        raise SkillVerificationError(f"the frontmatter is not valid YAML ({reason})", uri=skill.uri, skill=skill.uri) from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a date, a number or a !!binary YAML cannot build
+        reason = f"{type(exc).__name__}: {exc}"[:300]
+        raise SkillVerificationError(f"the frontmatter holds a value YAML cannot build ({reason})",
+                                     uri=skill.uri, skill=skill.uri) from None
+    finally:
+        loader.dispose()
+
+
+class _Refused(Exception):
+    """The frontmatter uses what the loader refuses (an alias, too deep a nesting)."""
+
+
+_LOADER: Any = None
+
+
+def _frontmatter_loader() -> Any:
+    """PyYAML's pure-Python ``SafeLoader``, refusing aliases and nesting past ``MAX_DEPTH``.
+
+    Aliases are refused as the composer meets them, before any node is built or shared, so
+    an alias bomb ends at its first ``*alias``. Nesting is counted as nodes are composed
+    (PyYAML's composer recurses once per level).
+    """
+    global _LOADER
+    if _LOADER is None:
+        import yaml
+
+        class FrontmatterLoader(yaml.SafeLoader):
+            depth = 0
+
+            def compose_node(self, parent: Any, index: Any) -> Any:
+                if self.check_event(yaml.AliasEvent):
+                    raise _Refused("uses a YAML alias (*name), which mcpclient does not expand")
+                self.depth += 1
+                try:
+                    if self.depth > _bounded.MAX_DEPTH:
+                        raise _Refused(f"nests deeper than {_bounded.MAX_DEPTH} levels")
+                    return super().compose_node(parent, index)
+                finally:
+                    self.depth -= 1
+
+        _LOADER = FrontmatterLoader
+    return _LOADER
 
 
 def _json_like(value: Any) -> Any:
