@@ -115,8 +115,8 @@ class SSEParser:
             if b"\x00" not in value:
                 self._id_buffer = value.decode("utf-8", "replace")
         elif name == b"retry":
-            if value.isdigit():
-                self.retry = int(value)
+            if value.isdigit():  # bounded: int() refuses thousands of digits, and no wait needs more
+                self.retry = int(value) if len(value) <= 15 else 10**15
         return None
 
     def _dispatch(self) -> SSEEvent | None:

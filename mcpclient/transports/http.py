@@ -44,6 +44,12 @@ DELETE_WAIT = 1.0
 MAX_STREAMS_AFTER_REPLY = 32
 #: Reconnection delay when a broken stream came without a ``retry`` field, in seconds.
 DEFAULT_RECONNECT_DELAY = 1.0
+#: The bounds put on a reconnection delay, a server's ``retry`` field included, in seconds.
+MIN_RECONNECT_DELAY = 0.25
+MAX_RECONNECT_DELAY = 60.0
+#: A GET stream that ends sooner than this after opening counts as a quick one: reconnects
+#: after quick ones in a row back off.
+QUICK_STREAM = 1.0
 #: Resumptions of one broken reply stream in a row that bring nothing new before giving up.
 MAX_RESUME_ATTEMPTS = 5
 #: Failed attempts in a row before the GET stream for server messages is given up.
@@ -599,7 +605,7 @@ class StreamableHTTPTransport(Transport):
                 why = f": {broken}" if broken else ""
                 self._fail(request_id, StreamInterrupted(f"the server's SSE stream ended before the reply{why}"))
                 return
-            delay = parser.retry / 1000 if parser.retry is not None else DEFAULT_RECONNECT_DELAY
+            delay = _reconnect_delay(parser.retry, DEFAULT_RECONNECT_DELAY, failures)
             if exchange.wait(delay):  # close, cancel and the deadline wake it
                 return
             log.debug("resuming the SSE stream of request %r after event %r", request_id, parser.last_id)
@@ -680,7 +686,7 @@ class StreamableHTTPTransport(Transport):
 
     def _listen_loop(self, opened: tuple[requests.Response, Exchange] | None) -> None:
         last_id: str | None = None
-        failures = 0
+        failures = quick = 0
         while not self._closed.is_set():
             delay = None
             if opened is None:
@@ -696,6 +702,7 @@ class StreamableHTTPTransport(Transport):
                 response, exchange = opened
                 parser = SSEParser(self.max_message_bytes)
                 count = 0
+                opened_at = time.monotonic()
                 try:
                     _, count = self._pump(response, parser, None, exchange)
                 except Exception as exc:  # (an MCPError, or a bug: either way the stream reopens)
@@ -711,8 +718,9 @@ class StreamableHTTPTransport(Transport):
                     self._exchanges.end(exchange)
                 last_id = parser.last_id or last_id
                 failures = 0 if count else failures + 1
+                quick = quick + 1 if time.monotonic() - opened_at < QUICK_STREAM else 0
                 if parser.retry is not None:
-                    delay = parser.retry / 1000
+                    delay = _reconnect_delay(parser.retry, DEFAULT_RECONNECT_DELAY, max(failures, quick - 1))
                 opened = None
             if failures > MAX_LISTEN_FAILURES:
                 log.warning("the GET stream failed %d times in a row; no longer listening", failures)
@@ -873,3 +881,17 @@ def _session_lost(status: int, body: bytes) -> bool:
         return False
     text = str(error.get("message", "")).lower()
     return "session" in text and ("valid" in text or "not found" in text or "unknown" in text)
+
+
+def _reconnect_delay(retry_ms: int | None, default: float, in_a_row: int) -> float:
+    """Seconds to wait before reopening a stream: the server's ``retry`` (milliseconds; None:
+    ``default`` seconds) kept within ``MIN_RECONNECT_DELAY`` and ``MAX_RECONNECT_DELAY``, and
+    doubled for each of ``in_a_row`` reconnects in a row that brought nothing or whose stream
+    ended at once, up to the maximum.
+
+    A server's ``retry`` may be any number of digits: ``retry: 0`` must not make a reconnect
+    loop, nor ``retry: 100000000000000000`` a wait no timer can take.
+    """
+    seconds = default if retry_ms is None else min(retry_ms, MAX_RECONNECT_DELAY * 1000) / 1000
+    seconds = max(seconds, MIN_RECONNECT_DELAY) * float(2 ** min(max(in_a_row, 0), 16))
+    return min(seconds, MAX_RECONNECT_DELAY)
