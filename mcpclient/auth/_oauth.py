@@ -80,7 +80,8 @@ class OAuth(requests.auth.AuthBase):
     for DPoP-bound tokens when the authorization server supports them (needs the ``jwt``
     extra); ``offline_access`` adds that scope when the server lists it, for refresh tokens;
     ``session`` and ``timeout`` (seconds) are for the requests to the authorization server
-    (the session lends its settings; the connections are the guarded ones of ``_netguard``).
+    (the session lends its proxies and TLS settings, and its headers, auth and cookies to the
+    MCP server's origin only; the connections are the guarded ones of ``_netguard``).
 
     Raises ``AuthorizationError`` (or a subclass) from the request that needed authorization.
     Thread-safe.
