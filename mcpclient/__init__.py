@@ -33,6 +33,7 @@ from ._exceptions import (
     TransportError,
     URLElicitationRequired,
 )
+from ._keepalive import KeepAlive
 from ._observe import Telemetry
 from ._pages import Page
 from ._rpc.cancel import CancelToken
@@ -126,6 +127,7 @@ __all__ = [
     "Extension",
     "HTTPStatusError",
     "Implementation",
+    "KeepAlive",
     "MCPError",
     "Message",
     "Middleware",

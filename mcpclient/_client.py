@@ -23,6 +23,7 @@ from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom
+from ._keepalive import with_keepalive
 from ._handlers import BUILTIN_REQUESTS, Handlers
 from ._notifications import ROUTED_NOTIFICATIONS, Notifications
 from ._observe import TelemetryOption, make_observer, wrap_handler
@@ -78,7 +79,8 @@ class Client:
     ``middleware`` (functions ``mw(message, next)``) wraps every message the client sends
     and receives; ``extensions`` (``mcpclient.extensions.Extension`` instances) advertise
     capabilities, handle custom methods and hear of the connection's life. See
-    docs/extending.md.
+    docs/extending.md. ``keepalive=30`` adds ``KeepAlive(30)``: a legacy-era ping every 30 s
+    that ends the connection when one goes unanswered.
 
     Every request method takes ``meta=``, a mapping of extra ``_meta`` keys for that request
     (vendor keys, trace ids of one's own). The era's ``_meta`` keys and, with
@@ -100,11 +102,12 @@ class Client:
         telemetry: TelemetryOption = "auto",
         middleware: Sequence[Middleware] = (),
         extensions: Sequence[Extension] = (),
+        keepalive: float | None = None,
     ) -> None:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
-            middleware, extensions, reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
+            middleware, with_keepalive(extensions, keepalive), reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
         )
         self._handlers = Handlers(self._seam)
         self._handlers.apps = apps

@@ -52,6 +52,7 @@ def connect(
     telemetry: TelemetryOption = "auto",
     middleware: Sequence[Middleware] = (),
     extensions: Sequence[Extension] = (),
+    keepalive: float | None = None,
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
     elicitation_modes: Sequence[str] = ("form",),
@@ -71,7 +72,7 @@ def connect(
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
     ``max_dispatch``, ``protocol``, ``cache``, ``output_validation``, ``apps``, ``telemetry``,
-    ``middleware`` and ``extensions`` go to the ``Client``.
+    ``middleware``, ``extensions`` and ``keepalive`` go to the ``Client``.
     Handlers
     (``elicitation_modes``: what the elicitation handler takes, "form" and/or "url")
     and ``roots`` are installed before the handshake, so their capabilities are declared.
@@ -93,6 +94,7 @@ def connect(
             telemetry=telemetry,
             middleware=middleware,
             extensions=extensions,
+            keepalive=keepalive,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
             elicitation_modes=elicitation_modes,

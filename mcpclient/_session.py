@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ._conversation import CLOSED, OPEN, Conversation
-from ._exceptions import ClientClosedError, MCPError
+from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom
 from .extensions import Options, Session
 
@@ -70,3 +70,6 @@ class BoundSession(Session):
 
     def on_close(self, fn: Callable[[], None]) -> None:
         self._seam.on_close(fn)
+
+    def abort(self, reason: str) -> None:
+        self._conversation.engine.abort(ConnectionClosed(reason))

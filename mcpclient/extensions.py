@@ -171,6 +171,14 @@ class Session(abc.ABC):
     def on_close(self, fn: Callable[[], None]) -> None:
         """Call ``fn()`` when the client closes (before its connection ends)."""
 
+    @abc.abstractmethod
+    def abort(self, reason: str) -> None:
+        """End the connection: pending and later calls fail with ``ConnectionClosed(reason)``.
+
+        For an extension that finds the connection unusable (a keep-alive ping that failed);
+        the Client stays open until closed, and its calls say why they cannot be made.
+        """
+
 
 class Extension:
     """Base class of an extension: every hook does nothing until overridden.

@@ -29,6 +29,7 @@ SAMPLES = {
     "telemetry": False,
     "middleware": (lambda message, next_: next_(message),),
     "extensions": (Extension(),),
+    "keepalive": 45.0,
 }
 
 

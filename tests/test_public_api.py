@@ -31,6 +31,8 @@ EXPECTED = {
     "Telemetry",
     # The open client: middleware, extensions, one page of a listing (issue #29).
     "Extension", "Message", "Middleware", "Options", "Page",
+    # Keep-alive pings for legacy servers, a built-in extension (issue #30).
+    "KeepAlive",
 }
 
 

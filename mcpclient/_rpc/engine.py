@@ -297,6 +297,11 @@ class Engine:
         self._pool.shutdown()
         _live_engines.discard(self)
 
+    def abort(self, error: MCPError) -> None:
+        """End the connection with ``error``: pending and later calls fail with it; then close."""
+        self._mark_dead(error)
+        self.close()
+
     def _wait_for_dispatch(self, grace: float) -> None:
         own = 1 if self._dispatch_local.active else 0
         deadline = time.monotonic() + grace

@@ -1,0 +1,123 @@
+"""Keep-alive pings (issue #30): a built-in extension that finds a stopped legacy server.
+
+Against the official SDK's Streamable HTTP server: pings go out every interval in the legacy
+era and never in the stateless 2026-07-28 era; a server stopped with SIGSTOP leaves a ping
+unanswered, which ends the connection, so a call pending on it and every later call fail with
+``ConnectionClosed`` saying so; ``close()`` stops the pinging thread at once. Timings are loose.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+import pytest
+
+from mcpclient import Client, ConnectionClosed, KeepAlive, StreamableHTTPTransport
+from mcpclient._factory import make_client
+from tests.helpers import RELEASED_WITHIN, BackgroundCall, require_mcp_sdk, wait_for
+
+pytestmark = pytest.mark.timeout(90)
+
+INTERVAL = 0.4
+
+
+class Pings:
+    """A middleware that counts the pings the client sends."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+
+    def __call__(self, message: Any, next: Callable[[Any], Any]) -> Any:
+        if message.direction == "send" and message.method == "ping":
+            self.sent += 1
+        return next(message)
+
+
+@pytest.fixture
+def sdk_server() -> Iterator[Callable[..., Any]]:
+    """A factory: a started SDK server (continued if a test stopped it), ended after."""
+    require_mcp_sdk()
+    from tests.http.conftest import start_sdk_server
+
+    started: list[Any] = []
+
+    def start(*args: str) -> Any:
+        server = start_sdk_server(*args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        if server.proc.poll() is None:
+            os.kill(server.proc.pid, signal.SIGCONT)
+        server.stop()
+
+
+def _keepalive_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name == "mcpclient-keepalive"]
+
+
+def test_the_interval_must_be_a_positive_number():
+    for bad in (0, -1, float("nan"), float("inf"), True, "30"):
+        with pytest.raises(ValueError, match="keep-alive interval"):
+            KeepAlive(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("args", [(), ("--json-response",)], ids=["sse", "json"])
+def test_a_legacy_client_pings_and_close_stops_the_pings(sdk_server, args):
+    server = sdk_server("--transport", "streamable-http", *args)
+    pings = Pings()
+    before = len(_keepalive_threads())
+    client = Client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL, middleware=[pings])
+    with client:
+        wait_for(lambda: pings.sent >= 2, timeout=10)
+        assert client.call_tool("echo", {"text": "still"}).text == "still"
+    wait_for(lambda: len(_keepalive_threads()) == before, timeout=1.5)  # stopped within a second or so
+    sent = pings.sent
+    time.sleep(INTERVAL * 2.5)
+    assert pings.sent == sent, "pings went on after close()"
+
+
+def test_the_shorthand_reaches_clients_the_factory_builds(sdk_server):
+    server = sdk_server("--transport", "streamable-http")
+    pings = Pings()
+    with make_client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL,
+                     middleware=[pings]) as client:
+        wait_for(lambda: pings.sent >= 2, timeout=10)
+
+
+def test_a_modern_client_does_not_ping(sdk_server):
+    server = sdk_server("--transport", "streamable-http")
+    pings = Pings()
+    with Client(StreamableHTTPTransport(server.url), protocol="2026-07-28",
+                extensions=[KeepAlive(INTERVAL)], middleware=[pings]) as client:
+        time.sleep(INTERVAL * 3)
+        assert client.call_tool("echo", {"text": "up"}).text == "up"
+    assert pings.sent == 0
+
+
+@pytest.mark.parametrize("args", [(), ("--json-response",)], ids=["sse", "json"])
+def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(sdk_server, args):
+    server = sdk_server("--transport", "streamable-http", *args)
+    client = Client(StreamableHTTPTransport(server.url), protocol="legacy", timeout=None, keepalive=INTERVAL)
+    try:
+        client.initialize()
+        assert client.call_tool("echo", {"text": "up"}).text == "up"
+        os.kill(server.proc.pid, signal.SIGSTOP)
+        start = time.monotonic()
+        pending = BackgroundCall(client, "echo", {"text": "stalled"})  # no timeout: only the ping ends it
+        # The next ping goes out within INTERVAL and times out INTERVAL later.
+        error = pending.released_within(start, 2 * INTERVAL + RELEASED_WITHIN)
+        assert isinstance(error, ConnectionClosed), error
+        assert "keep-alive ping failed" in str(error)
+        with pytest.raises(ConnectionClosed, match="keep-alive ping failed"):
+            client.call_tool("echo", {"text": "later"})
+    finally:
+        start = time.monotonic()
+        client.close()
+        closed_in = time.monotonic() - start
+    assert closed_in < RELEASED_WITHIN, f"close() took {closed_in:.2f}s"
