@@ -22,8 +22,7 @@ from ._calls import Calls
 from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
-from ._extending import Seam, check_custom
-from ._keepalive import with_keepalive
+from ._extending import Seam, check_custom, gather
 from ._handlers import BUILTIN_REQUESTS, Handlers
 from ._notifications import ROUTED_NOTIFICATIONS, Notifications
 from ._observe import TelemetryOption, make_observer, wrap_handler
@@ -107,7 +106,7 @@ class Client:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
-            middleware, with_keepalive(extensions, keepalive), reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
+            middleware, gather(extensions, transport, keepalive), reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
         )
         self._handlers = Handlers(self._seam)
         self._handlers.apps = apps

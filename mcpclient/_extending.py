@@ -12,9 +12,10 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Callable, Collection, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Sequence
 
 from ._exceptions import method_not_found
+from ._keepalive import KeepAlive
 from ._rpc.cancel import CancelToken
 from .extensions import (
     Call,
@@ -28,7 +29,10 @@ from .extensions import (
     Session,
 )
 
-__all__ = ["CLIENT_OWNED", "Seam", "check_claim", "check_custom", "compose", "merge_meta"]
+if TYPE_CHECKING:
+    from .transports.base import Transport
+
+__all__ = ["CLIENT_OWNED", "Seam", "check_claim", "check_custom", "compose", "gather", "merge_meta"]
 
 log = logging.getLogger("mcpclient")
 
@@ -56,6 +60,15 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
         raise ValueError(
             f"{method!r} is handled by mcpclient itself and cannot be claimed; observe it with a middleware instead"
         )
+
+
+def gather(extensions: Sequence[Extension], transport: Transport, keepalive: float | None) -> list[Extension]:
+    """The extensions of a Client: the user's, then what its transport brings (the declaration
+    of an auth grant), then the ``KeepAlive`` that ``keepalive=`` stands for."""
+    gathered = [*extensions, *transport.extensions()]
+    if keepalive is not None:
+        gathered.append(KeepAlive(keepalive))
+    return gathered
 
 
 def compose(middleware: Sequence[Middleware], terminal: Next) -> Next:

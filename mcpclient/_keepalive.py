@@ -17,12 +17,10 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from typing import Sequence
-
 from ._exceptions import ClientClosedError, MCPError, RPCError
 from .extensions import Extension, Options, Session
 
-__all__ = ["KeepAlive", "with_keepalive"]
+__all__ = ["KeepAlive"]
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +66,3 @@ def _beat(session: Session, interval: float, stop: threading.Event) -> None:
             session.abort(f"the keep-alive ping failed ({exc}); create a new client to reconnect")
             return
 
-
-def with_keepalive(extensions: Sequence[Extension], keepalive: float | None) -> Sequence[Extension]:
-    """``extensions`` with a ``KeepAlive(keepalive)`` added when ``keepalive`` is given."""
-    if keepalive is None:
-        return extensions
-    return (*extensions, KeepAlive(keepalive))

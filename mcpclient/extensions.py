@@ -44,11 +44,11 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 import attrs
 
 from ._rpc.cancel import CancelToken
-from ._rpc.engine import ProgressCallback
 
 __all__ = [
     "Call",
     "Extension",
+    "ExtensionSource",
     "Message",
     "Middleware",
     "Next",
@@ -57,6 +57,11 @@ __all__ = [
     "RequestHandler",
     "Session",
 ]
+
+
+#: ``on_progress(progress, total, message)``: the engine's ``ProgressCallback``, spelled here
+#: so this module needs nothing of the engine (the transports import it).
+ProgressCallback = Callable[[float, "float | None", "str | None"], None]
 
 
 @attrs.frozen(kw_only=True)
@@ -223,3 +228,16 @@ class Extension:
 
     def close(self) -> None:
         """The client is closing."""
+
+
+class ExtensionSource(abc.ABC):
+    """Something a transport is given (an auth object) that brings extensions to its Client.
+
+    ``mcpclient.auth.OAuth`` is one: the grant it uses declares its extension (the client
+    credentials grant, ``io.modelcontextprotocol/oauth-client-credentials``). The HTTP
+    transports pass what their ``auth`` brings on through ``Transport.extensions()``.
+    """
+
+    @abc.abstractmethod
+    def extensions(self) -> Sequence[Extension]:
+        """The extensions to add to the Client this is used by."""

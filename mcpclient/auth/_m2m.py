@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import abc
 import logging
-from typing import Any, Callable, Union
+from typing import Any, Callable, ClassVar, Union
 
+from ..extensions import Extension
 from ._discovery import ServerMetadata
 from ._dpop import DPoPKey
 from ._errors import TokenRequestError
@@ -19,7 +20,7 @@ from ._fetch import Fetcher, safe_url
 from ._token_endpoint import apply_client_auth, choose_auth_method, request_token
 from ._tokens import ClientInfo, Tokens
 
-__all__ = ["ClientCredentials", "EnterpriseManaged", "Grant", "GrantContext", "JWTBearer"]
+__all__ = ["ClientCredentials", "Declaration", "EnterpriseManaged", "Grant", "GrantContext", "JWTBearer"]
 
 log = logging.getLogger(__name__)
 
@@ -27,6 +28,9 @@ JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
 ID_JAG = "urn:ietf:params:oauth:token-type:id-jag"
 ID_TOKEN = "urn:ietf:params:oauth:token-type:id_token"
+#: The identifiers of the MCP authorization extensions (the ext-auth repository, SEP-2133 names).
+CLIENT_CREDENTIALS_EXTENSION = "io.modelcontextprotocol/oauth-client-credentials"
+ENTERPRISE_MANAGED_EXTENSION = "io.modelcontextprotocol/enterprise-managed-authorization"
 
 #: A string, or a callable returning a fresh one (e.g. reading a projected token file).
 Credential = Union[str, Callable[[], str]]
@@ -77,8 +81,24 @@ class GrantContext:
         )
 
 
+class Declaration(Extension):
+    """An MCP extension a grant is, declared under ``capabilities.extensions`` (no settings)."""
+
+    def __init__(self, identifier: str) -> None:
+        self.identifier = identifier
+
+    def __repr__(self) -> str:
+        return f"Declaration({self.identifier!r})"
+
+
 class Grant(abc.ABC):
-    """How ``OAuth`` obtains tokens without a user; subclass it for another grant type."""
+    """How ``OAuth`` obtains tokens without a user; subclass it for another grant type.
+
+    ``extension`` names the MCP extension the grant is, if one is: a client using the grant
+    declares it under ``capabilities.extensions`` (in both eras), as the extension asks.
+    """
+
+    extension: ClassVar[str | None] = None
 
     @abc.abstractmethod
     def obtain(self, context: GrantContext) -> Tokens:
@@ -92,6 +112,8 @@ class ClientCredentials(Grant):
     when the server supports only that) or with ``private_key`` (``private_key_jwt``, RFC 7523:
     a PEM string or a ``cryptography`` key; needs the ``jwt`` extra).
     """
+
+    extension = CLIENT_CREDENTIALS_EXTENSION
 
     def __init__(
         self,
@@ -170,6 +192,8 @@ class EnterpriseManaged(Grant):
     ``idp_token_endpoint`` and ``idp_client_id`` (and ``idp_client_secret``) identify the
     client at the IdP; ``client_id``/``client_secret`` at the MCP authorization server.
     """
+
+    extension = ENTERPRISE_MANAGED_EXTENSION
 
     def __init__(
         self,

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import Any, Sequence
 from urllib.parse import urlsplit
 
 import requests
@@ -32,6 +32,7 @@ from requests.cookies import extract_cookies_to_jar
 
 from .._text import clean
 from .. import _origin
+from ..extensions import Extension, ExtensionSource
 from ._discovery import (
     Challenge,
     ResourceMetadata,
@@ -44,7 +45,7 @@ from ._discovery import (
 from ._dpop import DPoPKey
 from ._errors import AuthorizationError, TokenRequestError
 from ._fetch import Fetcher, check_url, safe_url
-from ._m2m import Grant, GrantContext
+from ._m2m import Declaration, Grant, GrantContext
 from ._code_flow import authorization_code_flow, check_pkce
 from ._redirect import RedirectHandler, default_redirect_handler
 from ._registration import ClientSettings, obtain_client, still_usable
@@ -58,7 +59,7 @@ log = logging.getLogger(__name__)
 _RESENDS_PER_REQUEST = 4
 
 
-class OAuth(requests.auth.AuthBase):
+class OAuth(requests.auth.AuthBase, ExtensionSource):
     """OAuth 2.1 authorization for one MCP server, per the MCP authorization specification.
 
     Use it as ``StreamableHTTPTransport(url, auth=OAuth())`` or ``connect(url, auth=OAuth())``.
@@ -72,7 +73,10 @@ class OAuth(requests.auth.AuthBase):
     host) when the server supports those, else from dynamic registration as ``client_name``.
 
     Machine to machine: pass ``grant=ClientCredentials(...)``, ``JWTBearer(...)`` or
-    ``EnterpriseManaged(...)``; no browser is involved.
+    ``EnterpriseManaged(...)``; no browser is involved. A grant that is an MCP extension
+    (client credentials: ``io.modelcontextprotocol/oauth-client-credentials``; enterprise-managed:
+    ``io.modelcontextprotocol/enterprise-managed-authorization``) is declared under the
+    client's ``capabilities.extensions`` by the Client whose transport has this ``auth``.
 
     Other arguments: ``scopes`` overrides the scope selection (challenge, then
     ``scopes_supported``); ``store`` keeps tokens and registrations (``MemoryTokenStore`` by
@@ -144,6 +148,11 @@ class OAuth(requests.auth.AuthBase):
     def __repr__(self) -> str:
         what = type(self._grant).__name__ if self._grant else "authorization code"
         return f"<OAuth {safe_url(self._server_url) or 'unbound'} ({what})>"
+
+    def extensions(self) -> Sequence[Extension]:
+        """The declaration of the grant's MCP extension, if it is one (see the class docstring)."""
+        extension = self._grant.extension if self._grant is not None else None
+        return (Declaration(extension),) if extension else ()
 
     # -- public helpers -----------------------------------------------------------------------
 

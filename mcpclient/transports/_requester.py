@@ -24,7 +24,7 @@ import logging
 import random
 import socket
 import time
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -37,6 +37,7 @@ from .. import types as t
 from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
 from .._text import clean
+from ..extensions import Extension, ExtensionSource
 from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
 from ._token import TokenFetcher
 from .base import Peer, decode_message
@@ -437,6 +438,10 @@ class Requester:
             )
 
     # -- helpers for the transports ---------------------------------------------------------
+
+    def extensions(self) -> Sequence[Extension]:
+        """What the auth object brings to the Client (``ExtensionSource``): none for most."""
+        return tuple(self._auth.extensions()) if isinstance(self._auth, ExtensionSource) else ()
 
     def redact(self, text: str) -> str:
         """``text`` with every credential this transport sent replaced (see ``_redact``).

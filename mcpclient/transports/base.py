@@ -10,12 +10,13 @@ from __future__ import annotations
 import abc
 import json
 import re
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable, Sequence
 
 import attrs
 
 from .. import _bounded
 from .._exceptions import MCPError, ProtocolError
+from ..extensions import Extension
 
 if TYPE_CHECKING:
     from .. import types as t
@@ -92,7 +93,8 @@ class Transport(abc.ABC):
 
     The rest has defaults that suit a transport with nothing more to say (a test double):
     ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``frame`` and
-    ``write_frames``, ``reopen``, ``set_protocol``, ``note_tools``, ``last_words``, ``server_key`` and ``peer``.
+    ``write_frames``, ``reopen``, ``set_protocol``, ``note_tools``, ``last_words``, ``server_key``, ``peer``
+    and ``extensions``.
     """
 
     self_serializing: ClassVar[bool] = False
@@ -188,6 +190,11 @@ class Transport(abc.ABC):
         The default is None: the error is raised as it is.
         """
         return None
+
+    def extensions(self) -> Sequence[Extension]:
+        """Extensions this transport's configuration brings to its Client (what its auth object's
+        grant declares, say); the Client adds them to its own. None by default."""
+        return ()
 
     def set_protocol(self, era: str, version: str) -> None:
         """The session found the era (``"legacy"`` or ``"modern"``) and negotiated ``version``.

@@ -7,13 +7,14 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import requests
 
 from .. import types as t
 from .._eras.headers import ToolHeaders, request_headers
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
+from ..extensions import Extension
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
 from ._requester import Requester, SafeTools, TokenSource
@@ -799,6 +800,9 @@ class StreamableHTTPTransport(Transport):
             self._inbox.put(_CLOSED)  # for any later call
             raise ConnectionClosed("the transport is closed")
         return item
+
+    def extensions(self) -> Sequence[Extension]:
+        return self._requester.extensions()  # what the auth object's grant declares
 
     def close(self) -> None:
         """End every exchange in flight (their callers get ``ConnectionClosed``), unblock

@@ -6,13 +6,14 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 from urllib.parse import urljoin
 
 import requests
 
 from .. import _origin
 from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
+from ..extensions import Extension
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._requester import Requester, TokenSource
@@ -213,6 +214,9 @@ class SSETransport(Transport):
             self._exchanges.abort(request_id, CANCELLED)
         except TypeError:  # an unhashable id names no exchange
             pass
+
+    def extensions(self) -> Sequence[Extension]:
+        return self._requester.extensions()  # what the auth object's grant declares
 
     def close(self) -> None:
         """End the stream and every POST in flight, unblock ``receive``; idempotent.
