@@ -121,3 +121,23 @@ def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(
         client.close()
         closed_in = time.monotonic() - start
     assert closed_in < RELEASED_WITHIN, f"close() took {closed_in:.2f}s"
+
+
+def test_a_client_dropped_without_close_is_collected_and_its_pings_stop(sdk_server):
+    import gc
+    import warnings
+    import weakref
+
+    server = sdk_server("--transport", "streamable-http")
+    pings = Pings()
+    before = len(_keepalive_threads())
+    client = Client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL, middleware=[pings])
+    client.initialize()
+    wait_for(lambda: pings.sent >= 1, timeout=10)
+    gone = weakref.ref(client)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResourceWarning)
+        del client
+        gc.collect()
+    assert gone() is None, "the pinging thread keeps the Client alive"
+    wait_for(lambda: len(_keepalive_threads()) == before, timeout=1.5)
