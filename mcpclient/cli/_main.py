@@ -80,6 +80,20 @@ exit codes:
 """ + "\n".join(f"  {code:<4}{meaning}" for code, meaning in EXIT_CODES.items())
 
 
+class _Parser(argparse.ArgumentParser):
+    """An ``ArgumentParser`` that remembers its option strings, to name the ones that stood
+    after ``--`` and so went to the server (see ``_misplaced``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self.own_options: set[str] = set()  # before __init__, which adds -h
+        super().__init__(*args, **kwargs)
+
+    def add_argument(self, *args: Any, **kwargs: Any) -> argparse.Action:
+        action = super().add_argument(*args, **kwargs)
+        self.own_options.update(action.option_strings)
+        return action
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     s = argparse.SUPPRESS
     parser.add_argument("-c", "--config", metavar="PATH", default=s, help="read servers from this config file")
@@ -115,14 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
     return _build()[0]
 
 
-def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+def _build() -> tuple[argparse.ArgumentParser, dict[str, _Parser]]:
     """The top-level parser, and each command's own parser by name.
 
     Each command's words are parsed by its own parser with ``parse_intermixed_args``, so
     options may stand anywhere between the command name and ``--`` (argparse cannot intermix
     through subparsers, so ``main`` picks the command's parser itself).
     """
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="mcpclient",
         description="Talk to a Model Context Protocol server: list and call its tools, read its "
         "resources, render its prompts.",
@@ -130,12 +144,12 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"mcpclient {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
-    commands: dict[str, argparse.ArgumentParser] = {}
+    commands: dict[str, _Parser] = {}
 
-    def add(name: str, help: str, usage_args: str) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help, description=help, epilog=EPILOG,
+    def add(name: str, help: str, usage_args: str) -> _Parser:
+        p: _Parser = sub.add_parser(name, help=help, description=help, epilog=EPILOG,
                            usage=f"mcpclient {name} {usage_args} [options] [-- COMMAND ...]",
                            formatter_class=argparse.RawDescriptionHelpFormatter)
         _common(p)
@@ -192,6 +206,8 @@ class _Run:
         self.words: list[str] = list(args.words)
         #: The person at the terminal, when there is one to ask (see _ask.py).
         self.terminal: TerminalIO | None = None
+        #: Whether the connection opened (its handshake done): a failure before is the opening's.
+        self.opened = False
         self._handlers: dict[str, Any] = {}
         if interactive(getattr(args, "no_input", False), sys.stdin, err):
             prompter, self.terminal = terminal_prompter(sys.stdin, err)
@@ -221,7 +237,9 @@ class _Run:
             options["stderr"] = stderr
         if isinstance(target, cfg.ServerConfig) and not target.approved and self.terminal is not None:
             target = ask_consent(target, self.terminal)  # without a terminal, opening it says how to consent
-        return open_target(target, **options)
+        client = open_target(target, **options)
+        self.opened = True
+        return client
 
     def print(self, text: str) -> None:
         self.out.write(text if text.endswith("\n") else text + "\n")
@@ -233,6 +251,23 @@ class _Run:
 
     def emit(self, value: Any, text: Callable[[], str]) -> None:
         self.print(fmt.dumps(value) if self.as_json else text())
+
+
+def _misplaced(command: str, server_command: Sequence[str]) -> list[str]:
+    """The words after ``--`` that are options of mcpclient's ``command`` (``--json``,
+    ``-t 5``, ``--timeout=5``, ``-t5``): they went to the server, not to mcpclient."""
+    parser = _build()[1].get(command)
+    if parser is None:
+        return []
+    found = []
+    for word in server_command[1:]:  # the first is the program
+        if not word.startswith("-") or word == "-":
+            continue
+        name = word.partition("=")[0]
+        short = word[:2] if not word.startswith("--") else name
+        if name in parser.own_options or short in parser.own_options:
+            found.append(word)
+    return found
 
 
 def _pairs(items: Sequence[str], sep: str, option: str) -> list[tuple[str, str]]:
@@ -311,8 +346,20 @@ def _describe(entry: cfg.ServerConfig) -> str:
     return " ".join([entry.command or "?", *entry.args])
 
 
+def _listing(run: _Run, capability: str, fetch: Callable[[], list[Any]]) -> list[Any]:
+    """What ``fetch`` lists; nothing, with a note on stderr, when the server does not declare
+    ``capability`` (nothing was sent: a server without resources has none to list)."""
+    try:
+        return fetch()
+    except CapabilityError as exc:
+        if exc.capability != capability:
+            raise
+        _say(run.err, f"note: the server does not declare the {capability!r} capability: it has no {capability} to list")
+        return []
+
+
 def _tools(run: _Run, client: Any) -> int:
-    items = client.list_tools()
+    items = _listing(run, "tools", client.list_tools)
     run.emit(items, lambda: fmt.tools(items, long=run.args.long))
     return EXIT_OK
 
@@ -345,10 +392,10 @@ def _call(run: _Run, client: Any) -> int:
 
 
 def _resources(run: _Run, client: Any) -> int:
-    items = client.list_resources()
+    items = _listing(run, "resources", client.list_resources)
     try:
         templates = client.list_resource_templates()
-    except MCPError:
+    except MCPError:  # CapabilityError included: the note above said it
         templates = []
     if run.as_json:
         run.print(fmt.dumps({"resources": items, "resourceTemplates": templates}))
@@ -382,7 +429,7 @@ def _read(run: _Run, client: Any) -> int:
 
 
 def _prompts(run: _Run, client: Any) -> int:
-    items = client.list_prompts()
+    items = _listing(run, "prompts", client.list_prompts)
     run.emit(items, lambda: fmt.prompts(items))
     return EXIT_OK
 
@@ -445,6 +492,17 @@ def _say(err: TextIO, text: str) -> None:
     err.write(f"mcpclient: {clean(text, None)}\n")
 
 
+def _note_misplaced(err: TextIO, command: str, server_command: Sequence[str]) -> None:
+    """After a server that ended during the opening: name mcpclient's options it was given."""
+    words = _misplaced(command, server_command)
+    if words:
+        shown = ", ".join(repr(w) for w in words)
+        one = len(words) == 1
+        it, option = ("it", "option") if one else ("they", "options")
+        _say(err, f"note: the server exited at once; {shown} came after '--', so {it} went to the server, "
+                  f"not to mcpclient: if you meant mcpclient's {option}, put {'it' if one else 'them'} before '--'")
+
+
 def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:
     """Run the command line ``argv`` (default ``sys.argv[1:]``); return the exit code."""
     out = stdout or _lenient(sys.stdout)
@@ -481,6 +539,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         tail = exc.stderr_tail if isinstance(exc, ConnectionClosed) else ""
         if tail and not run.verbose:
             _say(err, f"the server's last stderr line: {tail.strip().splitlines()[-1]}")
+        if isinstance(exc, ConnectionClosed) and not run.opened and run.server_command is not None:
+            _note_misplaced(err, run.args.command, run.server_command)
         return EXIT_CONNECTION
     except ResourceNotFound as exc:
         _say(err, f"not found: {_one_line(exc)}")
