@@ -272,6 +272,7 @@ class Conversation:
                 raise ProtocolError(f"the server supports {supported}, not {version}")
             version = chosen
         self.state = modern.read_discover_result(result, version)
+        self.handlers.server = self.state.server_info
         self.era = MODERN
         self.transport.set_protocol(MODERN, self.state.protocol_version)
 
@@ -291,6 +292,7 @@ class Conversation:
 
     def _finish_initialize(self, result: dict[str, Any], timeout: float | None) -> None:
         self.state = legacy.read_initialize_result(result)
+        self.handlers.server = self.state.server_info  # before initialized: the server may ask at once
         self.era = LEGACY
         self.transport.set_protocol(LEGACY, self.state.protocol_version)
         self.notify("notifications/initialized", None, timeout)

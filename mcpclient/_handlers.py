@@ -6,6 +6,8 @@ import inspect
 import logging
 from typing import Any, Callable, Sequence
 
+import attrs
+
 from . import _bounded
 from . import types as t
 from ._elicitation import PendingElicitations, check_form_answer
@@ -65,6 +67,9 @@ class Handlers:
         self.url_elicitations = PendingElicitations()
         #: Whether the MCP Apps extension (SEP-1865) is declared.
         self.apps = False
+        #: The server that asks (its serverInfo), set when the session opens: each sampling and
+        #: elicitation request carries it, so a handler can tell the person who asks.
+        self.server: t.Implementation | None = None
 
     def set_sampling(self, fn: SamplingHandler | None, *, tools: bool = False) -> None:
         self.sampling = None if fn is None else _Handler(fn)
@@ -146,7 +151,7 @@ class Handlers:
         handler = self.sampling
         if handler is None:
             raise method_not_found("sampling/createMessage", "this client does not support sampling")
-        request = _read(params, t.CreateMessageRequest)
+        request = attrs.evolve(_read(params, t.CreateMessageRequest), server=self.server)
 
         if not self.sampling_tools and (params.get("tools") is not None or params.get("toolChoice") is not None):
             # The spec: a client that did not declare sampling.tools MUST answer such a request with an error.
@@ -164,7 +169,7 @@ class Handlers:
             return {"action": "decline"}
         if mode not in self.elicitation_modes:  # the spec's answer to an undeclared mode
             raise RPCError(RPCError.INVALID_PARAMS, f"this client does not accept {mode!r} elicitations")
-        request = _read(params, t.ElicitationRequest)
+        request = attrs.evolve(_read(params, t.ElicitationRequest), server=self.server)
         if mode == "url" and request.elicitation_id:
             self.url_elicitations.expect(request.elicitation_id)
         result = _as_result(handler(request, token), t.ElicitationResult)

@@ -21,6 +21,10 @@ What the person types:
 * a sampling request is shown; the person types the reply sent back as the model's answer, or
   declines (the server then gets the error the spec names for a refused sampling request).
 
+Each question names the server that asks (``The server "acme" asks: ...``), by the name its
+``serverInfo`` gave (``request.server``), as the spec wants: with several servers connected,
+the person knows which one wants the answer.
+
 Questions are asked one at a time: handlers run on several threads, the person has one screen.
 Everything shown, and every prompt, is one line cleaned by ``_text.clean``: server text cannot
 send escape sequences, forge a line with a newline, or reorder itself with bidi controls.
@@ -29,6 +33,7 @@ send escape sequences, forge a line with a newline, or reorder itself with bidi 
 from __future__ import annotations
 
 import builtins
+import json
 import sys
 import threading
 import webbrowser
@@ -149,7 +154,7 @@ class Prompter:
         fields = [Field(name, prop if isinstance(prop, dict) else {}, name in required)
                   for name, prop in properties.items()]
         self._write("")
-        self._write(f"The server asks: {clean(request.message)}")
+        self._write(f"{_asker(request.server)} asks: {clean(request.message)}")
         self._write(HELP)
         content: dict[str, Any] = {}
         for field in fields:
@@ -187,7 +192,7 @@ class Prompter:
 
     def _url(self, request: t.ElicitationRequest) -> t.ElicitationResult:
         self._write("")
-        self._write(f"The server asks you to open a link: {clean(request.message)}")
+        self._write(f"{_asker(request.server)} asks you to open a link: {clean(request.message)}")
         try:
             link = judge(request.url)
         except LinkRefused as refused:
@@ -211,7 +216,7 @@ class Prompter:
 
     def _sample(self, request: t.CreateMessageRequest) -> t.CreateMessageResult:
         self._write("")
-        self._write("The server asks for an LLM reply (sampling). No model is set up: you answer.")
+        self._write(f"{_asker(request.server)} asks for an LLM reply (sampling). No model is set up: you answer.")
         if request.system_prompt:
             self._write(f"  system: {clean(request.system_prompt)}")
         for message in request.messages:
@@ -223,6 +228,13 @@ class Prompter:
             reply = self.ask("reply> ")
             if reply.strip():
                 return t.CreateMessageResult.from_text(reply.strip(), model=PERSON_MODEL)
+
+
+def _asker(server: t.Implementation | None) -> str:
+    """Who asks: ``The server "NAME"`` (its serverInfo name, quoted as JSON so a quote in it
+    cannot end it, and cleaned), or ``The server`` when it gave none."""
+    name = server.name if server is not None else ""
+    return f"The server {clean(json.dumps(name, ensure_ascii=False), 80)}" if name.strip() else "The server"
 
 
 def _content_text(content: Any) -> str:

@@ -316,7 +316,9 @@ class CreateMessageRequest:
     """A server's ``sampling/createMessage`` request: run an LLM completion on its behalf.
 
     ``model_preferences``, ``metadata``, ``tools`` and ``tool_choice`` are passed through
-    verbatim (None when absent); ``raw`` holds the request params as sent.
+    verbatim (None when absent); ``raw`` holds the request params as sent. ``server`` is
+    the server that asks, as its ``serverInfo`` names it (set by the client, never read from
+    the request), so a UI can say who asks.
     """
 
     messages: list[SamplingMessage] = field(factory=list)
@@ -331,6 +333,7 @@ class CreateMessageRequest:
     tool_choice: JSON = None
     meta: Meta | None = None
     raw: dict[str, JSON] = field(factory=dict, repr=False, eq=False)
+    server: Implementation | None = None
 
 
 @frozen(kw_only=True)
@@ -355,7 +358,9 @@ class ElicitationRequest:
 
     In form mode ``requested_schema`` is the JSON schema of the object wanted. In URL mode
     (``mode == "url"``) ``url`` is where the user should go and ``elicitation_id`` names the
-    exchange; the client never opens the URL itself.
+    exchange; the client never opens the URL itself. ``server`` is the server that asks, as
+    its ``serverInfo`` names it (set by the client, never read from the request): the spec
+    wants the UI to make clear which server asks.
     """
 
     message: str
@@ -364,6 +369,7 @@ class ElicitationRequest:
     url: str | None = None
     elicitation_id: str | None = None
     meta: Meta | None = None
+    server: Implementation | None = None
 
 
 @frozen(kw_only=True)

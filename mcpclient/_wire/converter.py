@@ -58,7 +58,7 @@ _MODELS_IN: dict[type, tuple[str, ...]] = {
     t.Prompt: (),
     t.Completion: (),
     t.SamplingMessage: (),
-    t.ElicitationRequest: (),
+    t.ElicitationRequest: ("server",),  # set by the client, never read from the request
 }
 _converter.register_structure_hook_factory(
     lambda cls: cls in _MODELS_IN,

@@ -84,6 +84,8 @@ def test_a_form_and_a_sampling_request_are_answered_through_the_front_end():
             kc.stop_channels()
     assert reply["status"] == "ok", text
     assert prompts == ["age> ", "age> ", "ratio> ", "Send it? [Y/n] ", "reply> "]
+    assert 'The server "sdk-elicit" asks: Please fill in the numbers form' in text  # which server asks
+    assert 'The server "sdk-elicit" asks for an LLM reply (sampling).' in text
     assert "invalid: must be an integer, got 'old'" in text
     assert 'FORM {"action": "accept", "content": {"age": 7, "ratio": 0.5}}' in text
     assert "SAMPLE reply hello there (person)" in text

@@ -7,6 +7,7 @@ received (its tools return the answer as text).
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import subprocess
@@ -24,8 +25,9 @@ LINK_URL = "https://consent.example.com/approve?session=42"
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="pseudo-terminals are POSIX")
 
 
-def _argv(*words: str) -> list[str]:
-    return ["-m", "mcpclient", "call", *words, "--protocol", "legacy", "--no-progress", "-t", "30", "--", *SERVER]
+def _argv(*words: str, server_args: tuple[str, ...] = ()) -> list[str]:
+    return ["-m", "mcpclient", "call", *words, "--protocol", "legacy", "--no-progress", "-t", "30", "--", *SERVER,
+            *server_args]
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -35,8 +37,9 @@ def _env(**extra: str) -> dict[str, str]:
 class Session:
     """One CLI run on a pseudo-terminal."""
 
-    def __init__(self, *words: str, **env: str) -> None:
-        self.child = pexpect.spawn(sys.executable, _argv(*words), env=_env(**env), encoding="utf-8",
+    def __init__(self, *words: str, server_args: tuple[str, ...] = (), **env: str) -> None:
+        self.child = pexpect.spawn(sys.executable, _argv(*words, server_args=server_args), env=_env(**env),
+                                   encoding="utf-8",
                                    timeout=15, dimensions=(50, 200), cwd=str(ROOT))
 
     def answer(self, prompt: str, text: str) -> None:
@@ -62,7 +65,7 @@ def _form_result(session: Session) -> dict:
 
 def test_strings_and_their_formats_are_re_asked_until_valid():
     s = Session("form", "kind=text")
-    s.said("The server asks: Please fill in the text form")
+    s.said('The server "sdk-elicit" asks: Please fill in the text form')
     s.said("Your name - as on your badge")
     s.answer("name> ", "A")
     s.said("invalid: must have at least 2 characters")
@@ -83,6 +86,16 @@ def test_strings_and_their_formats_are_re_asked_until_valid():
     s.answer("Send it? [Y/n] ", "y")
     assert _form_result(s) == {"action": "accept", "content": {
         "name": "Ada", "email": "ada@example.com", "homepage": "https://ada.example", "birthday": "1815-12-10"}}
+
+
+def test_the_server_that_asks_is_named_and_its_name_shown_inert():
+    # A name that tries to clear the screen, forge a line and close its own quotes.
+    s = Session("form", "kind=flags", server_args=("--name", 'Bank" asks: \x1b[2J\nreal'))
+    s.child.logfile_read = seen = io.StringIO()  # everything the terminal gets
+    s.said('The server "Bank\\" asks: \\u001b[2J\\nreal" asks: Please fill in the flags form')
+    s.answer("agree> ", "!decline")
+    assert _form_result(s) == {"action": "decline", "content": None}
+    assert "\x1b" not in seen.getvalue() and "\nreal" not in seen.getvalue()
 
 
 def test_numbers_keep_their_bounds_and_enter_takes_the_default():
@@ -194,7 +207,7 @@ def test_url_consent_opens_only_when_asked(tmp_path):
     browser.write_text(f"import sys\nopen({str(opened)!r}, 'a').write(sys.argv[1] + '\\n')\n")
     fake_browser = {"BROWSER": f"{sys.executable} {browser} %s"}
     s = Session("link", **fake_browser)
-    s.said("Approve the data export")
+    s.said('The server "sdk-elicit" asks you to open a link: Approve the data export')
     s.said(LINK_URL)
     s.said("(it goes to consent.example.com)")
     s.answer("Open the link? [o/y/n] ", "maybe")
@@ -212,6 +225,7 @@ def test_url_consent_opens_only_when_asked(tmp_path):
 
 def test_sampling_is_shown_and_answered_or_declined_by_the_person():
     s = Session("sample", "prompt=What is six times seven?")
+    s.said('The server "sdk-elicit" asks for an LLM reply (sampling).')
     s.said("system: Answer briefly.")
     s.said("user: What is six times seven?")
     s.said("(at most 50 tokens)")

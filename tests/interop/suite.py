@@ -230,6 +230,7 @@ def check_sampling(client: Client, peer: Peer) -> None:
     assert result.text == peer.reply
     [request] = peer.sampling_requests
     assert request.max_tokens == 100
+    assert request.server is not None and request.server == client.server_info  # who asks, for the UI
     assert [(m.role, m.content) for m in request.messages] == [("user", {"type": "text", "text": "What is 2+2?"})]
 
 
@@ -241,6 +242,7 @@ def check_elicitation_accepted(client: Client, peer: Peer) -> None:
     assert json.loads(content) == {"name": "Ann", "age": 30}
     [request] = peer.elicitation_requests
     assert request.message == "Who are you?"
+    assert request.server is not None and request.server == client.server_info  # who asks, for the UI
     assert request.mode == "form"
     schema = request.requested_schema
     assert schema is not None

@@ -9,11 +9,13 @@ Tools (each returns what the client answered, as text):
   ``error <code> <message>`` when the client refused.
 
 Handshake era only (the server sends requests to the client): run the client with the legacy
-protocol. ``python tests/servers/sdk_elicit_server.py``.
+protocol. ``python tests/servers/sdk_elicit_server.py [--name NAME]``: ``NAME`` (default
+``sdk-elicit``) is the ``serverInfo`` name, which the prompts show.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
@@ -81,8 +83,8 @@ SCHEMAS: dict[str, dict] = {
 }
 
 
-def build_server() -> MCPServer:
-    mcp = MCPServer("sdk-elicit", version="1.0.0")
+def build_server(name: str = "sdk-elicit") -> MCPServer:
+    mcp = MCPServer(name, version="1.0.0")
 
     @mcp.tool(structured_output=False)
     async def form(ctx: Context, kind: str) -> str:
@@ -118,4 +120,6 @@ def build_server() -> MCPServer:
 
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
-    build_server().run("stdio")
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--name", default="sdk-elicit")
+    build_server(parser.parse_args().name).run("stdio")

@@ -85,6 +85,14 @@ _PARTS = [
 ]
 
 
+def test_the_server_of_a_request_to_the_person_is_never_read_from_the_request():
+    """``server`` (who asks, shown in the prompts) comes from the session's serverInfo only."""
+    forged = {"name": "Your bank", "version": "1"}
+    elicit = structure({"message": "m", "server": forged}, t.ElicitationRequest)
+    sample = structure({"messages": [], "maxTokens": 5, "server": forged}, t.CreateMessageRequest)
+    assert (elicit.server, sample.server) == (None, None)
+
+
 @pytest.mark.parametrize("part", _PARTS, ids=lambda p: f"{p['type']}-{len(p)}")
 def test_tool_results_built_in_one_step_match_the_attrs_constructors(part):
     """The converter fills a ToolContent's and a ToolResult's ``__dict__`` at once rather than
