@@ -18,6 +18,7 @@ The hierarchy::
     │   ├── OutputValidationError   structured tool output does not match its outputSchema
     │   └── SkillVerificationError  a skill file does not match its listing; never used
     ├── ToolError                 a tool result with is_error=True, raised on request
+    ├── StructuredOutputError     also a ValueError: structured output does not fit the type asked for
     ├── RequestTimeout            also a TimeoutError
     ├── RequestCancelled          the call was cancelled by the caller
     ├── TransportError            also a ConnectionError
@@ -276,6 +277,21 @@ class ToolError(MCPError):
     def __init__(self, message: str, result: Any = None, *, tool: str | None = None) -> None:
         self.result = result
         self.tool = tool
+        super().__init__(message)
+
+
+class StructuredOutputError(MCPError, ValueError):
+    """A tool's structured output cannot be given the type asked for.
+
+    Raised by ``ToolResult.data`` when the tool's ``outputSchema`` cannot be made into classes
+    (nested too deep, or recursive) and by ``ToolResult.structured(cls)`` when the output does not
+    fit ``cls``. ``path`` says where (``$`` is the whole value, ``$.items[2].name`` a part of it);
+    ``errors`` lists every misfit found, each ending in its path.
+    """
+
+    def __init__(self, message: str, *, path: str = "$", errors: list[str] | None = None) -> None:
+        self.path = path
+        self.errors = errors if errors is not None else [message]
         super().__init__(message)
 
 

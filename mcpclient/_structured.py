@@ -1,4 +1,5 @@
-"""Checking a tool's structured output against its ``outputSchema`` (JSON Schema 2020-12).
+"""Checking a tool's structured output against its ``outputSchema`` (JSON Schema 2020-12),
+and handing the schema to the result for its typed view (``ToolResult.data``).
 
 Validation needs the optional ``jsonschema`` package (``pip install mcpclient[validation]``);
 without it results are passed through unchecked, and the first tool result that would have
@@ -13,6 +14,8 @@ from __future__ import annotations
 import logging
 import threading
 from typing import Any
+
+import attrs
 
 from . import types as t
 from ._exceptions import OutputValidationError
@@ -52,11 +55,14 @@ class OutputValidator:
             self._validators.clear()
 
     def check(self, tool: str, result: t.ToolResult) -> t.ToolResult:
-        if self.mode == "off" or result.is_error:
-            return result  # a failed tool run carries no structured promise
+        """Check ``result`` against the tool's listed schema (per the mode) and return it with
+        ``output_schema`` set, so ``ToolResult.data`` can build its typed view."""
         schema = self._schemas.get(tool)  # no lock: learn() swaps in a whole new dict
         if schema is None:
             return result
+        result = attrs.evolve(result, output_schema=schema)
+        if self.mode == "off" or result.is_error:
+            return result  # a failed tool run carries no structured promise
         if result.structured_content is None:
             errors = ["the tool declares an outputSchema but returned no structuredContent"]
         else:

@@ -8,7 +8,7 @@ is kept as plain ``dict``/``list`` values, passed through verbatim.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from attrs import field, frozen
 
@@ -37,6 +37,7 @@ __all__ = [
 
 JSON = Any
 Meta = dict[str, Any]
+T = TypeVar("T")
 
 
 class _Display:
@@ -156,12 +157,18 @@ class ToolResult(_Display):
     ``text`` joins the text parts in order; ``content`` keeps every part; ``is_error`` is the
     tool's own failure flag (the call itself succeeded). Call ``raise_for_error()`` to turn a
     failed tool run into a ``ToolError``.
+
+    ``structured_content`` is the JSON as sent; ``data`` is the same as objects of classes made
+    from the tool's ``outputSchema``, and ``structured(cls)`` converts it into a class of yours.
+    ``output_schema`` is the schema of the tool the result came from, as the client last listed
+    it (``None`` when the tool declares none or the tools were never listed).
     """
 
     content: list[ToolContent] = field(factory=list)
     is_error: bool = False
     structured_content: JSON = None
     meta: Meta | None = None
+    output_schema: dict[str, JSON] | None = field(default=None, eq=False, repr=False)
 
     @property
     def text(self) -> str:
@@ -170,6 +177,37 @@ class ToolResult(_Display):
             part = content[0]
             return part.text if part.type == "text" else ""
         return "".join(part.text for part in content if part.type == "text")
+
+    @property
+    def data(self) -> Any:
+        """``structured_content`` as Python objects built from the tool's ``outputSchema``.
+
+        Objects become frozen attrs classes made from the schema (built once per schema, then
+        cached), arrays lists, and a ``{"result": x}`` wrapped output is unwrapped to ``x``;
+        enums and formats stay plain values, parts the schema leaves open stay as sent. Each
+        access builds fresh objects. ``None`` without structured content; the plain
+        ``structured_content`` when no schema is known (the tools were not listed) or the tool
+        failed. Raises ``StructuredOutputError`` for a schema nested too deep or recursive, or
+        output that does not fit it.
+        """
+        if self.structured_content is None or self.is_error:
+            return self.structured_content
+        from ._typed import typed_view  # at call time: cattrs and the class builder load on first use
+
+        return typed_view(self.output_schema, self.structured_content)
+
+    def structured(self, cls: type[T]) -> T:
+        """``structured_content`` converted with cattrs into ``cls`` (an attrs class, a dataclass,
+        ``list[...]``, anything cattrs can build).
+
+        A ``{"result": x}`` wrapped output (by its ``output_schema``) gives ``x``. Scalars are not
+        coerced (``"5"`` never becomes ``5``); keys ``cls`` does not declare are ignored. Raises
+        ``StructuredOutputError`` naming the path of each misfit (``$.items[0].name``).
+        """
+        from ._typed import structured
+
+        result: T = structured(self.structured_content, cls, self.output_schema)
+        return result
 
     def raise_for_error(self, tool: str | None = None) -> ToolResult:
         """Raise ``ToolError`` if the tool reported failure; return self otherwise."""

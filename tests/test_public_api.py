@@ -33,6 +33,8 @@ EXPECTED = {
     "Extension", "Message", "Middleware", "Options", "Page",
     # Keep-alive pings for legacy servers, a built-in extension (issue #30).
     "KeepAlive",
+    # Typed views of structured tool output (issue #30).
+    "StructuredOutputError",
 }
 
 

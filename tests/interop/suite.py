@@ -25,12 +25,15 @@ open them with ``max_dispatch=1`` and make the server send one message up front 
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
 import json
 import struct
 import threading
 import time
 from typing import Any, Callable
 
+import attrs
 import pytest
 
 import mcpclient
@@ -40,6 +43,7 @@ from mcpclient import (
     ElicitationResult,
     RequestTimeout,
     Root,
+    StructuredOutputError,
     ToolError,
 )
 
@@ -52,7 +56,7 @@ PROTOCOL_VERSIONS = ("2025-11-25", "2026-07-28")
 
 TOOL_NAMES = {
     "echo", "add", "image", "fail", "slow", "sample", "elicit", "roots", "log", "mixed", "counter",
-    "touch", "toggle_tool",
+    "touch", "toggle_tool", "forecast",
 }  # fmt: skip
 
 
@@ -124,6 +128,56 @@ def check_structured_tool(client: Client) -> None:
     assert result.structured_content == {"result": 42}
     assert result.text == "42"
     assert not result.is_error
+
+
+@dataclasses.dataclass
+class Day:
+    date: str
+    high: int
+    sky: str
+    note: str | None = None
+
+
+@dataclasses.dataclass
+class Forecast:
+    days: list[Day]
+    issued: datetime.datetime
+
+
+@dataclasses.dataclass
+class WrongDay:
+    high: str
+
+
+@dataclasses.dataclass
+class WrongForecast:
+    days: list[WrongDay]
+
+
+def check_typed_results(client: Client) -> None:
+    """``data`` builds objects from the listed outputSchema; ``structured()`` fills a user's class."""
+    client.list_tools()  # the client learns the output schemas here
+    added = client.call_tool("add", {"a": 2, "b": 40})
+    assert added.output_schema is not None and added.data == 42  # {"result": 42} unwrapped
+    assert added.structured(int) == 42
+
+    result = client.call_tool("forecast", {"city": "Paris"})
+    data = result.data
+    assert type(data).__name__ == "Forecast" and attrs.has(type(data))
+    assert (data.place.name, data.place.lat, data.place.lon) == ("Paris", 48.5, 2.0)
+    assert [(day.date, day.high, day.sky, day.note) for day in data.days] == [
+        ("2026-01-01", 7, "rain", "windy"), ("2026-01-02", 9, "sun", None),
+    ]
+    assert data.issued == "2026-01-01T06:00:00Z"  # formats stay plain values
+    assert type(result.data.place) is type(data.place)  # the classes are made once per schema
+
+    mine = result.structured(Forecast)
+    assert mine.days[1] == Day(date="2026-01-02", high=9, sky="sun")
+    assert mine.issued == datetime.datetime(2026, 1, 1, 6, tzinfo=datetime.timezone.utc)
+    with pytest.raises(StructuredOutputError) as info:
+        result.structured(WrongForecast)
+    assert info.value.path == "$.days[0].high" and isinstance(info.value, ValueError)
+    assert "$.days[1].high" in info.value.errors[1]
 
 
 def check_image_tool(client: Client) -> None:

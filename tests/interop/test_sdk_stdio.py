@@ -125,6 +125,10 @@ def test_structured_output_arrives_as_structured_content(client):
     suite.check_structured_tool(client)
 
 
+def test_structured_output_has_a_typed_view_built_from_the_output_schema(client):
+    suite.check_typed_results(client)
+
+
 def test_image_tool_decodes_to_a_png(client):
     suite.check_image_tool(client)
 

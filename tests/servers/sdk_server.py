@@ -90,6 +90,8 @@ Tools:
   ``echo(text)`` -> the same text (no outputSchema).
   ``add(a: int, b: int)`` -> structured ``{"result": a+b}`` with outputSchema,
       plus a text block ``"a+b"``.
+  ``forecast(city)`` -> structured ``Forecast`` (nested objects through ``$defs``, an array of
+      objects, an optional field, an enum and a ``date-time`` format) with outputSchema.
   ``image()`` -> one 1x1 PNG image block.
   ``fail()`` -> ``isError: true`` with text
       ``"Error executing tool fail: this tool always fails"`` (SDK's prefix).
@@ -158,7 +160,7 @@ import sys
 import warnings
 import zlib
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import anyio
 import mcp.types as types
@@ -169,7 +171,7 @@ from mcp.server.runner import serve_loop
 from mcp.shared.exceptions import MCPError
 from mcp.shared.message import ServerMessageMetadata
 from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 # Sampling, roots and logging are deprecated at 2026-07-28; this test server uses them on purpose.
 warnings.filterwarnings("ignore", category=DeprecationWarning)
@@ -247,6 +249,25 @@ def _input_required(key: str, request: Any) -> types.InputRequiredResult:
     return types.InputRequiredResult(input_requests={key: request}, request_state=f"waiting-for-{key}")
 
 
+class Place(BaseModel):
+    name: str
+    lat: float
+    lon: float
+
+
+class Day(BaseModel):
+    date: str = Field(json_schema_extra={"format": "date"})
+    high: int
+    sky: Literal["sun", "cloud", "rain"]
+    note: str | None = None
+
+
+class Forecast(BaseModel):
+    place: Place
+    days: list[Day]
+    issued: str = Field(json_schema_extra={"format": "date-time"})
+
+
 def build_server(legacy_only: bool) -> MCPServer:
     mcp = MCPServer(
         "sdk-test-server",
@@ -265,6 +286,15 @@ def build_server(legacy_only: bool) -> MCPServer:
     def add(a: int, b: int) -> int:
         """Add two integers; structured output {"result": a + b}."""
         return a + b
+
+    @mcp.tool()
+    def forecast(city: str) -> Forecast:
+        """Two days of made-up weather for a city; nested structured output."""
+        return Forecast(
+            place=Place(name=city, lat=48.5, lon=2),
+            days=[Day(date="2026-01-01", high=7, sky="rain", note="windy"), Day(date="2026-01-02", high=9, sky="sun")],
+            issued="2026-01-01T06:00:00Z",
+        )
 
     @mcp.tool()
     def image() -> Image:
