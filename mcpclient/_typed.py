@@ -27,6 +27,7 @@ default would convert them), so a misfit is an error naming its path, not a quie
 from __future__ import annotations
 
 import copy
+import inspect
 import json
 import keyword
 import re
@@ -250,11 +251,16 @@ def _default(node: Any) -> Any:
     return value
 
 
+#: Names a server's property must not take: the generated ``__init__``'s ``self`` and the
+#: parameters of cattrs' ``make_dict_structure_fn`` (the renames travel as its keywords).
+_RESERVED = frozenset({"self", *inspect.signature(make_dict_structure_fn).parameters})
+
+
 def _identifier(key: str, taken: dict[str, Any]) -> str:
     name = re.sub(r"\W", "_", key).lstrip("_") or "field"  # attrs drops a leading "_" from init names
     if name[0].isdigit():
         name = "f_" + name
-    if keyword.iskeyword(name) or keyword.issoftkeyword(name):
+    if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _RESERVED:
         name += "_"
     while name in taken:
         name += "_"

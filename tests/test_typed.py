@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
+import keyword
 import subprocess
 import sys
 
@@ -56,6 +58,20 @@ def test_nested_objects_arrays_and_refs_become_classes():
     assert not hasattr(data, "undeclared")
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         data.tags = []
+
+
+@pytest.mark.parametrize("required", [True, False])
+def test_any_property_name_a_server_picks_makes_a_working_class(required):
+    names = list(dict.fromkeys([
+        "self", "cl", "converter", "NOTHING", "attr_dict", "_setattr", "__attrs_attrs__", "__init__",
+        "a b", "1x", "", "_", "__", "class", "match", "é", *dir(builtins), *keyword.kwlist,
+    ]))
+    schema = {"type": "object", "title": "Odd", "properties": {name: {"type": "string"} for name in names},
+              "required": names if required else []}
+    data = view(schema, {name: f"v{i}" for i, name in enumerate(names)})
+    values = [getattr(data, field.name) for field in attrs.fields(type(data))]
+    assert sorted(values) == sorted(f"v{i}" for i in range(len(names)))
+    assert data == data and repr(data)
 
 
 def test_optional_fields_take_none_or_the_schema_default():
