@@ -203,7 +203,10 @@ class _Builder:
         target: Any = self.root
         for part in ref[1:].split("/")[1:] if ref != "#" else []:
             part = part.replace("~1", "/").replace("~0", "~")
-            target = target.get(part) if isinstance(target, dict) else None
+            if isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                target = target.get(part) if isinstance(target, dict) else None
         if target is None:
             return Any
         self._building.add(ref)

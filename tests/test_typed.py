@@ -148,6 +148,14 @@ def test_a_schema_just_within_the_depth_limit_works():
     assert data == 7
 
 
+def test_refs_are_json_pointers_with_escapes_and_list_indices():
+    schema = {"type": "object", "$defs": {"a/b~c": PLACE, "list": [PLACE]},
+              "properties": {"p": {"$ref": "#/$defs/a~1b~0c"}, "n": {"$ref": "#/$defs/list/0"},
+                             "gone": {"$ref": "#/$defs/missing"}}}
+    data = view(schema, {"p": {"name": "x", "lat": 1}, "n": {"name": "y", "lat": 2}, "gone": {"k": 1}})
+    assert (data.p.name, data.n.name, data.gone) == ("x", "y", {"k": 1})
+
+
 def test_unions_and_outside_refs_stay_as_sent():
     schema = {"type": "object", "properties": {
         "either": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
