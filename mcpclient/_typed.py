@@ -101,11 +101,17 @@ def _convert(converter: Converter, value: Any, cls: Any) -> Any:
     except BaseValidationError as exc:
         errors = transform_error(exc, path="$")
         path = errors[0].rpartition(" @ ")[2] if errors else "$"
+        shown = "; ".join(_shorten(error) for error in errors[:5])
         raise StructuredOutputError(
-            f"the structured output does not fit {_name(cls)}: " + "; ".join(errors[:5]), path=path, errors=errors
+            f"the structured output does not fit {_name(cls)}: {shown}", path=path, errors=errors
         ) from exc
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
         raise StructuredOutputError(f"the structured output does not fit {_name(cls)} at $: {exc}") from exc
+
+
+def _shorten(error: str, limit: int = 300) -> str:
+    """One misfit for the message: a path a thousand levels deep is cut in its middle."""
+    return error if len(error) <= limit else error[: limit // 2] + " ... " + error[-limit // 2:]
 
 
 def _name(cls: Any) -> str:

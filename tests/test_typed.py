@@ -196,6 +196,21 @@ def test_structured_never_coerces_scalars_and_names_the_path():
         ToolResult(structured_content=True).structured(int)  # a bool is not an int
 
 
+@dataclasses.dataclass
+class Node:
+    children: list[Node]
+
+
+def test_structured_into_a_recursive_class_of_very_deep_output_is_a_clear_error_never_a_recursion_error():
+    value: dict = {"children": []}
+    for _ in range(sys.getrecursionlimit()):
+        value = {"children": [value]}
+    with pytest.raises(StructuredOutputError) as info:
+        ToolResult(structured_content=value).structured(Node)
+    assert len(str(info.value)) < 1000 and info.value.path.startswith("$.children[0].children[0]")
+    assert ToolResult(structured_content={"children": [{"children": []}]}).structured(Node) == Node([Node([])])
+
+
 def test_structured_of_something_that_is_not_an_object_is_a_clear_error():
     with pytest.raises(StructuredOutputError):
         ToolResult(structured_content=[1, 2]).structured(Report)
