@@ -38,6 +38,7 @@ from typing import Any, Optional, TypeVar, get_origin
 import attrs
 from cattrs import BaseValidationError, Converter, transform_error
 from cattrs.cols import list_structure_factory
+from cattrs.errors import StructureHandlerNotFoundError
 from cattrs.gen import make_dict_structure_fn, override
 from cattrs.preconf.json import make_converter
 
@@ -105,7 +106,16 @@ def _convert(converter: Converter, value: Any, cls: Any) -> Any:
         raise StructuredOutputError(
             f"the structured output does not fit {_name(cls)}: {shown}", path=path, errors=errors
         ) from exc
+    except StructureHandlerNotFoundError as exc:
+        raise StructuredOutputError(
+            f"cannot build {_name(cls)}: give an attrs class, a dataclass, a TypedDict or a typing"
+            f" container of them ({exc})"
+        ) from exc
     except (TypeError, ValueError, KeyError, AttributeError, RecursionError) as exc:
+        if value is None:
+            raise StructuredOutputError(
+                f"the result has no structured content to make a {_name(cls)} of: read its text or content"
+            ) from exc
         raise StructuredOutputError(f"the structured output does not fit {_name(cls)} at $: {exc}") from exc
 
 

@@ -214,6 +214,19 @@ def test_structured_into_a_recursive_class_of_very_deep_output_is_a_clear_error_
 def test_structured_of_something_that_is_not_an_object_is_a_clear_error():
     with pytest.raises(StructuredOutputError):
         ToolResult(structured_content=[1, 2]).structured(Report)
+    with pytest.raises(StructuredOutputError, match="no structured content"):
+        ToolResult().structured(int)
+
+
+class Plain:
+    def __init__(self, a: int) -> None:
+        self.a = a
+
+
+def test_structured_into_a_class_cattrs_cannot_build_is_our_error_not_cattrs():
+    with pytest.raises(StructuredOutputError, match="cannot build Plain: give an attrs class") as info:
+        ToolResult(structured_content={"a": 1}).structured(Plain)
+    assert isinstance(info.value.__cause__, Exception)
 
 
 def test_the_client_attaches_the_listed_schema_even_with_validation_off(transport):
