@@ -168,7 +168,8 @@ class ToolResult(_Display):
     is_error: bool = False
     structured_content: JSON = None
     meta: Meta | None = None
-    output_schema: dict[str, JSON] | None = field(default=None, eq=False, repr=False)
+    # Not the server's: the client's knowledge (metadata wire=False keeps it out of JSON output).
+    output_schema: dict[str, JSON] | None = field(default=None, eq=False, repr=False, metadata={"wire": False})
 
     @property
     def text(self) -> str:

@@ -40,7 +40,7 @@ def jsonable(value: Any) -> Any:
     if attrs.has(type(value)):
         out: dict[str, Any] = {}
         for a in attrs.fields(type(value)):
-            if a.name == "raw":
+            if a.name == "raw" or a.metadata.get("wire") is False:  # not what the server sent
                 continue
             item = getattr(value, a.name)
             if item is None or (a.name == "is_error" and item is False):

@@ -14,7 +14,7 @@ from mcpclient.cli import _main, main
 from mcpclient.cli._progress import Progress
 from mcpclient.testing import FakeServer
 
-from tests.conftest import DEMO_SERVER
+from tests.conftest import DEMO_SERVER, SDK_SERVER
 
 
 class TTY(io.StringIO):
@@ -95,6 +95,14 @@ def test_json_means_json_output_and_args_json_the_arguments():
     assert code == 0 and json.loads(out)["content"][0]["text"] == "5"
     code, _, err = demo("call", "add", '{"a": 2}')  # the old `--json OBJECT` habit
     assert code == 2 and "--args-json" in err
+
+
+def test_json_output_of_a_structured_tool_is_the_tool_result_without_the_schema_the_client_attached():
+    code, out, _ = run("call", "add", "a=2", "b=3", "--json", "--", *SDK_SERVER)
+    assert code == 0
+    printed = json.loads(out)
+    printed.pop("_meta", None)  # the 2026 era's server info
+    assert printed == {"content": [{"type": "text", "text": "5"}], "structuredContent": {"result": 5}}
 
 
 def test_protocol_picks_the_era():
