@@ -9,6 +9,7 @@ written here. No subprocess and no socket is involved anywhere.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import sys
@@ -17,6 +18,7 @@ import time
 import warnings
 from typing import Any
 
+import attrs
 import pytest
 
 from mcpclient import (
@@ -83,6 +85,19 @@ def sdk(era):
     client.close()
 
 
+@dataclasses.dataclass
+class Stop:
+    city: str
+    nights: int
+    note: str | None = None
+
+
+@dataclasses.dataclass
+class Trip:
+    stops: list[Stop]
+    total: float
+
+
 def build_fastmcp() -> Any:
     if fastmcp is None:
         pytest.skip("needs fastmcp (the test extra)")
@@ -94,6 +109,11 @@ def build_fastmcp() -> Any:
     def add(a: int, b: int) -> int:
         """Add two integers."""
         return a + b
+
+    @server.tool
+    def trip() -> Trip:
+        """A made-up trip; nested structured output."""
+        return Trip(stops=[Stop("Oslo", 2, "fjords"), Stop("Bergen", 1)], total=310.5)
 
     @server.tool
     def fail() -> str:
@@ -177,7 +197,7 @@ def test_the_handshake_and_era_match_what_the_client_asked_for(sdk, era):
     suite.check_image_tool, suite.check_error_tool, suite.check_tool_errors_are_results,
     suite.check_progress_reports, suite.check_mixed_content, suite.check_resources,
     suite.check_resource_templates, suite.check_read_missing_resource, suite.check_prompts,
-    suite.check_get_prompt, suite.check_completions,
+    suite.check_get_prompt, suite.check_completions, suite.check_typed_results,
 ])
 def test_sdk_server_calls(sdk, check):
     check(sdk[0])
@@ -259,6 +279,18 @@ def test_fastmcp_tools_structured_output_and_errors(fast):
     assert failed.is_error and "this tool always fails" in failed.text
     with pytest.raises(ToolError):
         client.call_tool("fail").raise_for_error()
+
+
+def test_fastmcp_structured_output_has_typed_views_as_fastmcps_own_data_does(fast):
+    client, _ = fast
+    tools = {tool.name: tool for tool in client.list_tools()}
+    added = client.call_tool("add", {"a": 2, "b": 40})
+    assert added.output_schema == tools["add"].output_schema and added.data == 42  # {"result": 42} unwrapped
+    trip = client.call_tool("trip").data
+    assert attrs.has(type(trip)) and attrs.has(type(trip.stops[0]))  # FastMCP drops titles: the names are made up
+    assert [(stop.city, stop.nights, stop.note) for stop in trip.stops] == [("Oslo", 2, "fjords"), ("Bergen", 1, None)]
+    assert trip.total == 310.5
+    assert client.call_tool("trip").structured(Trip) == Trip([Stop("Oslo", 2, "fjords"), Stop("Bergen", 1)], 310.5)
 
 
 def test_fastmcp_a_tool_that_raises_is_an_error_result_and_the_server_lives_on(fast):
