@@ -20,11 +20,11 @@ import json
 import logging
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Union
 
 from ._exceptions import ConfigError
+from ._files import write_private
 from ._project import Project, directory_from_environment
 
 __all__ = ["Approvals", "entry_digest", "file_key", "store_path"]
@@ -148,19 +148,7 @@ class Approvals:
             if problem is not None:
                 raise ConfigError(f"cannot remember approvals in {self.path}: {problem}; fix that, or pass "
                                   "--trust-project (trust_project=True) for each run instead")
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)  # mode 0600
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(payload)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, self.path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_private(self.path, payload)
         except OSError as exc:
             raise ConfigError(f"cannot write the approvals file {self.path}: {exc.strerror or exc}") from exc
         self._files = files

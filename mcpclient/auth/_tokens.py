@@ -15,7 +15,6 @@ import json
 import logging
 import os
 import stat
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import Any
 
 from attrs import define, field
 
+from .._files import write_private
 from ._errors import AuthorizationError
 
 __all__ = ["ClientInfo", "FileTokenStore", "MemoryTokenStore", "TokenStore", "Tokens"]
@@ -267,20 +267,7 @@ class FileTokenStore(TokenStore):
             if not check_directory(self.directory):
                 self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
                 check_directory(self.directory)  # created meanwhile by someone else: checked all the same
-            # mkstemp creates the file with mode 0600 and O_EXCL.
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=self.directory)
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(payload)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.replace(tmp, path)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            write_private(path, payload)
 
     def delete(self, key: str) -> None:
         with self._lock:
