@@ -22,6 +22,7 @@ from ._pages import Page, page_cursor, pages
 from ._rpc.cancel import Cancel
 from ._rpc.engine import ProgressCallback
 from ._structured import OutputValidator
+from ._text import clean
 from ._task_handle import Task
 from ._tasks import Tasks
 from ._timeouts import Deadline
@@ -94,7 +95,7 @@ class Calls:
             self._odd_names.update(odd)
             log.warning(
                 "%d tool name(s) outside the MCP format (1 to 128 of A-Z a-z 0-9 _ - .): %s%s",
-                len(odd), ", ".join(repr(name[:80]) for name in odd[:5]), " ..." if len(odd) > 5 else "",
+                len(odd), ", ".join(f"'{clean(name, 80)}'" for name in odd[:5]), " ..." if len(odd) > 5 else "",
             )
 
     def list_page(

@@ -27,6 +27,7 @@ default would convert them), so a misfit is an error naming its path, not a quie
 from __future__ import annotations
 
 import copy
+import datetime
 import inspect
 import json
 import keyword
@@ -300,7 +301,16 @@ def _strict_converter() -> Converter:
     for kind, accepted in ((str, (str,)), (int, (int,)), (float, (int, float)), (bool, (bool,))):
         converter.register_structure_hook(kind, _strict(kind, accepted))
     converter.register_structure_hook_factory(_is_list, _strict_list)  # a string is no list of chars
+    converter.register_structure_hook(datetime.datetime, _datetime)
     return converter
+
+
+def _datetime(value: Any, _type: Any) -> datetime.datetime:
+    """An RFC 3339 date-time: Python 3.10's ``fromisoformat`` does not read the ``Z`` suffix."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected an RFC 3339 date-time string, got {type(value).__name__}")
+    text = value[:-1] + "+00:00" if value[-1:] in ("Z", "z") else value
+    return datetime.datetime.fromisoformat(text)
 
 
 def _is_list(kind: Any) -> bool:

@@ -49,6 +49,7 @@ from attrs import field, frozen
 from ._approvals import Approvals, entry_digest, store_path
 from ._exceptions import ConfigError
 from ._project import Project, current_project, directory_from_environment
+from ._text import clean
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -137,9 +138,9 @@ class ServerConfig:
 
 
 def _shown(text: str) -> str:
-    """``text`` for a message, as its repr when it holds a control, newline or bidi character
-    (a project's file names its variables, and a project's path or tooling its name)."""
-    return text if text.isprintable() else repr(text)
+    """``text`` for a message, cleaned as all server and project text is (``_text.clean``): a
+    project's file names its variables, and a project's path or tooling its name."""
+    return clean(text, limit=None)
 
 
 def _consent_needed(entry: ServerConfig) -> str:
