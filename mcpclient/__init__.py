@@ -8,9 +8,9 @@ Blocking calls with timeouts, a daemon reader thread, and plain-function handler
 from scripts, notebooks, WSGI views and task queues without an event loop.
 """
 
-__version__ = "0.1.0.dev0"
-
 from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
 
 from ._client import DEFAULT_TIMEOUT, Client
 from ._exceptions import (

@@ -17,6 +17,7 @@ import weakref
 from typing import Any, Callable, Mapping, Sequence, overload
 
 from . import types as t
+from ._version import __version__
 from ._cache import ResultCache
 from ._calls import Calls
 from ._display import Capabilities, Listing
@@ -781,6 +782,4 @@ def _close_unclosed(engine: Engine, listener: Listener, seam: Seam, pid: int, tr
 
 
 def _version() -> str:
-    from . import __version__
-
     return __version__

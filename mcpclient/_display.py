@@ -167,3 +167,11 @@ class Capabilities(dict):  # type: ignore[type-arg]
 
     def _repr_html_(self) -> str:
         return capabilities_html(self)
+
+
+def _render(value: Any) -> str:
+    """The models' ``_repr_html_`` (installed below: the models never import this module)."""
+    return implementation_html(value) if isinstance(value, t.Implementation) else to_html(value)
+
+
+t.set_html_renderer(_render)

@@ -21,7 +21,9 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from . import _bounded
-from ._exceptions import RPCError, URLElicitationRequired
+from . import types as t
+from ._exceptions import ProtocolError, RPCError, URLElicitationRequired
+from ._wire import structure
 
 __all__ = [
     "Elicitation",
@@ -66,12 +68,28 @@ def url_elicitation_error(exc: RPCError, pending: PendingElicitations | None = N
     """``exc`` as a ``URLElicitationRequired`` if it is a -32042 error, else ``exc`` itself."""
     if exc.code != URL_ELICITATION_REQUIRED or isinstance(exc, URLElicitationRequired):
         return exc
-    error = URLElicitationRequired(exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id)
+    error = URLElicitationRequired(
+        exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id,
+        elicitations=url_elicitations(exc.data),
+    )
     if pending is not None:
         for request in error.elicitations:
             if request.elicitation_id:
                 pending.expect(request.elicitation_id)
     return error
+
+
+def url_elicitations(data: Any) -> list[t.ElicitationRequest]:
+    """The URL elicitations a -32042 error's ``data`` lists; a malformed entry is dropped."""
+    items = data.get("elicitations") if isinstance(data, dict) else None
+    found = []
+    for item in items if isinstance(items, list) else []:
+        if isinstance(item, dict) and isinstance(item.get("url"), str):
+            try:
+                found.append(structure({"mode": "url", **item}, t.ElicitationRequest))
+            except ProtocolError:
+                continue  # the rest are still usable
+    return found
 
 
 # -- form answers ---------------------------------------------------------------------------

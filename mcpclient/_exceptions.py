@@ -43,12 +43,9 @@ text as it was sent.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Sequence
 
 from ._text import clean
-
-if TYPE_CHECKING:
-    from .types import ToolResult
 
 __all__ = [
     "AuthorizationError",
@@ -146,7 +143,9 @@ class URLElicitationRequired(RPCError):
     ``elicitations`` lists them as ``ElicitationRequest`` values (mode "url", with ``url``,
     ``elicitation_id`` and ``message``): show each URL to the user, open it only with their
     consent, then retry the request (``notifications/elicitation/complete`` may say when).
-    mcpclient never opens or fetches these URLs itself.
+    mcpclient never opens or fetches these URLs itself. The client reads them from the
+    error's ``data`` (``_elicitation.url_elicitation_error``): this error tree never parses
+    wire data itself.
     """
 
     CODE = -32042
@@ -159,24 +158,23 @@ class URLElicitationRequired(RPCError):
         *,
         method: str | None = None,
         request_id: Any = None,
+        elicitations: Sequence[Any] = (),
     ) -> None:
         super().__init__(code, message, data, method=method, request_id=request_id)
-        self.elicitations = _url_elicitations(data)
+        self.elicitations = list(elicitations)
+
+    def __reduce__(self) -> Any:
+        return (
+            _rebuild_url_elicitation,
+            (type(self), self.code, self.message, self.data, self.method, self.request_id, self.elicitations),
+        )
 
 
-def _url_elicitations(data: Any) -> list[Any]:
-    from . import types as t
-    from ._wire import structure
-
-    items = data.get("elicitations") if isinstance(data, dict) else None
-    found = []
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, dict) and isinstance(item.get("url"), str):
-            try:
-                found.append(structure({"mode": "url", **item}, t.ElicitationRequest))
-            except ProtocolError:
-                continue  # a malformed entry is dropped; the rest are still usable
-    return found
+def _rebuild_url_elicitation(
+    cls: type[URLElicitationRequired], code: int, message: str, data: Any, method: Any, request_id: Any,
+    elicitations: list[Any],
+) -> URLElicitationRequired:
+    return cls(code, message, data, method=method, request_id=request_id, elicitations=elicitations)
 
 
 class CapabilityError(MCPError):
@@ -264,7 +262,7 @@ class OutputValidationError(ProtocolError):
     ``result`` is the ToolResult as received; ``errors`` lists what did not match.
     """
 
-    def __init__(self, message: str, *, tool: str, result: ToolResult, errors: list[str]) -> None:
+    def __init__(self, message: str, *, tool: str, result: Any, errors: list[str]) -> None:
         self.tool = tool
         self.result = result
         self.errors = errors

@@ -2,22 +2,46 @@
 
 from __future__ import annotations
 
+import abc
 import os
-from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
+from typing import Any, Mapping, Sequence, Union
 
 from ._client import DEFAULT_TIMEOUT, Client
+from ._connect import connect
 from ._factory import make_client, pick_options
 from .transports.base import Transport
 from .transports.stdio import StdioTransport
 
-if TYPE_CHECKING:
-    from .config import ServerConfig
+__all__ = ["ServerEntry", "Target", "describe_target", "open_target"]
 
-__all__ = ["Target", "describe_target", "open_target"]
+
+class ServerEntry(abc.ABC):
+    """What the opener needs of a server's config entry (``mcpclient.config.ServerConfig`` is
+    one): declared here so that opening a target never imports the config layer above it.
+
+    ``target()`` is what ``connect`` takes (the argv list or the URL) and ``check()`` raises
+    when the entry cannot be opened as written; ``env``, ``headers``, ``cwd`` and
+    ``transport`` are the entry's own options, ``name`` its name for messages.
+    """
+
+    name: str
+    env: Mapping[str, str]
+    headers: Mapping[str, str]
+    cwd: str | None
+    transport: str | None
+
+    @abc.abstractmethod
+    def target(self) -> list[str] | str:
+        """The argv list, or the URL."""
+
+    @abc.abstractmethod
+    def check(self) -> None:
+        """Raise ``ConfigError`` if this entry cannot be opened as written."""
+
 
 #: What a server can be given as: a command (argv list), an http(s) URL, a ready Transport
 #: (``mcpclient.testing.FakeServer`` included), or a config entry.
-Target = Union[Sequence[str], str, Transport, "ServerConfig"]
+Target = Union[Sequence[str], str, Transport, ServerEntry]
 
 _NOT_GIVEN: Any = object()
 
@@ -40,10 +64,7 @@ def open_target(
     client's timeout for later calls (default ``DEFAULT_TIMEOUT``; None for no limit). ``stderr`` (stdio only) is where the server's stderr
     goes, as in ``StdioTransport``. Other keyword arguments go to ``mcpclient.connect``.
     """
-    from ._connect import connect
-    from .config import ServerConfig
-
-    if isinstance(target, ServerConfig):
+    if isinstance(target, ServerEntry):
         target.check()
         return open_target(
             target.target(), env={**target.env, **(env or {})} or None,
@@ -89,8 +110,6 @@ def describe_target(target: Target) -> str:
         return target
     if isinstance(target, Transport):
         return repr(target)
-    from .config import ServerConfig
-
-    if isinstance(target, ServerConfig):
+    if isinstance(target, ServerEntry):
         return target.name
     return " ".join(str(part) for part in target)

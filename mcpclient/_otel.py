@@ -28,6 +28,7 @@ from opentelemetry.trace import Span, SpanKind, StatusCode
 
 from ._exceptions import RequestTimeout, RPCError
 from ._observe import Telemetry
+from ._version import __version__
 from .transports.base import Transport
 
 __all__ = ["OTelObserver", "network_attributes"]
@@ -85,8 +86,6 @@ def _instruments(provider: metrics.MeterProvider | None) -> tuple[Histogram, His
 
 
 def _make_instruments(provider: metrics.MeterProvider | None) -> tuple[Histogram, Histogram]:
-    from . import __version__
-
     meter = metrics.get_meter("mcpclient", __version__, meter_provider=provider)
     operations = meter.create_histogram(
         "mcp.client.operation.duration", unit="s",
@@ -125,8 +124,6 @@ def _session_id(transport: Transport) -> str | None:
 
 class OTelObserver:
     def __init__(self, config: Telemetry, transport: Transport) -> None:
-        from . import __version__
-
         self._tracer = trace.get_tracer("mcpclient", __version__, tracer_provider=config.tracer_provider)
         self._operations, self._sessions = _instruments(config.meter_provider)
         self._propagator = config.propagator

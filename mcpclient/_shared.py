@@ -28,6 +28,7 @@ from ._extending import check_claim
 from ._handlers import BUILTIN_REQUESTS
 from ._holder import ProcessLocal
 from ._notifications import ROUTED_NOTIFICATIONS
+from ._open import ServerEntry, open_target
 from ._pages import ALL_PAGES, Page
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import ProgressCallback
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from ._skills import Skill
     from .apps import UIResource
     from ._task_handle import Task
-    from .config import ServerConfig
 
 __all__ = ["RETRY_MODES", "SharedClient", "release_inherited", "safe_tool", "server_of"]
 
@@ -47,7 +47,7 @@ R = TypeVar("R")
 
 #: What ``SharedClient(target)`` takes: an http(s) URL, a command, a config entry, or a
 #: function returning an initialized ``Client`` (for anything else, ``FakeServer`` included).
-SharedTarget = Union[str, Sequence[str], "ServerConfig", Callable[[], Client]]
+SharedTarget = Union[str, Sequence[str], ServerEntry, Callable[[], Client]]
 
 RETRY_MODES = ("fail", "safe")
 #: How long a thread waits for another thread's open beyond the open's own timeout, in seconds.
@@ -512,11 +512,7 @@ def _close_client(client: Client) -> None:
 
 
 def _opener(target: SharedTarget, options: dict[str, Any]) -> Callable[[], Client]:
-    from .config import ServerConfig
-
-    if isinstance(target, ServerConfig):
-        from ._open import open_target
-
+    if isinstance(target, ServerEntry):
         rest = dict(options)
         timeout = rest.pop("timeout", 60.0)
         return lambda: open_target(target, timeout=timeout, call_timeout=timeout, **rest)

@@ -48,6 +48,7 @@ from attrs import field, frozen
 
 from ._approvals import Approvals, entry_digest, store_path
 from ._exceptions import ConfigError
+from ._open import ServerEntry, open_target
 from ._project import Project, current_project, directory_from_environment
 from ._text import clean
 
@@ -67,7 +68,7 @@ def _names_only(values: Mapping[str, str]) -> str:
 
 
 @frozen(kw_only=True)
-class ServerConfig:
+class ServerConfig(ServerEntry):
     """One server entry of a config file, with variables already expanded.
 
     Stdio servers have ``command`` (and ``args``, ``env``, ``cwd``); remote ones have ``url``
@@ -130,8 +131,6 @@ class ServerConfig:
         ``timeout`` bounds the handshake; other keyword arguments go to the transport.
         Raises ``ConfigError`` for an unusable entry, or what opening the client raises.
         """
-        from ._open import open_target
-
         self.check()
         return open_target(self.target(), env=self.env or None, headers=self.headers or None,
                            cwd=self.cwd, transport=self.transport, timeout=timeout, **kwargs)

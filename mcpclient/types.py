@@ -8,9 +8,14 @@ is kept as plain ``dict``/``list`` values, passed through verbatim.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypeVar
+import base64
+import binascii
+import html
+from typing import Any, Callable, Literal, TypeVar
 
 from attrs import field, frozen
+
+from ._exceptions import ToolError
 
 __all__ = [
     "Completion",
@@ -40,6 +45,34 @@ Meta = dict[str, Any]
 T = TypeVar("T")
 
 
+def decode_base64(data: str) -> bytes:
+    """The bytes of a base64 payload (``blob``, ``data``).
+
+    Servers in the wild send unpadded or url-safe base64: strict first, lenient after.
+    """
+    try:
+        return base64.b64decode(data, validate=True)
+    except (binascii.Error, ValueError):
+        padded = data + "=" * (-len(data) % 4)
+        return base64.b64decode(padded.replace("-", "+").replace("_", "/"))
+
+
+def _plain_html(value: Any) -> str:
+    return "<pre>" + html.escape(repr(value)) + "</pre>"
+
+
+#: What renders a model as HTML for Jupyter. The display layer (``mcpclient._display``, loaded
+#: with the package) installs its sanitising renderer with ``set_html_renderer``; the models
+#: never import it. Until then a model shows as its escaped repr.
+_render_html: Callable[[Any], str] = _plain_html
+
+
+def set_html_renderer(render: Callable[[Any], str]) -> None:
+    """Install the function that turns a model into sanitised HTML (``_repr_html_``)."""
+    global _render_html
+    _render_html = render
+
+
 class _Display:
     """Jupyter display as HTML, sanitised (``mcpclient._display``, ``mcpclient._sanitize``).
 
@@ -50,9 +83,7 @@ class _Display:
     __slots__ = ()
 
     def _repr_html_(self) -> str:
-        from ._display import to_html
-
-        return to_html(self)
+        return _render_html(self)
 
 
 @frozen(kw_only=True)
@@ -67,9 +98,7 @@ class Implementation:
     icons: list[JSON] | None = None
 
     def _repr_html_(self) -> str:
-        from ._display import implementation_html
-
-        return implementation_html(self)
+        return _render_html(self)
 
 
 @frozen(kw_only=True)
@@ -145,8 +174,6 @@ class ToolContent:
         """Return the binary payload of an image or audio part (empty for other types)."""
         if not self.data:
             return b""
-        from ._wire.converter import decode_base64  # at call time: types is below the wire
-
         return decode_base64(self.data)
 
 
@@ -213,8 +240,6 @@ class ToolResult(_Display):
     def raise_for_error(self, tool: str | None = None) -> ToolResult:
         """Raise ``ToolError`` if the tool reported failure; return self otherwise."""
         if self.is_error:
-            from ._exceptions import ToolError
-
             what = f"tool {tool!r}" if tool else "tool"
             raise ToolError(f"{what} failed: {self.text or '(no text)'}", self, tool=tool)
         return self

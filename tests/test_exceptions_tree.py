@@ -100,5 +100,5 @@ def test_types_exceptions_wire_and_display_import_without_a_cycle():
 
     for name in modules:
         assert cycle_from(name, name, set()) is None, f"import cycle: {cycle_from(name, name, set())}"
-    assert graph["mcpclient.types"] == set()
+    assert graph["mcpclient.types"] == {"mcpclient._exceptions"}  # (ToolError, for raise_for_error)
     assert graph["mcpclient._exceptions"] == set()

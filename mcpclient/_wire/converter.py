@@ -8,7 +8,6 @@ nowhere else. Lenient in (unknown keys ignored, unknown content types kept raw),
 from __future__ import annotations
 
 import base64
-import binascii
 import functools
 from typing import Any, Callable, TypeVar
 
@@ -19,6 +18,7 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from .. import _bounded
 from .. import types as t
+from ..types import decode_base64
 from .._exceptions import ProtocolError
 
 T = TypeVar("T")
@@ -302,18 +302,6 @@ def structure_list(values: Any, cls: type[T]) -> list[T]:
 def unstructure(value: Any) -> Any:
     """Turn one of our values into wire JSON."""
     return _converter.unstructure(value)
-
-
-def decode_base64(data: str) -> bytes:
-    """The bytes of a base64 payload (``blob``, ``data``).
-
-    Servers in the wild send unpadded or url-safe base64: strict first, lenient after.
-    """
-    try:
-        return base64.b64decode(data, validate=True)
-    except (binascii.Error, ValueError):
-        padded = data + "=" * (-len(data) % 4)
-        return base64.b64decode(padded.replace("-", "+").replace("_", "/"))
 
 
 def _excerpt(value: Any, limit: int = 200) -> str:

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
 
-from .. import __version__
+from .._version import __version__
 from .. import config as cfg
 from .._exceptions import (
     CapabilityError,
