@@ -33,6 +33,7 @@ from ._exceptions import (
 from ._elicitation import url_elicitation_error
 from ._extending import compose, merge_meta
 from ._handlers import Handlers
+from ._methods import CHANGE_NOTHING
 from ._observe import Observation, Observer
 from ._race import Finished, Race
 from ._rpc.cancel import Cancel
@@ -54,11 +55,9 @@ PROBE_TIMEOUT = 10.0
 PROBE_GRACE = 1.0
 #: How many input-required rounds one call may take before it is given up.
 MAX_INPUT_ROUNDS = 16
-#: Requests that change nothing on the server: re-sent once if their reply stream breaks.
-IDEMPOTENT_METHODS = frozenset({
-    "server/discover", "ping", "tools/list", "prompts/list", "resources/list",
-    "resources/templates/list", "resources/read", "prompts/get", "completion/complete",
-})
+#: Requests that change nothing on the server: re-sent once if their reply stream breaks
+#: (the protocol core's one list, ``_methods.CHANGE_NOTHING``).
+IDEMPOTENT_METHODS = CHANGE_NOTHING
 
 #: A client's life: created, then open (after initialize), then closed for good.
 UNOPENED, OPEN, CLOSED = "unopened", "open", "closed"

@@ -27,6 +27,7 @@ from ._exceptions import ConnectionClosed, MCPError
 from ._extending import check_claim
 from ._handlers import BUILTIN_REQUESTS
 from ._holder import ProcessLocal
+from ._methods import resendable_tool
 from ._notifications import ROUTED_NOTIFICATIONS
 from ._open import ServerEntry, open_target
 from ._pages import ALL_PAGES, Page
@@ -482,9 +483,8 @@ class SharedClient:
 
 
 def safe_tool(tool: t.ToolDef) -> bool:
-    """Whether the tool's annotations say running it twice is harmless."""
-    annotations = tool.annotations or {}
-    return annotations.get("readOnlyHint") is True or annotations.get("idempotentHint") is True
+    """Whether the tool's annotations say running it twice is harmless (``_methods.resendable_tool``)."""
+    return resendable_tool(tool.annotations)
 
 
 def server_of(client: Client) -> str:

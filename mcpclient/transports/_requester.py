@@ -34,6 +34,7 @@ from requests.structures import CaseInsensitiveDict
 
 from .. import _origin
 from .. import types as t
+from .._methods import CHANGE_NOTHING, resendable_tool
 from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
 from .._text import clean
@@ -60,13 +61,6 @@ ERROR_BODY_READ = 64 * 1024
 ERROR_EXCERPT = 300
 
 RETRY_STATUSES = frozenset({429, 503})
-#: Requests that change nothing on the server: safe to send again if a kept-alive connection
-#: failed under them before any reply (``tools/call`` is one only for a read-only or
-#: idempotent tool, see ``SafeTools``).
-CHANGE_NOTHING = frozenset({
-    "ping", "tools/list", "prompts/list", "resources/list", "resources/templates/list", "resources/read",
-    "prompts/get", "completion/complete", "server/discover",
-})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 #: What ``token_provider=`` takes: a ``TokenProvider``, an object with ``token() -> str``, or
@@ -84,9 +78,7 @@ class SafeTools:
 
     def learn(self, tools: list[t.ToolDef]) -> None:
         self._names = frozenset(
-            tool.name for tool in tools
-            if isinstance(tool.annotations, dict)
-            and (tool.annotations.get("readOnlyHint") is True or tool.annotations.get("idempotentHint") is True)
+            tool.name for tool in tools if resendable_tool(tool.annotations)
         )
 
     def allow(self, message: dict[str, Any]) -> bool:
