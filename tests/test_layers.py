@@ -27,7 +27,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "mcpclient._version", "mcpclient._exceptions", "mcpclient._text", "mcpclient._bounded",
         "mcpclient._redact", "mcpclient._timeouts", "mcpclient._race", "mcpclient._rpc",
         "mcpclient._eras", "mcpclient._wire", "mcpclient._methods", "mcpclient._origin",
-        "mcpclient._names", "mcpclient.types", "mcpclient._typed", "mcpclient.extensions",
+        "mcpclient._names", "mcpclient._files", "mcpclient.types", "mcpclient._typed", "mcpclient.extensions",
         "mcpclient.transports.base",
     ),
     # The transports, and auth (an island: the transports' token source is its one door).
