@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from pathlib import Path
@@ -17,6 +18,35 @@ SERVERS = ROOT / "tests" / "servers"
 FAST_SERVER = [sys.executable, str(SERVERS / "fast_server.py")]
 SDK_SERVER = [sys.executable, str(SERVERS / "sdk_server.py")]
 DEMO_SERVER = [sys.executable, str(ROOT / "examples" / "servers" / "demo_server.py")]
+
+
+#: The modules run over both kinds of stdio pipes (``MCPCLIENT_STDIO``): the stdio transport's
+#: tests and the stdio fault matrix. The portable pipes (Windows' way) run here through the
+#: same code as on Windows; a test of what only the POSIX pipes do is marked ``posix_pipes``.
+STDIO_MODULES = re.compile(
+    r"tests\.(transports\.test_stdio|faults\.test_(stdio_\w+|lifecycle|fork_and_parent_death"
+    r"|connect_deadline|failed_initialize|load_and_cycles))$"
+)
+
+
+def pytest_generate_tests(metafunc):
+    if STDIO_MODULES.match(metafunc.module.__name__):
+        metafunc.parametrize("stdio_pipes", ["posix", "portable"], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def stdio_pipes(request, monkeypatch):
+    """The kind of stdio pipes a test runs with (None: the platform's, or what the environment
+    says): set through ``MCPCLIENT_STDIO``, which child processes inherit too."""
+    kind = getattr(request, "param", None)
+    if kind is not None:
+        from mcpclient.transports._stdio_pipes import ENV_VAR
+
+        monkeypatch.setenv(ENV_VAR, kind)
+        marker = request.node.get_closest_marker("posix_pipes")
+        if kind == "portable" and marker is not None:
+            pytest.skip(f"the POSIX pipes only: {marker.args[0]}")
+    return kind
 
 
 @pytest.fixture(autouse=True)

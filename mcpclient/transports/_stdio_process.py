@@ -27,6 +27,8 @@ from typing import IO, Callable, Union
 
 __all__ = [
     "EXIT_POLL_INTERVAL",
+    "PIPE_CAPACITY_MAX",
+    "READ_SIZE",
     "StderrSink",
     "Wake",
     "close_fd",
@@ -34,7 +36,7 @@ __all__ = [
     "open_pidfd",
     "pipe_capacity",
     "pump_stderr",
-    "signal_group",
+    "pump_stderr_blocking",
     "wait",
 ]
 
@@ -135,16 +137,6 @@ def wait(proc: subprocess.Popen[bytes], timeout: float) -> bool:
         return False
 
 
-def signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    try:
-        if hasattr(os, "killpg"):
-            os.killpg(proc.pid, sig)
-        else:  # pragma: no cover - Windows
-            proc.send_signal(sig)
-    except (ProcessLookupError, PermissionError, OSError):
-        pass
-
-
 def _signal_name(number: int) -> str:
     try:
         return signal.Signals(number).name
@@ -163,10 +155,6 @@ def pump_stderr(
     assert stream is not None
     forward = _forwarder(sink, tail)
     try:
-        if not hasattr(select, "poll"):  # pragma: no cover - Windows: until the pipe ends
-            for raw in iter(stream.readline, b""):
-                forward(raw)
-            return
         _pump(proc, stream.fileno(), pidfd, forward)
     except (OSError, ValueError):
         pass
@@ -210,16 +198,48 @@ def _pump(proc: subprocess.Popen[bytes], fd: int, pidfd: int, forward: Callable[
                 return
             if left is not None:
                 left -= len(chunk)
-            lines = (partial + chunk).split(b"\n")
-            partial = lines.pop()
-            for line in lines:
-                forward(line)
-            while len(partial) > READ_SIZE:
-                forward(partial[:READ_SIZE])
-                partial = partial[READ_SIZE:]
+            partial = _split(partial, chunk, forward)
     finally:
         if partial:
             forward(partial)
+
+
+def pump_stderr_blocking(proc: subprocess.Popen[bytes], sink: StderrSink, tail: collections.deque[str]) -> None:
+    """``pump_stderr`` with plain blocking reads (no ``poll``, for the portable pipes): until
+    stderr ends, which a process the server started and that holds it delays."""
+    stream = proc.stderr
+    assert stream is not None
+    forward = _forwarder(sink, tail)
+    partial = b""
+    try:
+        fd = stream.fileno()
+        while True:
+            chunk = os.read(fd, READ_SIZE)
+            if not chunk:
+                break
+            partial = _split(partial, chunk, forward)
+    except (OSError, ValueError):
+        pass
+    finally:
+        if partial:
+            forward(partial)
+        try:
+            stream.close()
+        except OSError:
+            pass
+
+
+def _split(partial: bytes, chunk: bytes, forward: Callable[[bytes], None]) -> bytes:
+    """Forward the whole lines of ``partial + chunk`` (a line over 64 KiB in pieces of that
+    size); the start of a line whose end has not come yet is returned."""
+    lines = (partial + chunk).split(b"\n")
+    partial = lines.pop()
+    for line in lines:
+        forward(line)
+    while len(partial) > READ_SIZE:
+        forward(partial[:READ_SIZE])
+        partial = partial[READ_SIZE:]
+    return partial
 
 
 def _forwarder(sink: StderrSink, tail: collections.deque[str]) -> Callable[[bytes], None]:

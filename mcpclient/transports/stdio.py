@@ -8,8 +8,6 @@ import json
 import logging
 import os
 import re
-import select
-import signal
 import subprocess
 import sys
 import threading
@@ -17,19 +15,11 @@ import time
 from typing import Any, Iterable, Mapping
 
 from .._exceptions import ConnectionClosed, TransportError
-from . import _watchdog
-from ._stdio_process import (
-    EXIT_POLL_INTERVAL,
-    StderrSink,
-    Wake,
-    close_fd,
-    exit_status,
-    open_pidfd,
-    pipe_capacity,
-    pump_stderr,
-    signal_group,
-    wait,
-)
+from ._stdio_pipes import UNKNOWN, Exited, Pipes, WriteFailed, WriteStopped, choose
+from ._stdio_portable import ThreadedPipes
+from ._stdio_posix import PosixPipes
+from ._stdio_process import StderrSink, exit_status, wait
+from ._stdio_tree import for_this_system
 from .base import NOTHING, Peer, Transport, decode_message, encode_message
 
 __all__ = ["StdioTransport"]
@@ -52,8 +42,6 @@ MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 #: The most a single read from the server's stdout takes, in bytes: a pipe holds 64 KiB, and
 #: a larger buffer would be allocated (and mapped) for every small message for nothing.
 READ_SIZE = 1 << 16
-#: While a write waits for room in a full pipe, how often it looks whether close() was called.
-WRITE_WAIT_SLICE = 0.25
 #: How many lines of the server's stderr are kept for error messages.
 STDERR_TAIL_LINES = 20
 #: How many of them an opening that got no reply shows (``last_words``).
@@ -64,6 +52,13 @@ TORN_WRITE = (
     "a message was cut off with part of it written to the server (it had stopped reading its stdin, "
     "and the time ran out): the server would read the rest of the stream torn, so the connection is "
     "closed; open a new client to go on"
+)
+#: The same when the portable pipes' writer thread is blocked in its write: how much of the
+#: message went out cannot be known.
+STUCK_WRITE = (
+    "a message could not be written in time (the server had stopped reading its stdin) and may "
+    "have gone out in part: the server could read the rest of the stream torn, so the connection "
+    "is closed; open a new client to go on"
 )
 
 _DEFAULT_STDERR: Any = object()
@@ -78,8 +73,13 @@ class StdioTransport(Transport):
     current environment. The child's stderr is read by a thread and forwarded line by line to
     ``stderr``: ``sys.stderr`` by default (written through Python, so it works in Jupyter), a
     ``logging.Logger``, any callable taking a line, or None to discard. The last lines are kept
-    for error messages. The child runs in its own process group, and a watchdog ends it if
-    this process dies without closing it.
+    for error messages. The child runs in its own process group (a Job Object on Windows), and
+    a watchdog ends it if this process dies without closing it.
+
+    ``pipes`` chooses how the pipes are read and written (see docs/platforms.md): ``"posix"``
+    (``poll()`` and non-blocking writes, no thread but the stderr pump: the default on POSIX)
+    or ``"portable"`` (a reader and a writer thread with blocking reads and writes: the default
+    on Windows). None: the ``MCPCLIENT_STDIO`` environment variable, else the platform's.
 
     The server's exit ends the connection, even while a process it started keeps its stdout
     open: what the server wrote before it exited is still read and delivered first.
@@ -113,9 +113,11 @@ class StdioTransport(Transport):
         cwd: str | os.PathLike[str] | None = None,
         stderr: StderrSink = _DEFAULT_STDERR,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
+        pipes: str | None = None,
     ) -> None:
         if isinstance(cmd, (str, bytes)) or not cmd:
             raise ValueError("cmd must be a non-empty list of arguments (no shell is used)")
+        self.pipes = choose(pipes)
         self.cmd = [os.fspath(part) for part in cmd]
         if env is not None and not isinstance(env, Mapping):
             env = list(env)  # read twice: now, and again by reopen()
@@ -130,13 +132,9 @@ class StdioTransport(Transport):
         self._stopped = False
         self._ended: ConnectionClosed | None = None  # why the output ended
         self._reading = False
-        self._writing = False  # a thread is in send() or write_frames(): see close()
         self._stdout_closed = False
-        self._poller: Any = None  # what reads wait with: stdout, the process, close()
-        self._wake: Wake | None = None
+        self._tree = for_this_system()
         try:
-            if hasattr(select, "poll"):
-                self._wake = Wake()  # set by close(): a read waiting in poll() ends at once
             merged_env = _merge_env(env)
             self._proc = subprocess.Popen(
                 self.cmd,
@@ -145,41 +143,31 @@ class StdioTransport(Transport):
                 stderr=subprocess.PIPE,
                 env=merged_env,
                 cwd=cwd,
-                start_new_session=True,
+                **self._tree.popen_options(),
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
-            if self._wake is not None:
-                self._wake.close()
             raise TransportError(f"cannot start {self.cmd[0]!r}: {exc}") from exc
         self._config = _config_digest(self.cmd, merged_env, cwd)
         self._owner = os.getpid()
-        _watchdog.watch(self._proc.pid)  # the server dies with this process, however it ends
-        assert self._proc.stdin and self._proc.stdout and self._proc.stderr
-        self._stdin_fd = self._proc.stdin.fileno()
-        os.set_blocking(self._stdin_fd, False)
-        self._stdout = self._proc.stdout
-        self._stdout_fd = self._stdout.fileno()
+        self._tree.adopt(self._proc)  # the server dies with this process, however it ends
+        try:
+            self._pipes: Pipes = PosixPipes(self._proc) if self.pipes == "posix" else ThreadedPipes(self._proc)
+        except (OSError, RuntimeError) as exc:  # out of descriptors or threads
+            self._tree.kill()
+            self._tree.release()
+            wait(self._proc, KILL_REAP_TIMEOUT)
+            for stream in (self._proc.stdin, self._proc.stdout, self._proc.stderr):
+                if stream is not None:
+                    stream.close()
+            raise TransportError(f"cannot talk to {self.cmd[0]!r}: {exc}") from exc
+        self._atomic_write = self._pipes.atomic_write
         self._partial = bytearray()  # the start of a line whose end has not arrived yet
         self._lines: collections.deque[bytes | bytearray] = collections.deque()
         self.max_message_bytes = max_message_bytes
         self._skipping = False  # inside a message over the size limit, until its newline
-        # Readable once the server has exited (-1: no pidfd here; reads look at the process
-        # every EXIT_POLL_INTERVAL instead), and what came after: see _exited.
-        self._pidfd = -1
-        self._exit_read = False  # what the server left in stdout when it exited has been read
-        self._exit_eof = False  # and the end of output came with it
-        self._exit_looked = 0.0  # (without a pidfd) when the process was last looked at
-        if self._wake is not None:
-            self._pidfd = open_pidfd(self._proc.pid)
-            self._poller = select.poll()
-            self._poller.register(self._stdout_fd, select.POLLIN)  # first: poll() names it first
-            if self._pidfd >= 0:
-                self._poller.register(self._pidfd, select.POLLIN)
-            self._poller.register(self._wake.fd, select.POLLIN)
         self._stderr_thread = threading.Thread(
-            target=pump_stderr,
-            args=(self._proc, open_pidfd(self._proc.pid) if self._pidfd >= 0 else -1, self._stderr_sink,
-                  self._stderr_tail),
+            target=self._pipes.pump_stderr,
+            args=(self._stderr_sink, self._stderr_tail),
             name="mcpclient-stderr",
             daemon=True,
         )
@@ -198,7 +186,7 @@ class StdioTransport(Transport):
     def reopen(self) -> StdioTransport:
         """The same command started again, with the same environment, directory and stderr."""
         return StdioTransport(self.cmd, self._env_arg, cwd=self._cwd_arg, stderr=self._stderr_arg,
-                              max_message_bytes=self.max_message_bytes)
+                              max_message_bytes=self.max_message_bytes, pipes=self.pipes)
 
     @property
     def pid(self) -> int:
@@ -214,96 +202,55 @@ class StdioTransport(Transport):
 
     # -- sending ----------------------------------------------------------------------------
 
-    #: Writes of at most this many bytes to a pipe go out whole or not at all (POSIX).
-    _ATOMIC_WRITE = getattr(select, "PIPE_BUF", 0)
-    batched_writes = _ATOMIC_WRITE > 0
+    #: Whether ``frame`` and ``write_frames`` are used: the POSIX pipes write frames whole at
+    #: once; the portable ones have no such write, and frame nothing (``frame`` is None).
+    batched_writes = PosixPipes.atomic_write > 0
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         """Write one message within ``timeout``. ``TimeoutError`` when the server does not
-        read it in time: nothing of it was written, or part of it was, and then the connection
-        is closed (``TORN_WRITE``: the server would read a torn message), the server ended on
-        a thread of its own and every later call fails with ``ConnectionClosed`` saying so."""
-        self._writing = True  # before looking at _closed: close() looks at it after setting _closed
+        read it in time: nothing of it was written, or part of it was (or may have been), and
+        then the connection is closed (``TORN_WRITE``: the server would read a torn message),
+        the server ended on a thread of its own and every later call fails with
+        ``ConnectionClosed`` saying so."""
+        if self._closed:
+            raise ConnectionClosed(self._close_reason)
+        data = encode_message(message) + b"\n"
         try:
-            if self._closed:
-                raise ConnectionClosed(self._close_reason)
-            self._write(encode_message(message) + b"\n", timeout)
-        finally:
-            self._done_writing()
-
-    def _done_writing(self) -> None:
-        self._writing = False
-        if self._closed:  # close() left stdin to us
-            self._close_stdin()
-
-    def _write(self, data: bytes, timeout: float | None) -> None:
-        written = 0
-        try:
-            try:
-                written = os.write(self._stdin_fd, data)  # the usual case: it all fits at once
-                if written == len(data):
-                    return
-            except BlockingIOError:
-                pass
-            deadline = None if timeout is None else time.monotonic() + timeout
-            view = memoryview(data)
-            while written < len(view):
-                try:
-                    written += os.write(self._stdin_fd, view[written:])
-                    continue
-                except BlockingIOError:
-                    pass
-                if self._closed:  # close() came while we waited for room: stdin is ours to close
-                    raise ConnectionClosed(self._close_reason)
-                # The pipe is full: the server is not reading. Wait for room, within the deadline,
-                # a slice at a time, so that close() ends the wait within a slice.
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is None or left > 0:
-                    slice_ = WRITE_WAIT_SLICE if left is None else min(left, WRITE_WAIT_SLICE)
-                    if not _wait_writable(self._stdin_fd, slice_) and self._proc.poll() is not None:
-                        # The server has exited; a process it started holds its stdin, unread.
-                        raise self._exit_error("the server stopped reading its stdin")
-                    continue
-                if written == 0:
-                    raise TimeoutError("the server is not reading its stdin")
-                # Half a message is on the pipe: the stream can never be valid again. The caller
-                # goes at its deadline; ending the server is another thread's work.
-                self._tear(TORN_WRITE)
-                raise TimeoutError(TORN_WRITE)
-        except (TimeoutError, ConnectionClosed):  # (OSErrors, but not failures of the pipe)
-            raise
-        except (BrokenPipeError, ConnectionResetError) as exc:
-            raise self._exit_error("the server closed its stdin") from exc
-        except ValueError as exc:  # fd closed under us by close()
-            raise ConnectionClosed(self._close_reason) from exc
-        except OSError as exc:
+            left = self._pipes.write(data, None if timeout is None else time.monotonic() + timeout)
+        except WriteStopped:
+            raise ConnectionClosed(self._close_reason) from None
+        except WriteFailed as exc:
+            raise self._exit_error(str(exc)) from exc
+        except (OSError, ValueError) as exc:
             if self._closed:
                 raise ConnectionClosed(self._close_reason) from exc
             raise TransportError(f"cannot write to the server: {exc}") from exc
+        if left is None:
+            return
+        if left == 0:
+            raise TimeoutError("the server is not reading its stdin")
+        # Half a message is on the pipe: the stream can never be valid again. The caller goes
+        # at its deadline; ending the server is another thread's work.
+        reason = STUCK_WRITE if left == UNKNOWN else TORN_WRITE
+        self._tear(reason)
+        raise TimeoutError(reason)
 
     def frame(self, message: dict[str, Any]) -> bytes | None:
         data = encode_message(message) + b"\n"
-        return data if len(data) <= self._ATOMIC_WRITE else None
+        return data if len(data) <= self._atomic_write else None
 
     def write_frames(self, frames: list[bytes]) -> int:
         """Write whole frames, as many per system call as one atomic pipe write holds, until
         the pipe is full; how many went out (see ``Transport.write_frames``)."""
-        self._writing = True  # as in send()
-        try:
-            return self._write_frames(frames)
-        finally:
-            self._done_writing()
-
-    def _write_frames(self, frames: list[bytes]) -> int:
-        limit, done, count = self._ATOMIC_WRITE, 0, len(frames)
+        limit, done, count = self._atomic_write, 0, len(frames)
+        write_now = self._pipes.write_now
         while done < count and not self._closed:
             end, size = done + 1, len(frames[done])
             while end < count and size + len(frames[end]) <= limit:
                 size += len(frames[end])
                 end += 1
-            try:
-                written = os.write(self._stdin_fd, frames[done] if end == done + 1 else b"".join(frames[done:end]))
-            except (OSError, ValueError):  # full (BlockingIOError), broken or closed: for send to tell
+            written = write_now(frames[done] if end == done + 1 else b"".join(frames[done:end]))
+            if not written:  # full, broken or closed: for send to tell
                 break
             if written != size:  # POSIX forbids it on a pipe; the stream would be broken
                 log.error("a write of %d bytes to the server's stdin was cut short; closing", size)
@@ -314,12 +261,12 @@ class StdioTransport(Transport):
 
     # -- receiving --------------------------------------------------------------------------
 
-    inline_reads = hasattr(select, "poll")  # receive_within waits with poll()
+    inline_reads = True  # receive_within waits on the pipes
 
     def receive(self) -> Any:
         return self._receive(None)
 
-    spin_reads = inline_reads
+    spin_reads = True  # (the portable pipes take spin and do not spin)
 
     def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
         return self._receive(time.monotonic() + timeout, spin)
@@ -330,16 +277,19 @@ class StdioTransport(Transport):
             if self._stopped:  # after setting _reading: close() looks at it after setting _closed
                 raise self._stop_error()
             lines = self._lines
+            pipes = self._pipes
             while True:
                 if not lines:
                     if deadline is not None:
                         wait_for = deadline - time.monotonic()
-                        if wait_for <= 0 or not self._readable(wait_for, spin):
+                        if wait_for <= 0 or not pipes.wait(wait_for, spin):
                             return NOTHING
                         spin = 0.0  # once a call: the rest of a long message is waited for
-                    elif self._poller is not None:
-                        self._readable(None)  # (returns once there is something, or raises)
-                    if not lines and not self._read_chunk():  # (_exited may have filled lines)
+                    else:
+                        pipes.wait(None)  # (returns once there is something, or on close)
+                    if self._stopped:
+                        raise self._stop_error()
+                    if not self._take():
                         raise self._end_of_output("the server closed its stdout")
                     continue
                 line = lines.popleft()
@@ -350,101 +300,32 @@ class StdioTransport(Transport):
             if self._stopped:  # closed (close() left stdout to us) or ended: nothing reads it again
                 self._close_stdout()
 
-    def _readable(self, timeout: float | None, spin: float = 0.0) -> bool:
-        """Wait until stdout has something to read (or has ended), for at most ``timeout``
-        (None: no limit), the first ``spin`` seconds of it without sleeping. True once there
-        is (or lines are buffered, see ``_exited``), False when the time ran out; raises
-        ``ConnectionClosed`` once the transport is closed, or the server has exited and all
-        it wrote has been read.
-
-        The same ``poll()`` waits on the server's pidfd and on the wake ``close()`` sets: when
-        it returns for stdout alone (the usual case) that is one look at its result.
-        """
-        poll = self._poller.poll
-        stdout_fd = self._stdout_fd
-        if spin > 0.0 and timeout is not None:
-            # A poll that does not wait, again and again: when the answer comes within
-            # microseconds, the wake-up of a sleeping thread (and of an idle CPU) is saved.
-            clock = time.perf_counter
-            end = clock() + min(spin, timeout)
-            while True:
-                events = poll(0)
-                if events:
-                    return (len(events) == 1 and events[0][0] == stdout_fd) or self._woken(events)
-                if clock() >= end:
-                    break
-            timeout -= spin
-            if timeout <= 0:
-                return False
-        if self._pidfd < 0 and (timeout is None or timeout > EXIT_POLL_INTERVAL):
-            return self._readable_looking(timeout)
-        # Rounded up: a poll that returns a hair before the deadline would only come back here.
-        events = poll(-1 if timeout is None else int(timeout * 1000) + 1)
-        if not events:
-            return False
-        return (len(events) == 1 and events[0][0] == stdout_fd) or self._woken(events)
-
-    def _readable_looking(self, timeout: float | None) -> bool:
-        """``_readable`` without a pidfd: waits of at most ``EXIT_POLL_INTERVAL``, with a look
-        at the process after each that found nothing, and at least once an interval."""
-        if self._exit_read:
-            return self._exited()
-        poll = self._poller.poll
-        end = None if timeout is None else time.monotonic() + timeout
-        while True:
-            left = EXIT_POLL_INTERVAL if end is None else min(EXIT_POLL_INTERVAL, end - time.monotonic())
-            if left <= 0:
-                return False
-            events = poll(int(left * 1000) + 1)
-            now = time.monotonic()
-            if not events or now - self._exit_looked >= EXIT_POLL_INTERVAL:
-                self._exit_looked = now
-                if self._proc.poll() is not None:
-                    return self._exited()
-            if events:
-                return self._woken(events)
-
-    def _woken(self, events: list[tuple[int, int]]) -> bool:
-        """``poll()`` returned for more than stdout: ``close()`` (the wake), or the server's
-        exit (its pidfd). True if stdout can be read after all; else raises, as ``_readable``."""
-        if self._stopped:
-            raise self._stop_error()
-        if self._pidfd >= 0 and any(fd == self._pidfd for fd, _ in events):
-            return self._exited()
-        return any(fd == self._stdout_fd for fd, _ in events)
-
-    def _exited(self) -> bool:
-        """The server process has exited: what it wrote before is in the pipe now. Read that
-        (at most what the pipe holds, however much a process it started goes on writing) and
-        return True while lines are buffered; then raise ``ConnectionClosed`` with the exit
-        status, saying when another process still holds the pipe."""
-        if not self._exit_read:
-            self._exit_read = True
-            left = pipe_capacity(self._stdout_fd)
-            while left > 0 and any(fd == self._stdout_fd for fd, _ in self._poller.poll(0)):
-                if not self._read_chunk():
-                    self._exit_eof = True
-                    break
-                left -= READ_SIZE
-            if not self._exit_eof and self._partial and not self._skipping:
+    def _take(self) -> bool:
+        """Read what the pipes have into whole lines and a partial one; False at the end of
+        the output. Once the server has exited (``EXITED``: a process it started holds its
+        stdout), what it wrote is delivered, a last line without its newline too, and then
+        ``ConnectionClosed`` with its exit status is raised."""
+        try:
+            chunk = self._pipes.read()
+        except (OSError, ValueError) as exc:
+            raise self._exit_error(f"cannot read from the server: {exc}") from exc
+        if isinstance(chunk, Exited):
+            if self._partial and not self._skipping:
                 self._lines.append(self._partial)  # a last message without its newline
                 self._partial = bytearray()
             if self._lines:
                 return True
-        raise self._end_of_output("the server closed its stdout" if self._exit_eof else None)
+            raise self._end_of_output(None)
+        return self._read_chunk(chunk)
 
-    def _read_chunk(self) -> bool:
-        """Read what the pipe holds (up to 64 KiB at a time) into whole lines and a partial one;
-        False at the end of the output.
+    def _read_chunk(self, chunk: bytes) -> bool:
+        """Split a ``chunk`` of stdout (up to 64 KiB) into whole lines and a partial one;
+        False at the end of the output (an empty chunk).
 
         Large reads instead of ``readline()``'s 8 KiB ones: a 10 MB message takes a handful of
         system calls, and a partial line grows in place and is handed over as it is once its
         end comes, so a long line costs linear time and is held once.
         """
-        try:
-            chunk = os.read(self._stdout_fd, READ_SIZE)
-        except (OSError, ValueError) as exc:
-            raise self._exit_error(f"cannot read from the server: {exc}") from exc
         if not chunk:  # end of output: a last message may lack its newline
             rest, self._partial = self._partial, bytearray()
             if self._skipping or not rest or rest.isspace():
@@ -556,56 +437,41 @@ class StdioTransport(Transport):
             if closer is not None:
                 self._closer = closer
                 closer.start()
-        if self._wake is not None and os.getpid() == self._owner:  # (a forked child's is the parent's)
-            self._wake.set()
+        if os.getpid() == self._owner:  # (a forked child's pipes are the parent's)
+            self._pipes.wake()
         return True
 
     def _end_server(self, grace: float, terminate: float = TERMINATE_TIMEOUT) -> None:
-        """Let the server exit within ``grace`` of the end of its input, then SIGTERM its
-        process group, and SIGKILL it ``terminate`` later."""
+        """Let the server exit within ``grace`` of the end of its input, then ask its process
+        tree to end (SIGTERM to its group; CTRL_BREAK on Windows), and kill the tree
+        ``terminate`` later."""
         proc = self._proc
         if os.getpid() != self._owner:
             # A forked child: the server is the parent's. Drop our copy of its stdin (so it still
             # sees EOF when the parent closes), but not stdout or stderr, whose buffer locks the
             # parent's reader threads held at fork time and would hold here forever.
-            self._close_stdin()
+            self._pipes.drop_in_child()
             return
-        if not self._writing:
-            # Else the writer closes it once out of os.write: a descriptor closed under a write
-            # waiting for room could be reused by the next file opened, and the rest of the
-            # message would land there.
-            self._close_stdin()
+        self._pipes.stop_writes()  # (a write in progress closes stdin once out of it)
         if not wait(proc, grace):
-            signal_group(proc, signal.SIGTERM)
+            self._tree.terminate()
             if not wait(proc, terminate):
-                signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
+                self._tree.kill()
                 if not wait(proc, KILL_REAP_TIMEOUT):
                     log.warning("server process %d did not die after SIGKILL", proc.pid)
-        # Whatever the leader left in its group (grandchildren) goes too.
-        signal_group(proc, getattr(signal, "SIGKILL", signal.SIGTERM))
-        _watchdog.forget(proc.pid)
+        # Whatever the leader left in its tree (grandchildren) goes too.
+        self._tree.kill()
+        self._tree.release()
         if not self._reading:  # else the reader closes it on its way out
             self._close_stdout()
 
-    def _close_stdin(self) -> None:
-        try:
-            self._proc.stdin.close()  # type: ignore[union-attr]
-        except OSError:
-            pass
-
     def _close_stdout(self) -> None:
-        """Close our end of stdout and what reads wait on with it, once."""
+        """Release stdout and what reads wait on with it, once."""
         with self._close_lock:
             if self._stdout_closed:
                 return
             self._stdout_closed = True
-        try:
-            self._stdout.close()
-        except (OSError, ValueError):
-            pass
-        close_fd(self._pidfd)
-        if self._wake is not None:
-            self._wake.close()
+        self._pipes.close_stdout()
 
 
 def _may_be_json(line: bytearray) -> bool:
@@ -636,11 +502,4 @@ def _config_digest(cmd: list[str], env: dict[str, str] | None, cwd: str | os.Pat
     import hashlib  # here, when a server starts: not a cost of `import mcpclient`
 
     return hashlib.sha256(config.encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def _wait_writable(fd: int, timeout: float | None) -> bool:
-    poller = select.poll()
-    poller.register(fd, select.POLLOUT)
-    events = poller.poll(None if timeout is None else max(0, int(timeout * 1000)))
-    return bool(events)
 

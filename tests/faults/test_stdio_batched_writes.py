@@ -35,7 +35,10 @@ def test_eight_callers_hand_requests_to_each_other_and_each_is_sent_once():
     transport = CountsFrames(HOSTILE, stderr=lines)
     with Client(transport, timeout=30, protocol="legacy") as client:
         assert echo_from_threads(client, threads=8, calls=250, timeout=40) == []
-    assert transport.carried > 0  # some requests did go out with another caller's write
+    if transport.pipes == "posix":
+        assert transport.carried > 0  # some requests did go out with another caller's write
+    else:  # the portable pipes frame nothing: each caller writes its own
+        assert transport.carried == 0
     # The server saw every request exactly once (it reports each on stderr).
     assert wait_for(lambda: len(lines.starting("GOT tools/call")) >= 2000)
     ids = collections.Counter(line.split(" ", 3)[2] for line in lines.starting("GOT tools/call"))
