@@ -142,13 +142,22 @@ def _shown(text: str) -> str:
     return clean(text, limit=None)
 
 
+def _command_line(words: list[str]) -> str:
+    """``words`` quoted for this system's shell, to be pasted there (never run by us)."""
+    if sys.platform == "win32":
+        import subprocess
+
+        return subprocess.list2cmdline(words)
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def _consent_needed(entry: ServerConfig) -> str:
     """The refusal of an unapproved project entry: what it is, and exactly how to consent."""
     source = os.path.abspath(entry.source) if entry.source else None
     reads = (f"; once approved it reads {', '.join(map(_shown, entry.untrusted))} from your environment"
              if entry.untrusted else "")
     words = [w for w in (source, entry.name) if w is not None]
-    approve_with = ("run: mcpclient trust -c " + " ".join(shlex.quote(w) for w in words)
+    approve_with = ("run: mcpclient trust -c " + _command_line(words)
                     if all(w.isprintable() for w in words) else "run mcpclient trust in that project")
     return (f"server {entry.name!r} comes from the project file {_shown(source or '(unknown)')}, and mcpclient starts or "
             f"connects to a project's servers only with your consent. To approve it until its entry changes, "

@@ -4,15 +4,19 @@ The questions are asked on a dispatch thread while the main thread waits for the
 A Ctrl-C reaches the main thread only, so while a question is open the CLI's SIGINT handler
 calls ``TerminalIO.interrupt`` instead: the question ends as "cancel" and the call goes on
 (a Ctrl-C with no question open still interrupts the command). For that, reading polls
-standard input with ``select`` rather than blocking in ``input()``, which nothing could wake.
+standard input with ``select`` rather than blocking in ``input()``, which nothing could wake;
+where ``select`` takes sockets only (Windows), a thread reads the console into a queue that
+the same loop polls instead.
 Prompts go to standard error, so the result on standard output stays clean for a pipe.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import select
 import signal
+import sys
 import threading
 from types import FrameType
 from typing import Any, TextIO
@@ -44,12 +48,40 @@ def _isatty(stream: TextIO) -> bool:
 class TerminalIO:
     """Reads lines from a terminal's file descriptor, and can be interrupted from another thread."""
 
-    def __init__(self, stdin: TextIO, err: TextIO) -> None:
+    def __init__(self, stdin: TextIO, err: TextIO, *, threaded: bool | None = None) -> None:
         self._fd = stdin.fileno()
         self._err = err
         self._interrupted = threading.Event()
         self._reading = threading.Event()
         self._rest = b""
+        #: Where ``select`` cannot wait on a terminal (Windows): chunks a reader thread read.
+        self._chunks: queue.SimpleQueue[bytes] | None = None
+        if sys.platform == "win32" if threaded is None else threaded:
+            self._chunks = queue.SimpleQueue()
+            threading.Thread(target=self._pump, name="mcpclient-terminal", daemon=True).start()
+
+    def _pump(self) -> None:
+        """(Windows) Read the console for ever, into the queue ``read`` polls; b"" at its end.
+        A daemon thread: it lives as long as the console, like the CLI that made it."""
+        assert self._chunks is not None
+        while True:
+            try:
+                chunk = os.read(self._fd, 4096)
+            except OSError:
+                chunk = b""
+            self._chunks.put(chunk)
+            if not chunk:
+                return
+
+    def _next_chunk(self) -> bytes | None:
+        """What the terminal has within ``POLL`` seconds (b"" at its end), or None."""
+        if self._chunks is not None:
+            try:
+                return self._chunks.get(timeout=POLL)
+            except queue.Empty:
+                return None
+        ready, _, _ = select.select([self._fd], [], [], POLL)
+        return os.read(self._fd, 4096) if ready else None
 
     @property
     def reading(self) -> bool:
@@ -74,10 +106,9 @@ class TerminalIO:
             while b"\n" not in self._rest:
                 if self._interrupted.is_set():
                     raise KeyboardInterrupt
-                ready, _, _ = select.select([self._fd], [], [], POLL)
-                if not ready:
+                chunk = self._next_chunk()
+                if chunk is None:
                     continue
-                chunk = os.read(self._fd, 4096)
                 if not chunk:  # Ctrl-D at the start of a line
                     line, self._rest = self._rest, b""
                     if line:
