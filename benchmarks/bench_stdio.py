@@ -7,9 +7,11 @@ Usage::
     python benchmarks/bench_stdio.py --json     # machine-readable results on stdout
 
 Every client talks to the same minimal canned-reply server (``tests/servers/fast_server.py``),
-so what is measured is the client's own cost. Three clients are compared:
+so what is measured is the client's own cost. Four clients are compared:
 
 * ``mcpclient``: ``Client(StdioTransport(...))``, threads sharing one client;
+* ``mcpclient-portable``: the same over the portable pipes (``pipes="portable"``: reader and
+  writer threads, Windows' way; see docs/platforms.md);
 * ``sdk``: the official SDK's ``stdio_client`` + ``ClientSession``, asyncio tasks sharing one
   session (``asyncio.gather``);
 * ``raw``: the floor, a bare pipe client written below (one reader thread, ``json`` on both
@@ -63,7 +65,7 @@ from _common import (
 SERVER = REPO / "tests" / "servers" / "fast_server.py"
 SERVER_CMD = [sys.executable, str(SERVER)]
 
-CLIENTS = ("mcpclient", "sdk", "raw")
+CLIENTS = ("mcpclient", "mcpclient-portable", "sdk", "raw")
 CONCURRENCY = (8, 32)
 BIG_SIZE = 10_000_000
 CALL_TIMEOUT = 60.0
@@ -217,7 +219,8 @@ def _open_sync(client: str) -> tuple[Callable[[str, dict[str, Any]], str], Calla
         return raw.call_text, raw.close
     from mcpclient import Client, StdioTransport
 
-    mc = Client(StdioTransport(SERVER_CMD), timeout=CALL_TIMEOUT)
+    pipes = "portable" if client == "mcpclient-portable" else None
+    mc = Client(StdioTransport(SERVER_CMD, pipes=pipes), timeout=CALL_TIMEOUT)
     mc.initialize()
 
     def call_text(name: str, arguments: dict[str, Any]) -> str:
@@ -400,9 +403,13 @@ def _ratios(rates: dict, cpu: dict, big: dict, imports: dict) -> dict[str, Any]:
             # CPU per call (lower is better): mcpclient's over the floor's, and the SDK's over ours
             "cpu_mcpclient/raw": ratio(cpu["mcpclient"].get(mode), cpu["raw"].get(mode)),
             "cpu_sdk/mcpclient": ratio(cpu["sdk"].get(mode), cpu["mcpclient"].get(mode)),
+            # the portable pipes over the default ones (calls/s, and CPU per call)
+            "portable/mcpclient": ratio(rates["mcpclient-portable"].get(mode), mine),
+            "cpu_portable/mcpclient": ratio(cpu["mcpclient-portable"].get(mode), cpu["mcpclient"].get(mode)),
         }
     out["big_speedup_vs_sdk"] = ratio(big.get("sdk"), big.get("mcpclient"))
     out["big_mcpclient/raw"] = ratio(big.get("mcpclient"), big.get("raw"))
+    out["big_portable/mcpclient"] = ratio(big.get("mcpclient-portable"), big.get("mcpclient"))
     out["import_speedup_vs_sdk"] = ratio(imports.get("sdk"), imports.get("mcpclient"))
     return out
 
@@ -481,7 +488,7 @@ def report(results: dict[str, Any]) -> str:
         f"mcpclient stdio benchmark: Python {results['python']}, {results['cpus']} CPUs, "
         f"{p['rounds']} rounds x {p['window']}s windows, medians (min-max), {results['elapsed_s']:.0f}s",
         "",
-        f"{'calls/s':<16}" + "".join(f"{c:>22}" for c in CLIENTS) + f"{'mc/sdk':>9}{'mc/raw':>9}",
+        f"{'calls/s':<16}" + "".join(f"{c:>22}" for c in CLIENTS) + f"{'mc/sdk':>9}{'mc/raw':>9}{'port/mc':>9}",
     ]
     for mode in MODES:
         cells = ""
@@ -490,9 +497,10 @@ def report(results: dict[str, Any]) -> str:
             cells += f"{v:>9.0f} ({mm[0]:>5.0f}-{mm[1]:<5.0f})" if v else f"{'failed':>22}"
         ratio = results["ratios"][mode]
         fmt = lambda x: f"{x:>8.2f}x" if x else f"{'n/a':>9}"  # noqa: E731
-        lines.append(f"{mode:<16}{cells}{fmt(ratio['mcpclient/sdk'])}{fmt(ratio['mcpclient/raw'])}")
+        lines.append(f"{mode:<16}{cells}{fmt(ratio['mcpclient/sdk'])}{fmt(ratio['mcpclient/raw'])}"
+                     f"{fmt(ratio['portable/mcpclient'])}")
     cpu = results["cpu_us_per_call"]
-    lines += ["", f"{'CPU us/call':<16}" + "".join(f"{c:>22}" for c in CLIENTS) + f"{'sdk/mc':>9}{'mc/raw':>9}"]
+    lines += ["", f"{'CPU us/call':<16}" + "".join(f"{c:>22}" for c in CLIENTS) + f"{'sdk/mc':>9}{'mc/raw':>9}{'port/mc':>9}"]
     for mode in MODES:
         cells = ""
         for c in CLIENTS:
@@ -500,9 +508,11 @@ def report(results: dict[str, Any]) -> str:
             cells += f"{v:>9.1f} ({mm[0]:>5.0f}-{mm[1]:<5.0f})" if v else f"{'failed':>22}"
         ratio = results["ratios"][mode]
         fmt = lambda x: f"{x:>8.2f}x" if x else f"{'n/a':>9}"  # noqa: E731
-        lines.append(f"{mode:<16}{cells}{fmt(ratio['cpu_sdk/mcpclient'])}{fmt(ratio['cpu_mcpclient/raw'])}")
+        lines.append(f"{mode:<16}{cells}{fmt(ratio['cpu_sdk/mcpclient'])}{fmt(ratio['cpu_mcpclient/raw'])}"
+                     f"{fmt(ratio['cpu_portable/mcpclient'])}")
     lines.append("")
     big = results["big_result_s"]
+    port = results["ratios"].get("big_portable/mcpclient")
     lines.append(
         f"{'10 MB result':<16}"
         + "".join(
@@ -511,6 +521,7 @@ def report(results: dict[str, Any]) -> str:
             else f"{'failed':>22}"
             for c in CLIENTS
         )
+        + (f"{'':>18}{port:>8.2f}x" if port else "")
     )
     imp, rss = results["import_s"], results["idle_rss_mb"]
     lines += [

@@ -12,6 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks" / "bench_stdio.py"
 CLIENTS = ("mcpclient", "sdk", "raw")
+STDIO_CLIENTS = (*CLIENTS, "mcpclient-portable")  # (the portable pipes: stdio only)
 MODES = ("sequential", "concurrent_8", "concurrent_32")
 
 
@@ -35,7 +36,7 @@ def test_quick_benchmark_reports_positive_numbers_for_every_client() -> None:
     results = run_quick(BENCH)
 
     assert results["failures"] == []
-    for client in CLIENTS:
+    for client in STDIO_CLIENTS:
         for mode in MODES:
             assert results["calls_per_s"][client][mode] > 0, (client, mode)
         assert results["big_result_s"][client] > 0, client
@@ -45,6 +46,7 @@ def test_quick_benchmark_reports_positive_numbers_for_every_client() -> None:
     for mode in MODES:
         assert results["ratios"][mode]["mcpclient/sdk"] > 0, mode
         assert results["ratios"][mode]["mcpclient/raw"] > 0, mode
+        assert results["ratios"][mode]["portable/mcpclient"] > 0, mode
     assert results["ratios"]["big_speedup_vs_sdk"] > 0
     assert results["ratios"]["import_speedup_vs_sdk"] > 0
     assert all(isinstance(t["value"], float) and t["value"] > 0 for t in results["targets"].values())
