@@ -2,7 +2,8 @@
 
 ``Calls`` is the client's collaborator for the server's features. Its methods take timeouts
 already resolved (the ``Client`` resolves ``DEFAULT``) and go straight to ``Conversation.call``.
-Every list follows its pages through ``_pages``; every ``tools/call`` goes through
+Every list follows its pages through ``_pages`` (the result cache, a plug-in, answers pages and
+reads as middleware: ``mcpclient.plugins.cache``); every ``tools/call`` goes through
 ``_send_tool_call``, the one place that retries a call the server rejected for stale headers.
 """
 
@@ -11,11 +12,10 @@ from __future__ import annotations
 import logging
 import re
 from collections import abc
-from typing import TYPE_CHECKING, Any, Hashable, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
 from . import _bounded
 from . import types as t
-from ._cache import ResultCache, freshness
 from ._eras import modern
 from ._exceptions import ProtocolError, ResourceNotFound, RPCError, TaskSupportError
 from ._pages import Page, page_cursor, pages
@@ -51,9 +51,6 @@ _LISTINGS = {
 #: The tool name format of the specification (SEP-986, 2025-11-25): names outside it still work.
 TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
 
-#: How long a legacy list result is cached (with cache=True) when the server announces changes.
-LEGACY_CACHE_TTL = 3600.0
-
 
 class Calls:
     """The server's tools, resources, prompts and completions, as blocking calls."""
@@ -62,13 +59,11 @@ class Calls:
         self,
         session: Conversation,
         transport: Transport,
-        cache: ResultCache | None,
         outputs: OutputValidator,
         tasks: Tasks,
     ) -> None:
         self._conversation = session
         self._transport = transport
-        self._cache = cache
         self._outputs = outputs
         self._tasks = tasks
         self._task_support: dict[str, str] = {}  # tool name -> execution.taskSupport, from the last list
@@ -208,21 +203,13 @@ class Calls:
         meta: Meta = None,
     ) -> list[t.ResourceContents]:
         self._conversation.require("resources", "resources/read")
-        key = ("read", uri)
-        cache = self._cache if not meta else None  # a call with its own _meta may get another answer
-        cached = cache.get(key) if cache is not None else None
-        if cached is not None:
-            return list(cached)
         try:
             result = self._conversation.call(
                 "resources/read", {"uri": uri}, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta
             )
         except RPCError as exc:
             raise _not_found(exc, uri) from None
-        contents = structure_list(result.get("contents", []), t.ResourceContents)
-        if cache is not None:
-            self._store("resources", key, [result], contents)
-        return contents
+        return structure_list(result.get("contents", []), t.ResourceContents)
 
     # -- prompts and completions ----------------------------------------------------------------
 
@@ -269,34 +256,14 @@ class Calls:
             raise ProtocolError(f"the server's completion result has no completion object: {_bounded.excerpt(result, 200)}")
         return structure(completion, t.Completion)
 
-    # -- lists and the cache --------------------------------------------------------------------
+    # -- lists ----------------------------------------------------------------------------------
 
     def _listing(
         self, method: str, key: str, cls: type[T], timeout: float | None, capability: str, meta: Meta
     ) -> list[T]:
         self._conversation.require(capability, method)
-        # Keyed by method too: resources/list and resources/templates/list share a capability
-        # (and are dropped together by its list_changed).
-        cache_key = (capability, method)
-        cache = self._cache if not meta else None  # a listing with its own _meta may differ
-        cached = cache.get(cache_key) if cache is not None else None
-        if cached is not None:
-            return list(cached)
-        results = list(pages(self._conversation, method, timeout, meta=meta))
-        items = [item for page in results for item in structure_list(page.get(key, []), cls)]
-        if cache is not None:
-            self._store(capability, cache_key, results, items)
-        return items
-
-    def _store(self, capability: str, key: Hashable, results: list[dict[str, Any]], value: Any) -> None:
-        if self._cache is None:
-            return
-        caps = self._conversation.capabilities.get(capability)
-        announces = isinstance(caps, dict) and bool(caps.get("listChanged") or caps.get("subscribe"))
-        ttl, private = freshness(results, LEGACY_CACHE_TTL if announces else None)
-        if private:
-            return  # per-credential results are never kept: no transport names its identity
-        self._cache.put(key, value, ttl)
+        return [item for page in pages(self._conversation, method, timeout, meta=meta)
+                for item in structure_list(page.get(key, []), cls)]
 
 
 def _tool_params(name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -18,8 +18,8 @@ from typing import Any, Callable, Mapping, Sequence, overload
 
 from . import types as t
 from ._version import __version__
-from ._cache import ResultCache
 from ._calls import Calls
+from ._discovery import Discoveries
 from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
@@ -38,6 +38,7 @@ from ._subscriptions import Listener
 from ._task_handle import Task
 from ._tasks import Tasks
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
+from .cache import CacheStore
 from .apps import AppCall, AppResult, AppViews, UIResource
 from .extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
 from .transports.base import LEGACY, Transport
@@ -61,7 +62,11 @@ class Client:
     ``protocol`` picks the protocol era: "auto" (default) probes with ``server/discover`` and
     falls back to the legacy ``initialize`` handshake; "legacy" or "2026-07-28" force one.
     ``cache=True`` keeps list and read results while they are fresh (``ttlMs``), dropping them
-    on change notifications.
+    on change notifications; ``cache=store`` (a ``mcpclient.cache.CacheStore``: ``FileStore``,
+    ``RedisStore``) keeps them there, shared with the clients of other workers, and remembers
+    the server's era and discover answer there too, so they skip the era probe.
+    ``cache_partition`` (a name, or a function giving it per call) is whom private results
+    (``cacheScope: "private"``) are kept for; without it they are not kept (docs/extending.md).
 
     ``apps=True`` declares the MCP Apps extension (``io.modelcontextprotocol/ui``, see
     ``mcpclient.apps``): tool results then know their call, and render as the tool's
@@ -96,7 +101,8 @@ class Client:
         client_info: t.Implementation | None = None,
         max_dispatch: int = 16,
         protocol: str = "auto",
-        cache: bool = False,
+        cache: bool | CacheStore = False,
+        cache_partition: str | Callable[[], str | None] | None = None,
         output_validation: str = "strict",
         apps: bool = False,
         telemetry: TelemetryOption = "auto",
@@ -107,13 +113,14 @@ class Client:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
-            middleware, gather(extensions, transport, keepalive), reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
+            middleware, gather(extensions, transport, keepalive, cache=cache, cache_partition=cache_partition), reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
         )
         self._handlers = Handlers(self._seam)
         self._handlers.apps = apps
         self._state = UNOPENED
         self._state_lock = threading.Lock()
-        self._cache = ResultCache() if cache else None
+        self._keeps_lists = cache is not False and cache is not None
+        self._discoveries = Discoveries(cache) if isinstance(cache, CacheStore) else None
         self._outputs = OutputValidator(output_validation)
         self._max_dispatch = max_dispatch
         self._protocol = protocol
@@ -131,14 +138,15 @@ class Client:
             max_dispatch=self._max_dispatch,
         )
         self._conversation = Conversation(
-            self._engine, self._handlers, self.client_info, self._protocol, transport, self._observer
+            self._engine, self._handlers, self.client_info, self._protocol, transport, self._observer,
+            self._discoveries,
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._tasks = Tasks(self._conversation, self._timeouts, self._outputs)
-        self._calls = Calls(self._conversation, transport, self._cache, self._outputs, self._tasks)
+        self._calls = Calls(self._conversation, transport, self._outputs, self._tasks)
         self._skills = Skills(self._conversation, self._calls)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
-        self._notices = Notifications(self._conversation, self._handlers, self._cache, self._tasks, self._elicitation)
+        self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._tasks, self._elicitation)
         self._apps = AppViews(self._calls) if self._handlers.apps else None
         self._session = BoundSession(self._conversation, self._seam, _weak_state(self))
         self._seam.bind(self._session)

@@ -30,6 +30,7 @@ from ._exceptions import (
     StreamInterrupted,
     TransportError,
 )
+from ._discovery import Discoveries
 from ._elicitation import url_elicitation_error
 from ._extending import compose, merge_meta
 from ._handlers import Handlers
@@ -42,7 +43,7 @@ from ._timeouts import Deadline
 from .extensions import Message, Options
 from .transports.base import LEGACY, MODERN, Transport
 
-__all__ = ["PROTOCOLS", "Conversation", "remember_era"]
+__all__ = ["PROTOCOLS", "Conversation", "identity", "remember_era"]
 
 log = logging.getLogger("mcpclient")
 
@@ -83,6 +84,7 @@ class Conversation:
         protocol: str,
         transport: Transport,
         observer: Observer | None = None,
+        discoveries: Discoveries | None = None,
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
@@ -105,6 +107,12 @@ class Conversation:
         self.probe_killed = False
         #: Told of every call when telemetry is on (see _observe); None costs nothing.
         self.observer = observer
+        #: Where eras and discover answers are remembered across processes (``cache=store``);
+        #: None: only this process's memory, and the era alone.
+        self.discoveries = discoveries
+        #: Whether this opening took a remembered discover answer instead of asking.
+        self.recalled = False
+        self._discover_result: dict[str, Any] | None = None
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -131,10 +139,24 @@ class Conversation:
             ) from exc
 
     def _open(self, timeout: float | None) -> None:
+        self.recalled = False
+        recalled = self.discoveries.recall(identity(self.server_key)) if (
+            self.discoveries is not None and self.protocol == "auto") else None
         if self.protocol == "legacy":
             self._initialize(timeout)
         elif self.protocol != "auto":
             self._discover_forced(timeout)
+        elif recalled is not None and recalled.discover is not None and recalled.version is not None:
+            try:
+                self._take_discover(recalled.discover, recalled.version, probing=False)
+                self.recalled = True
+                log.debug("the server's era and discover answer were remembered: no probe")
+            except ProtocolError as exc:
+                log.debug("the remembered discover answer is unusable (%s): probing", exc)
+                self._forget()
+                self._probe(timeout, grace=PROBE_GRACE)
+        elif recalled is not None and recalled.era == LEGACY:
+            self._initialize(timeout, may_be_modern=True)
         elif (cached := _cached_era(self.server_key)) == LEGACY:
             self._initialize(timeout, may_be_modern=True)
         else:  # a server known to be modern is given the whole PROBE_TIMEOUT to answer
@@ -144,6 +166,9 @@ class Conversation:
         if self.protocol == "auto" and self.server_key is not None and self.era is not None:
             with _era_cache_lock:
                 _era_cache[self.server_key] = self.era
+            if self.discoveries is not None and not self.recalled:
+                self.discoveries.remember(identity(self.server_key), self.era, self.version,
+                                          self._discover_result if self.era == MODERN else None)
         self.era_strategy = self._choose_era()
         if self.observer is not None:
             self.observer.session_started(self.version)
@@ -271,6 +296,7 @@ class Conversation:
                 raise ProtocolError(f"the server supports {supported}, not {version}")
             version = chosen
         self.state = modern.read_discover_result(result, version)
+        self._discover_result = result
         self.handlers.server = self.state.server_info
         self.era = MODERN
         self.transport.set_protocol(MODERN, self.state.protocol_version)
@@ -372,12 +398,24 @@ class Conversation:
         ``meta`` adds keys to the request's ``_meta`` (under the era's keys, which win).
         Each round goes through the client's middleware as a message of its own.
         """
-        if self.observer is None or self.observer.idle():
-            return self._call(method, params, None, timeout, on_progress, max_total, cancel, on_sent, meta)
-        with self.observer.client_call(method, params, self.version) as seen:
-            result = self._call(method, params, seen, timeout, on_progress, max_total, cancel, on_sent, meta)
-            seen.finished(result)
-            return result
+        try:
+            if self.observer is None or self.observer.idle():
+                return self._call(method, params, None, timeout, on_progress, max_total, cancel, on_sent, meta)
+            with self.observer.client_call(method, params, self.version) as seen:
+                result = self._call(method, params, seen, timeout, on_progress, max_total, cancel, on_sent, meta)
+                seen.finished(result)
+                return result
+        except RPCError as exc:
+            if self.discoveries is not None and modern.supported_from_error(exc) is not None:
+                log.debug("the server refused the protocol version: forgetting its remembered era")
+                self._forget()
+            raise
+
+    def _forget(self) -> None:
+        """The server said its era or versions changed: what is remembered of it goes."""
+        remember_era(self.server_key, None)
+        if self.discoveries is not None:
+            self.discoveries.forget(identity(self.server_key))
 
     def _call(
         self,
@@ -568,6 +606,13 @@ def remember_era(key: Hashable | None, era: str | None) -> None:
                 _era_cache.pop(key, None)
             else:
                 _era_cache[key] = era
+
+
+def identity(key: Hashable | None) -> str | None:
+    """A transport's ``server_key`` as a string (``Session.server_identity``); None stays None."""
+    if key is None:
+        return None
+    return "/".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
 
 
 def _cached_era(key: Hashable | None) -> str | None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Sequence
 from ._exceptions import method_not_found
 from ._keepalive import KeepAlive
 from ._rpc.cancel import CancelToken
+from .cache import CacheStore
 from .extensions import (
     Call,
     Extension,
@@ -28,6 +29,7 @@ from .extensions import (
     RequestHandler,
     Session,
 )
+from .plugins.cache import Partition, ResultCache
 
 if TYPE_CHECKING:
     from .transports.base import Transport
@@ -62,12 +64,25 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
         )
 
 
-def gather(extensions: Sequence[Extension], transport: Transport, keepalive: float | None) -> list[Extension]:
+def gather(
+    extensions: Sequence[Extension], transport: Transport, keepalive: float | None, *,
+    cache: bool | CacheStore = False, cache_partition: Partition = None,
+) -> list[Extension]:
     """The extensions of a Client: the user's, then what its transport brings (the declaration
-    of an auth grant), then the ``KeepAlive`` that ``keepalive=`` stands for."""
+    of an auth grant), then the ``KeepAlive`` that ``keepalive=`` stands for, then the
+    ``ResultCache`` that ``cache=`` stands for."""
     gathered = [*extensions, *transport.extensions()]
     if keepalive is not None:
         gathered.append(KeepAlive(keepalive))
+    if cache is not False and cache is not None:
+        if cache is True:
+            gathered.append(ResultCache(partition=cache_partition))
+        elif isinstance(cache, CacheStore):
+            gathered.append(ResultCache(cache, partition=cache_partition))
+        else:
+            raise TypeError(f"cache= takes True, False or a mcpclient.cache.CacheStore, got {cache!r}")
+    elif cache_partition is not None:
+        raise ValueError("cache_partition= needs cache= (True or a CacheStore)")
     return gathered
 
 

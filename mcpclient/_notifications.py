@@ -1,6 +1,6 @@
 """Change notifications and server logs: what the server tells the client unasked.
 
-``Notifications`` routes every notification (to the log router, the cache, the user's
+``Notifications`` routes every notification (to the log router, the user's
 callbacks, the tasks and the elicitations) and keeps what the client listens for. How a
 subscription or a log level reaches the server is the era's (``Era.subscribe``,
 ``Era.set_log_level``, ``Era.listen_filter``).
@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from ._cache import ResultCache
 from ._elicitation import Elicitation
 from ._handlers import Handlers
 from ._logging import LOG_LEVELS, LogRouter
@@ -46,13 +45,13 @@ class Notifications:
         self,
         session: Conversation,
         handlers: Handlers,
-        cache: ResultCache | None,
+        keeps_lists: bool,
         tasks: Tasks,
         elicitation: Elicitation,
     ) -> None:
         self._conversation = session
         self._handlers = handlers
-        self._cache = cache
+        self._keeps_lists = keeps_lists  # a result cache wants list changes (it drops on them)
         self._tasks = tasks
         self._elicitation = elicitation
         self.logs = LogRouter()
@@ -104,7 +103,7 @@ class Notifications:
         era = self._conversation.era_strategy
         if era is None:
             return False
-        wants_lists = self._list_changed is not None or self._cache is not None
+        wants_lists = self._list_changed is not None or self._keeps_lists
         wanted = era.listen_filter(self._conversation.capabilities, wants_lists, self._subscribed)
         if wanted is None:
             return False
@@ -118,15 +117,11 @@ class Notifications:
             self.logs.route(params, state.server_info if state else None)
         elif method in _LIST_CHANGED:
             kind = _LIST_CHANGED[method]
-            if self._cache is not None:
-                self._cache.drop(kind)
             if self._list_changed is not None:
                 self._list_changed(kind)
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):
-                if self._cache is not None:
-                    self._cache.drop("read", uri)
                 if self._resource_updated is not None:
                     self._resource_updated(uri)
         elif method in STATUS_NOTIFICATIONS:

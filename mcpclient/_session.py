@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping
 
-from ._conversation import CLOSED, OPEN, Conversation
+from ._conversation import CLOSED, OPEN, Conversation, identity
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom
 from .extensions import Options, Session
@@ -60,6 +60,10 @@ class BoundSession(Session):
     @property
     def era(self) -> str | None:
         return self._conversation.era
+
+    @property
+    def server_identity(self) -> str | None:
+        return identity(self._conversation.server_key)
 
     @property
     def is_open(self) -> bool:

@@ -168,6 +168,14 @@ class Session(abc.ABC):
     def is_open(self) -> bool:
         """Whether the client is open (initialized and not closed)."""
 
+    @property
+    def server_identity(self) -> str | None:
+        """Names the server this session talks to, the same in every process (a stdio
+        server's command, arguments, environment and directory as a digest; an HTTP
+        server's origin and path), with no credentials in it; None when the transport names
+        none. For keys of what is kept about a server (``mcpclient.cache``)."""
+        return None
+
     @abc.abstractmethod
     def run(self, work: Callable[[], None]) -> None:
         """Run ``work`` on a worker thread of this client (never the caller's); errors are logged."""

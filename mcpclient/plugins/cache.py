@@ -1,0 +1,179 @@
+"""The result cache: list and read results kept while fresh, as an extension of the seam.
+
+``Client(cache=True)`` (a ``MemoryStore`` of the client's own) or ``Client(cache=store)``
+(any ``mcpclient.cache.CacheStore``, shared by the clients given it) adds a ``ResultCache``.
+Its middleware answers ``tools/list``, ``prompts/list``, ``resources/list``,
+``resources/templates/list`` (each page) and ``resources/read`` from the store while fresh,
+and drops what a ``list_changed`` or ``resources/updated`` notification concerns.
+
+Modern results say how long they stay fresh (``ttlMs``) and whether they may be shared across
+credentials (``cacheScope``). Legacy results carry neither: they are kept only when the server
+promised to announce changes (``listChanged`` / ``subscribe``), for ``LEGACY_TTL`` at most.
+Private results (``cacheScope: "private"``) are kept only under a partition
+(``cache_partition=``: the user they were fetched for) and served only to that partition;
+without one they are not kept. A request with its own ``_meta`` is neither answered from nor
+kept in the cache (another ``_meta`` may get another answer), nor is an input round.
+
+Keys: ``mcpclient/result/<server>/<method>/<params digest>/<scope>``, where ``<server>`` is a
+digest of the server's identity (``Session.server_identity``) and ``<scope>`` is ``public`` or
+a digest of the partition: no credential, URI or user name is ever in a key.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any, Callable, Mapping, Sequence
+
+from ..cache import CacheStore, MemoryStore, digest
+from ..extensions import Extension, Message, Middleware, Next, Session
+
+__all__ = ["LEGACY_TTL", "Partition", "ResultCache", "freshness"]
+
+log = logging.getLogger("mcpclient")
+
+#: How long a legacy result is kept when the server announces changes.
+LEGACY_TTL = 3600.0
+#: ``cache_partition=``: a name, or a function giving the name for the current call (None:
+#: no partition, so private results are not kept).
+Partition = str | Callable[[], "str | None"] | None
+
+#: The cached methods, with the capability whose announcements keep a legacy result fresh.
+CACHED = {
+    "tools/list": "tools",
+    "prompts/list": "prompts",
+    "resources/list": "resources",
+    "resources/templates/list": "resources",
+    "resources/read": "resources",
+}
+#: What each list_changed notification makes stale.
+_LIST_CHANGED = {
+    "notifications/tools/list_changed": ("tools/list",),
+    "notifications/prompts/list_changed": ("prompts/list",),
+    "notifications/resources/list_changed": ("resources/list", "resources/templates/list"),
+}
+
+
+def freshness(results: Sequence[dict[str, Any]], legacy_ttl: float | None) -> tuple[float, bool]:
+    """How long results (the pages of one answer) stay fresh, and whether one is private.
+
+    Modern results carry ``ttlMs``; the shortest wins. Legacy ones carry none: they get
+    ``legacy_ttl`` (None when they must not be cached at all).
+    """
+    ttls: list[float] = []
+    private = False
+    for result in results:
+        ttl = result.get("ttlMs")
+        if isinstance(ttl, (int, float)) and not isinstance(ttl, bool):
+            ttls.append(max(0.0, ttl / 1000.0))
+        elif legacy_ttl is not None:
+            ttls.append(legacy_ttl)
+        else:
+            return 0.0, False
+        if result.get("cacheScope") == "private":
+            private = True
+    return (min(ttls) if ttls else 0.0), private
+
+
+class ResultCache(Extension):
+    """Keeps list and read results in ``store`` while fresh (see the module's docstring).
+
+    The store is the caller's: closing the Client does not close it (a shared store outlives
+    its clients), except the ``MemoryStore`` made for ``store=None``.
+    """
+
+    def __init__(self, store: CacheStore | None = None, *, partition: Partition = None) -> None:
+        if store is not None and not isinstance(store, CacheStore):
+            raise TypeError(f"cache= takes True, False or a mcpclient.cache.CacheStore, got {store!r}")
+        if partition is not None and not isinstance(partition, str) and not callable(partition):
+            raise TypeError(f"cache_partition= takes a string or a function, got {partition!r}")
+        self.store: CacheStore = store if store is not None else MemoryStore()
+        self._partition = partition
+        self._session: Session | None = None
+        self._server = "unbound"
+
+    # -- the seam ----------------------------------------------------------------------------------
+
+    def middleware(self) -> Sequence[Middleware]:
+        return (self._middleware,)
+
+    def bind(self, session: Session) -> None:
+        self._session = session
+        identity = session.server_identity
+        # A server without an identity gets one of this client's own: nothing shared.
+        self._server = digest(identity) if identity is not None else f"client-{id(self):x}"
+
+    # -- the middleware ----------------------------------------------------------------------------
+
+    def _middleware(self, message: Message, next_: Next) -> Any:
+        if message.direction == "receive":
+            if message.kind == "notification":
+                self._on_notification(message.method, message.params or {})
+            return next_(message)
+        if message.kind != "request" or message.method not in CACHED or message.options.meta:
+            return next_(message)
+        params = {k: v for k, v in (message.params or {}).items() if k != "_meta"}
+        if "requestState" in params or "inputResponses" in params:
+            return next_(message)  # an input round answers one caller's questions
+        base = self._key(message.method, params)
+        partition = self._partition_name()
+        for scope in ("public", *((digest(partition),) if partition is not None else ())):
+            hit = self._load(f"{base}/{scope}")
+            if hit is not None:
+                return hit
+        result = next_(message)
+        if isinstance(result, dict):
+            self._keep(message.method, base, result, partition)
+        return result
+
+    def _partition_name(self) -> str | None:
+        partition = self._partition
+        if partition is None or isinstance(partition, str):
+            return partition
+        name = partition()
+        return name if isinstance(name, str) and name else None
+
+    def _key(self, method: str, params: Mapping[str, Any] | None) -> str:
+        return f"mcpclient/result/{self._server}/{method}/{digest(params or {})}"
+
+    def _load(self, key: str) -> dict[str, Any] | None:
+        raw = self.store.get(key)
+        if raw is None:
+            return None
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            log.warning("dropping a cache entry that is not JSON (%s)", key)
+            self.store.delete(key)
+            return None
+        return value if isinstance(value, dict) else None
+
+    def _keep(self, method: str, base: str, result: dict[str, Any], partition: str | None) -> None:
+        if result.get("resultType", "complete") != "complete":
+            return
+        caps = self._session.server_capabilities.get(CACHED[method]) if self._session is not None else None
+        announces = isinstance(caps, dict) and bool(caps.get("listChanged") or caps.get("subscribe"))
+        ttl, private = freshness([result], LEGACY_TTL if announces else None)
+        if ttl <= 0:
+            return
+        if private and partition is None:
+            return  # a private result with nobody to keep it for is not kept
+        scope = digest(partition) if private else "public"
+        try:
+            value = json.dumps(result, separators=(",", ":")).encode()
+        except (TypeError, ValueError):
+            return
+        self.store.set(f"{base}/{scope}", value, ttl)
+
+    def _on_notification(self, method: str, params: Mapping[str, Any]) -> None:
+        if method in _LIST_CHANGED:
+            for stale in _LIST_CHANGED[method]:
+                self.store.delete_prefix(f"mcpclient/result/{self._server}/{stale}/")
+        elif method == "notifications/resources/updated":
+            uri = params.get("uri")
+            if isinstance(uri, str):
+                self.store.delete_prefix(self._key("resources/read", {"uri": uri}) + "/")
+
+    def clear(self) -> None:
+        """Forget every result of this client's server."""
+        self.store.delete_prefix(f"mcpclient/result/{self._server}/")
