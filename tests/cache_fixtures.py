@@ -1,0 +1,95 @@
+"""Real parts for the cache-store tests: Debian's ``redis-server`` and the SDK cache server,
+each on a free loopback port and killed afterwards."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def redis_binary() -> str:
+    """The redis-server binary; skips when it is missing, except in CI where that fails."""
+    found = shutil.which("redis-server")
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("redis-server is missing in CI: .ci/run installs Debian's redis-server")
+        pytest.skip("redis-server is not installed (Debian: apt-get install redis-server)")
+    return found
+
+
+def start_redis() -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server on 127.0.0.1 with no persistence; (process, URL)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+         "--protected-mode", "yes"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return proc, f"redis://127.0.0.1:{port}/0"
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+    proc.kill()
+    proc.wait(5)
+    raise AssertionError("redis-server did not listen within 10 s")
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(5)
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    proc, url = start_redis()
+    try:
+        yield url
+    finally:
+        stop(proc)
+
+
+class CacheServer:
+    """tests/servers/sdk_cache_server.py, counting the requests it gets."""
+
+    def __enter__(self) -> CacheServer:
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests/servers/sdk_cache_server.py")],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().decode()
+        if not line.startswith("LISTENING "):
+            stop(self.proc)
+            raise AssertionError(f"the cache server did not start: {line!r}")
+        self.url = line.split()[1]
+        return self
+
+    def counts(self) -> dict[str, int]:
+        with urllib.request.urlopen(self.url.replace("/mcp", "/counts"), timeout=5) as response:
+            counts: dict[str, int] = json.loads(response.read())
+            return counts
+
+    def __exit__(self, *exc_info: object) -> None:
+        stop(self.proc)

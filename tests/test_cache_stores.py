@@ -1,0 +1,110 @@
+"""The cache stores (memory, files, a real redis-server) and the result cache over them, with
+a real SDK server counting what it is asked."""
+
+from __future__ import annotations
+
+import os
+import stat
+import threading
+import time
+
+import pytest
+
+from mcpclient import Client
+from mcpclient.cache import FileStore, MemoryStore, RedisStore
+from mcpclient.transports import StreamableHTTPTransport
+from tests.cache_fixtures import CacheServer, redis_url  # noqa: F401 (a fixture)
+
+
+def stores(tmp_path, url):
+    return [MemoryStore(), FileStore(tmp_path / "c"), RedisStore(url)]
+
+
+def test_every_store_keeps_expires_and_deletes(tmp_path, redis_url):  # noqa: F811
+    for store in stores(tmp_path, redis_url):
+        store.set("a/1", b"one", 60)
+        store.set("a/2", b"two", 60)
+        store.set("b/1", b"three", 0.2)
+        store.set("z", b"never", 0)
+        assert store.get("a/1") == b"one" and store.get("z") is None, store
+        store.delete_prefix("a/")
+        assert store.get("a/1") is None and store.get("a/2") is None and store.get("b/1") == b"three", store
+        time.sleep(0.5)
+        assert store.get("b/1") is None, store
+        store.close()
+
+
+def test_a_file_store_is_private_skips_damaged_entries_and_stays_bounded(tmp_path, caplog):
+    store = FileStore(tmp_path / "c", max_bytes=4000)
+    assert stat.S_IMODE((tmp_path / "c").stat().st_mode) == 0o700
+    store.set("k", b"v", 60)
+    (entry,) = list((tmp_path / "c").iterdir())
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o600
+    entry.write_bytes(b"\x80garbage")
+    assert store.get("k") is None and "damaged" in caplog.text
+    (tmp_path / "c" / "foreign.txt").write_text("not ours")
+    for i in range(100):
+        store.set(f"k{i}", b"x" * 200, 60)
+    store.sweep()
+    assert sum(p.stat().st_size for p in (tmp_path / "c").iterdir() if p.suffix == ".mcpcache") <= 4000
+    assert store.get("k99") == b"x" * 200
+
+
+def test_file_store_writers_in_threads_and_processes_never_tear_an_entry(tmp_path):
+    store = FileStore(tmp_path / "c")
+    values = [bytes([i]) * 50_000 for i in range(8)]
+    pids = []
+    for i in range(2):
+        pid = os.fork()
+        if pid == 0:
+            child = FileStore(tmp_path / "c")
+            for _ in range(30):
+                child.set("shared", values[i], 60)
+            os._exit(0)
+        pids.append(pid)
+    seen = []
+
+    def write(i):
+        for _ in range(30):
+            store.set("shared", values[i], 60)
+            seen.append(store.get("shared"))
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(2, 6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    for pid in pids:
+        os.waitpid(pid, 0)
+    assert seen and all(value in values for value in seen)
+    assert not list((tmp_path / "c").glob(".tmp-*"))
+
+
+def test_a_dead_redis_misses_quickly_and_calls_still_work(redis_url, caplog):  # noqa: F811
+    store = RedisStore(redis_url.replace(redis_url.rsplit(":", 1)[1].split("/")[0], "1"), timeout=0.5)
+    started = time.monotonic()
+    store.set("k", b"v", 60)
+    assert store.get("k") is None
+    assert time.monotonic() - started < 2.0
+    assert "Redis cache failed" in caplog.text
+    with CacheServer() as server:
+        with Client(StreamableHTTPTransport(server.url), cache=store, timeout=10) as client:
+            assert [tool.name for tool in client.list_tools()] == ["echo"]
+
+
+@pytest.mark.parametrize("kind", ["file", "redis"])
+def test_public_results_are_shared_and_private_ones_kept_per_partition(kind, tmp_path, redis_url):  # noqa: F811
+    store = FileStore(tmp_path / "c") if kind == "file" else RedisStore(redis_url)
+    with CacheServer() as server:
+        for user in ("alice", "bob", "alice", "bob"):
+            transport = StreamableHTTPTransport(server.url, headers={"X-User": user})
+            with Client(transport, cache=store, cache_partition=user, timeout=10) as client:
+                assert [tool.name for tool in client.list_tools()] == ["echo"]
+                assert client.read_resource("user://me")[0].text == f"the profile of {user}"
+        with Client(StreamableHTTPTransport(server.url, headers={"X-User": "carol"}), cache=store,
+                    timeout=10) as client:
+            assert client.read_resource("user://me")[0].text == "the profile of carol"  # no partition: asked
+        counts = server.counts()
+    assert counts["tools/list"] == 1
+    assert counts["resources/read"] == 3
+    store.close()
