@@ -87,6 +87,11 @@ class Client:
     docs/extending.md. ``keepalive=30`` adds ``KeepAlive(30)``: a legacy-era ping every 30 s
     that ends the connection when one goes unanswered.
 
+    ``policy`` (a ``mcpclient.policy.Policy``) gates every tool call: allowed, refused
+    (``ToolCallDenied``, never sent) or asked of its approver. ``lock="mcp.lock"`` checks the
+    server's tools against a lockfile on connect and on every change; ``on_change`` says what
+    a changed tool gets: "refuse", "warn" or "update". See docs/policy.md.
+
     Every request method takes ``meta=``, a mapping of extra ``_meta`` keys for that request
     (vendor keys, trace ids of one's own). The era's ``_meta`` keys and, with
     ``on_progress``, the ``progressToken`` are the client's: a ``meta`` key of the same name
@@ -109,11 +114,17 @@ class Client:
         middleware: Sequence[Middleware] = (),
         extensions: Sequence[Extension] = (),
         keepalive: float | None = None,
+        policy: Any = None,
+        lock: Any = None,
+        on_change: str = "refuse",
     ) -> None:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
-            middleware, gather(extensions, transport, keepalive, cache=cache, cache_partition=cache_partition), reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS
+            middleware,
+            gather(extensions, transport, keepalive, cache=cache, cache_partition=cache_partition,
+                   policy=policy, lock=lock, on_change=on_change),
+            reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
         )
         self._handlers = Handlers(self._seam)
         self._handlers.apps = apps

@@ -53,6 +53,9 @@ def connect(
     middleware: Sequence[Middleware] = (),
     extensions: Sequence[Extension] = (),
     keepalive: float | None = None,
+    policy: Any = None,
+    lock: Any = None,
+    on_change: str = "refuse",
     sampling_handler: Callable[..., Any] | None = None,
     elicitation_handler: Callable[..., Any] | None = None,
     elicitation_modes: Sequence[str] = ("form",),
@@ -72,7 +75,8 @@ def connect(
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
     ``max_dispatch``, ``protocol``, ``cache``, ``output_validation``, ``apps``, ``telemetry``,
-    ``middleware``, ``extensions`` and ``keepalive`` go to the ``Client``.
+    ``middleware``, ``extensions``, ``keepalive``, ``policy``, ``lock`` and ``on_change`` go to
+    the ``Client``.
     Handlers
     (``elicitation_modes``: what the elicitation handler takes, "form" and/or "url")
     and ``roots`` are installed before the handshake, so their capabilities are declared.
@@ -95,6 +99,9 @@ def connect(
             middleware=middleware,
             extensions=extensions,
             keepalive=keepalive,
+            policy=policy,
+            lock=lock,
+            on_change=on_change,
             sampling_handler=sampling_handler,
             elicitation_handler=elicitation_handler,
             elicitation_modes=elicitation_modes,

@@ -26,7 +26,9 @@ The hierarchy::
     │   ├── StreamInterrupted     a reply stream broke before the reply (the request may have run)
     │   └── HTTPStatusError       the HTTP server answered with an error status
     ├── ConfigError               also a ValueError: a config file or entry cannot be used
-    └── UnknownToolError          also a LookupError: no server of a ClientGroup has that tool
+    ├── UnknownToolError          also a LookupError: no server of a ClientGroup has that tool
+    └── ToolCallDenied            also a PermissionError: the policy gate refused a tool call
+        └── ToolChanged           the tool changed since it was locked (mcp.lock); refused
 
 Some are importable from where they are used too: ``mcpclient.auth`` (the authorization
 errors), ``mcpclient.config.ConfigError`` and ``mcpclient.group.UnknownToolError``.
@@ -60,6 +62,8 @@ __all__ = [
     "ProtocolError",
     "RegistrationError",
     "TokenRequestError",
+    "ToolCallDenied",
+    "ToolChanged",
     "UnknownToolError",
     "RPCError",
     "RequestCancelled",
@@ -384,6 +388,35 @@ class UnknownToolError(MCPError, LookupError):
     def __init__(self, message: str, *, tool: str) -> None:
         self.tool = tool
         super().__init__(message)
+
+
+class ToolCallDenied(MCPError, PermissionError):
+    """A tool call was refused before it was sent (``mcpclient.policy``): the server never saw it.
+
+    ``tool`` and ``server`` name the call, ``rule`` the rule that decided (``"default"`` when
+    none matched), ``reason`` why (a deny rule, an approver's no, no approver to ask, a
+    deadline passed). An agent adapter turns it into a failed tool call the model can read.
+    """
+
+    def __init__(self, message: str, *, tool: str, server: str | None = None, rule: str | None = None,
+                 reason: str = "") -> None:
+        self.tool = tool
+        self.server = server
+        self.rule = rule
+        self.reason = reason
+        super().__init__(message)
+
+
+class ToolChanged(ToolCallDenied):
+    """The tool differs from its entry in the lockfile (or is not in it), and ``on_change="refuse"``.
+
+    ``diff`` says what changed (description lines, schema paths), as ``mcpclient lock --check``
+    shows it. Review the change, then ``mcpclient lock`` to accept it.
+    """
+
+    def __init__(self, message: str, *, tool: str, server: str | None = None, diff: str = "") -> None:
+        self.diff = diff
+        super().__init__(message, tool=tool, server=server, rule="lock", reason="changed since locked")
 
 
 # -- authorization (mcpclient.auth): messages never contain tokens, client secrets,

@@ -18,6 +18,8 @@ from ._exceptions import method_not_found
 from ._keepalive import KeepAlive
 from ._rpc.cancel import CancelToken
 from .cache import CacheStore
+from .plugins.lock import Lock, lock_extension
+from .plugins.policy import Policy, PolicyGate
 from .extensions import (
     Call,
     Extension,
@@ -67,11 +69,19 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
 def gather(
     extensions: Sequence[Extension], transport: Transport, keepalive: float | None, *,
     cache: bool | CacheStore = False, cache_partition: Partition = None,
+    policy: Policy | None = None, lock: Lock | str | None = None, on_change: str = "refuse",
 ) -> list[Extension]:
-    """The extensions of a Client: the user's, then what its transport brings (the declaration
-    of an auth grant), then the ``KeepAlive`` that ``keepalive=`` stands for, then the
-    ``ResultCache`` that ``cache=`` stands for."""
-    gathered = [*extensions, *transport.extensions()]
+    """The extensions of a Client: the tool lock and the policy gate that ``lock=`` and
+    ``policy=`` stand for (outermost: nothing of another extension runs for a refused call),
+    the user's, then what its transport brings (the declaration of an auth grant), then the
+    ``KeepAlive`` that ``keepalive=`` stands for, then the ``ResultCache`` that ``cache=``
+    stands for."""
+    gathered: list[Extension] = []
+    if lock is not None:
+        gathered.append(lock_extension(lock, on_change))
+    if policy is not None:
+        gathered.append(PolicyGate(policy))
+    gathered += [*extensions, *transport.extensions()]
     if keepalive is not None:
         gathered.append(KeepAlive(keepalive))
     if cache is not False and cache is not None:

@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence, Union
 from ._client import DEFAULT_TIMEOUT, Client
 from ._connect import connect
 from ._factory import make_client, pick_options
+from .plugins.naming import named
 from .transports.base import Transport
 from .transports.stdio import StdioTransport
 
@@ -66,6 +67,7 @@ def open_target(
     """
     if isinstance(target, ServerEntry):
         target.check()
+        kwargs = named(kwargs, target.name)
         return open_target(
             target.target(), env={**target.env, **(env or {})} or None,
             headers={**target.headers, **(headers or {})} or None, cwd=target.cwd or cwd,

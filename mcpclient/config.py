@@ -51,11 +51,13 @@ from ._exceptions import ConfigError
 from ._open import ServerEntry, open_target
 from ._project import Project, current_project, directory_from_environment
 from ._text import clean
+from .plugins._policy_config import policy_from_dict
 
 if TYPE_CHECKING:
     from ._client import Client
+    from .plugins.policy import Approver, Policy
 
-__all__ = ["ConfigError", "ServerConfig", "approve", "default_paths", "load", "load_file"]
+__all__ = ["ConfigError", "ServerConfig", "approve", "default_paths", "load", "load_file", "load_policy"]
 
 log = logging.getLogger(__name__)
 
@@ -471,3 +473,39 @@ def approve(entry: ServerConfig, *, remember: bool = False,
     if remember and entry.project:
         _approvals(environ).add(entry.source or "", {entry.name: entry.digest or ""})
     return entry
+
+
+def load_policy(path: PathLike | Sequence[PathLike] | None = None, *, approver: Approver | None = None,
+                environ: Mapping[str, str] | None = None, trust_project: bool = False) -> Policy | None:
+    """The ``"policy"`` object beside the servers (see docs/policy.md), or None when no file has one.
+
+    Read from ``path`` (a file or a list) or the usual files, in ``load``'s order; the first
+    file with a policy gives it. A project file's policy (not approved: ``trust_project``)
+    keeps only its ``deny`` and ``ask`` rules and no audit file: a checkout may make calls
+    stricter, never looser. A relative ``audit`` path is taken from the file's directory.
+    Raises ``ConfigError`` for a policy that is not well formed.
+    """
+    project = current_project()
+    if path is None:
+        sources = _sources(environ=environ)
+    else:
+        paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+        sources = _users_first([(Path(p), project.contains(p)) for p in paths])
+    for candidate, in_project in sources:
+        if path is None and not candidate.is_file():
+            continue
+        try:
+            data = json.loads(_strip_jsonc(candidate.read_text(encoding="utf-8-sig")))
+        except (OSError, ValueError) as exc:
+            if path is not None:
+                raise ConfigError(f"cannot read the config file {candidate}: {exc}") from exc
+            continue
+        raw = data.get("policy") if isinstance(data, dict) else None
+        if raw is None:
+            continue
+        policy = policy_from_dict(raw, approver=approver, where=f"the policy of {candidate}",
+                                  allow_rules=not in_project or trust_project)
+        if policy.audit is not None and not os.path.isabs(policy.audit):
+            policy.audit = str(candidate.resolve().parent / policy.audit)
+        return policy
+    return None

@@ -25,6 +25,7 @@ from ._client import DEFAULT, Client
 from ._exceptions import MCPError, RequestTimeout, UnknownToolError
 from ._names import MAX_NAME_LENGTH, sanitize, unique_names
 from ._open import Target, open_target
+from .plugins.naming import named
 from .apps import visible_to_model
 
 __all__ = ["ClientGroup", "UnknownToolError"]
@@ -131,7 +132,7 @@ class ClientGroup:
 
     def _open_one(self, name: str, target: Target) -> None:
         try:
-            options = dict(self.options)
+            options = named(self.options, name)
             if self.timeout is not DEFAULT:
                 options["call_timeout"] = self.timeout
             client = open_target(target, timeout=self.open_timeout, **options)

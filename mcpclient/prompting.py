@@ -44,8 +44,9 @@ from ._exceptions import RPCError
 from ._form_fields import Field, Invalid
 from ._link import LinkRefused, judge
 from ._text import clean
+from .plugins.policy import ApprovalRequest
 
-__all__ = ["Prompter", "elicit", "install", "sample"]
+__all__ = ["Prompter", "approve_tool", "elicit", "install", "sample"]
 
 #: The spec's error code for a sampling request the user refused.
 USER_REJECTED = -1
@@ -119,6 +120,28 @@ class Prompter:
             except _Stop as stop:
                 self._write("(declined)" if stop.action == "decline" else "(cancelled)")
                 raise RPCError(USER_REJECTED, f"the user {stop.action}d the sampling request") from None
+
+    def approve_tool(self, request: ApprovalRequest) -> bool:
+        """A policy approver (``mcpclient.policy``): the person reads the call and says yes or no.
+
+        Everything shown is the server's text made inert; end of input, an interrupt, or a
+        front end that takes no input says no.
+        """
+        with self._turn:
+            self._write("")
+            for line in request.lines():
+                self._write(line)
+            while True:
+                try:
+                    answer = self.ask("Allow this call? [y/N] ").strip().lower()
+                except _Stop:
+                    self._write("(denied)")
+                    return False
+                if answer in ("y", "yes"):
+                    return True
+                if answer in ("", "n", "no"):
+                    self._write("(denied)")
+                    return False
 
     def install(self, client: Any) -> None:
         """Answer ``client``'s elicitations (form and URL) and sampling requests by asking."""
@@ -261,6 +284,11 @@ def elicit(request: t.ElicitationRequest) -> t.ElicitationResult:
 def sample(request: t.CreateMessageRequest) -> t.CreateMessageResult:
     """Sampling handler asking through ``input()``/``print()``: the person is the model."""
     return _DEFAULT.sample(request)
+
+
+def approve_tool(request: ApprovalRequest) -> bool:
+    """Policy approver asking through ``input()``/``print()``: ``Policy(..., approver=approve_tool)``."""
+    return _DEFAULT.approve_tool(request)
 
 
 def install(client: Any) -> None:

@@ -11,6 +11,8 @@ import pytest
 from mcpclient import Client, ClientGroup, connect, types as t
 from mcpclient._open import open_target
 from mcpclient.extensions import Extension
+from mcpclient.lock import Lock
+from mcpclient.policy import Policy, Rule
 from mcpclient.config import ServerConfig
 from mcpclient.testing import FakeServer
 from tests.conftest import FAST_SERVER
@@ -30,6 +32,9 @@ SAMPLES = {
     "middleware": (lambda message, next_: next_(message),),
     "extensions": (Extension(),),
     "keepalive": 45.0,
+    "policy": Policy([Rule("allow")]),
+    "lock": Lock("probe.lock"),
+    "on_change": "warn",
 }
 
 
@@ -128,6 +133,8 @@ def test_every_client_option_reaches_the_client(build, recorded):
         for name, value in SAMPLES.items():
             if name == "timeout":
                 assert client.timeout == value  # open_target sets the call timeout after the handshake
+            elif name in ("policy", "lock"):  # bound to the entry's or the group's name on the way
+                assert given.get(name) == value or given[name] == value.for_server(given[name].server)
             else:
                 assert given.get(name) == value, f"{name} was not passed on"
         assert client._handlers.sampling is not None and client._handlers.sampling.fn is sampling

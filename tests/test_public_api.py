@@ -13,7 +13,7 @@ EXPECTED = {
     "ElicitationRequest", "ElicitationResult", "Implementation", "MCPError", "ProtocolError",
     "Prompt", "PromptArgument", "PromptMessage", "PromptPart", "RPCError", "RequestCancelled",
     "RequestTimeout", "Resource", "ResourceContents", "ResourceTemplate", "Root", "SamplingMessage",
-    "StdioTransport", "ToolContent", "ToolDef", "ToolError", "ToolResult", "Transport",
+    "StdioTransport", "ToolContent", "ToolDef", "ToolError", "ToolCallDenied", "ToolChanged", "ToolResult", "Transport",
     "TransportError", "__version__", "ai", "tools",
     # Resource lookups, HTTP.
     "ResourceNotFound", "OutputValidationError", "HTTPStatusError", "StreamInterrupted", "SSETransport", "StreamableHTTPTransport", "connect",

@@ -1,0 +1,100 @@
+"""The tool lockfile (``mcp.lock``): pin what your servers offer, and notice when it changes.
+
+    >>> client = mcpclient.connect(["python", "server.py"], lock="mcp.lock", on_change="refuse")  # doctest: +SKIP
+
+``mcpclient lock [SERVER ...]`` writes the file, ``mcpclient lock --check`` fails on drift (for
+CI), and ``assert_locked`` does the same from a test. What is locked and what ``on_change``
+does are described in ``mcpclient.plugins.lock`` and docs/policy.md.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Mapping, Sequence, Union
+
+from ._exceptions import ToolChanged
+from ._open import Target, open_target
+from .plugins.lock import (
+    KINDS,
+    ON_CHANGE,
+    Change,
+    Lock,
+    LockFile,
+    ToolLock,
+    compare,
+    describe,
+    entry_for,
+    fingerprint,
+)
+
+__all__ = [
+    "KINDS",
+    "ON_CHANGE",
+    "Change",
+    "Lock",
+    "LockFile",
+    "ToolChanged",
+    "ToolLock",
+    "assert_locked",
+    "check",
+    "compare",
+    "describe",
+    "entry_for",
+    "fingerprint",
+    "snapshot",
+    "write",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def snapshot(client: Any) -> dict[str, Any]:
+    """The lockfile entry of an open ``Client``'s server (tools, prompts, resource templates)."""
+    return entry_for(lambda method, params: client.request(method, params), client.server_capabilities,
+                     client.server_info)
+
+
+def _snapshots(servers: Mapping[str, Target], options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    entries = {}
+    for name, target in servers.items():
+        with open_target(target, **options) as client:
+            entries[name] = snapshot(client)
+    return entries
+
+
+def check(servers: Mapping[str, Target], path: PathLike = "mcp.lock", **options: Any) -> dict[str, list[Change]]:
+    """What differs between ``servers`` (name to target) and the lockfile; nothing is written.
+
+    A server missing from the lockfile shows each of its tools as added. ``options`` go to
+    each client (``timeout=``, ``protocol=``...).
+    """
+    locked = LockFile(path)
+    return {name: compare(locked.entry(name), entry) for name, entry in _snapshots(servers, options).items()}
+
+
+def write(servers: Mapping[str, Target], path: PathLike = "mcp.lock", **options: Any) -> dict[str, list[Change]]:
+    """Write the entries of ``servers`` to the lockfile (others kept); returns what changed."""
+    lockfile = LockFile(path)
+    entries = _snapshots(servers, options)
+    changes = {name: compare(lockfile.entry(name), entry) for name, entry in entries.items()}
+    lockfile.update(entries)
+    return changes
+
+
+def assert_locked(path: PathLike = "mcp.lock", *, servers: Mapping[str, Target] | None = None,
+                  config: PathLike | Sequence[PathLike] | None = None, names: Sequence[str] | None = None,
+                  **options: Any) -> None:
+    """For a project's tests: raise ``AssertionError`` with the diff when a server drifted.
+
+    ``servers`` (name to target), or the servers of ``config`` (``names`` picks some), as
+    ``mcpclient lock --check`` reads them.
+    """
+    if servers is None:
+        from .config import load
+
+        entries = load(config)
+        servers = {n: e for n, e in entries.items() if names is None or n in names}
+    drift = {name: changes for name, changes in check(servers, path, **options).items() if changes}
+    if drift:
+        report = "\n".join(describe(name, changes) for name, changes in drift.items())
+        raise AssertionError(f"the servers differ from {os.fspath(path)} (review, then run mcpclient lock):\n{report}")

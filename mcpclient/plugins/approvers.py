@@ -1,0 +1,98 @@
+"""Approvers a web app answers: the call waits in a queue until someone says yes or no, or its deadline.
+
+    >>> approvals = WebApprovals(timeout=120)
+    >>> policy = Policy(rules, approver=approvals)            # the gate asks it
+    >>> approvals.pending()        # in a view: what waits, each with its id and cleaned lines
+    >>> approvals.answer(ident, True)                         # an admin action says yes
+
+The calling thread (a worker running the agent, a Celery task) blocks in ``approvals(request)``
+until ``answer`` is called for its id from any thread (a Django admin action, a Flask view),
+or until ``timeout`` seconds have passed: then the call is denied. A request nobody answers
+never holds a thread longer than that. ``on_request(pending)``, if given, is told of each new
+request (to notify a person), on the calling thread, before it waits; what it raises is logged.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from typing import Callable
+
+import attrs
+
+from .policy import ApprovalRequest
+
+__all__ = ["Pending", "WebApprovals"]
+
+log = logging.getLogger("mcpclient.policy")
+
+
+@attrs.frozen(kw_only=True)
+class Pending:
+    """A call waiting for an answer: ``id`` to answer it by, the ``request``, its ``deadline``
+    (``time.time()`` seconds, for showing), and ``lines`` (the request as inert text)."""
+
+    id: str
+    request: ApprovalRequest
+    deadline: float
+    lines: tuple[str, ...]
+
+
+class _Slot:
+    def __init__(self, pending: Pending) -> None:
+        self.pending = pending
+        self.answered = threading.Event()
+        self.allowed = False
+
+
+class WebApprovals:
+    """An approver whose answers come from elsewhere (see the module docstring); thread-safe."""
+
+    def __init__(self, *, timeout: float = 300.0, on_request: Callable[[Pending], None] | None = None) -> None:
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive seconds, got {timeout!r}")
+        self.timeout = timeout
+        self.on_request = on_request
+        self._slots: dict[str, _Slot] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, request: ApprovalRequest) -> bool:
+        """Wait for an answer to ``request``; False when the deadline passes first."""
+        timeout = self.timeout
+        if request.deadline is not None:
+            timeout = min(timeout, max(0.0, request.deadline - time.monotonic()))
+        slot = _Slot(Pending(id=secrets.token_urlsafe(12), request=request, deadline=time.time() + timeout,
+                             lines=tuple(request.lines())))
+        with self._lock:
+            self._slots[slot.pending.id] = slot
+        try:
+            if self.on_request is not None:
+                try:
+                    self.on_request(slot.pending)
+                except Exception:
+                    log.exception("policy: on_request raised")
+            if not slot.answered.wait(timeout):
+                log.info("policy: nobody answered approval %s within %.0f s: denied", slot.pending.id, timeout)
+                return False
+            return slot.allowed
+        finally:
+            with self._lock:
+                self._slots.pop(slot.pending.id, None)
+
+    def pending(self) -> list[Pending]:
+        """The calls waiting now, oldest first."""
+        with self._lock:
+            return [slot.pending for slot in self._slots.values()]
+
+    def answer(self, ident: str, allow: bool) -> bool:
+        """Say yes (``allow=True``) or no to the call ``ident``; False when it no longer waits
+        (answered already, or its deadline passed)."""
+        with self._lock:
+            slot = self._slots.get(ident)
+            if slot is None or slot.answered.is_set():
+                return False
+            slot.allowed = allow is True
+            slot.answered.set()
+            return True

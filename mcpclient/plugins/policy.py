@@ -1,0 +1,580 @@
+"""The policy gate: which tool calls go to the server, which are refused, which a person approves.
+
+    >>> from mcpclient.policy import Policy, Rule, Under
+    >>> policy = Policy([
+    ...     Rule("allow", annotations={"readOnlyHint": True}),
+    ...     Rule("allow", tool="write_file", arguments=[Under("path", "/srv/data")]),
+    ...     Rule("deny", tool="delete_*"),
+    ... ], default="ask", approver=mcpclient.prompting.approve_tool)
+    >>> client = mcpclient.connect(["python", "server.py"], policy=policy)  # doctest: +SKIP
+
+The rules are read **in order and the first that matches decides** (a firewall's rule, not
+the most specific one: the order you read is the order that counts); when none matches,
+``default`` does ("ask" unless told). A rule matches a call when every condition it has holds:
+
+* ``server``: the server's name (globs allowed). The name is the one *you* gave: the config
+  entry's or the ``ClientGroup``'s (``Policy.for_server``). A policy bound to no name matches
+  a ``server`` rule against the name the server claims (its ``serverInfo``), and then only a
+  ``deny`` or ``ask`` rule: what a server says of itself can make its calls stricter, never
+  looser;
+* ``tool``: the tool's name, one glob or several (``fnmatch``, case-sensitive);
+* ``annotations``: the tool's hints as it lists them (``readOnlyHint``, ``destructiveHint``,
+  ``idempotentHint``, ``openWorldHint``), an absent hint taken at the spec's default
+  (destructive and open-world unless the tool says otherwise; ``destructiveHint`` means
+  nothing for a read-only tool). Hints are the server's claims: trust them only as far as you
+  trust the server;
+* ``arguments``: ``Under(name, *roots)`` (a path, once made absolute and resolved: ``..``,
+  symbolic links, and case on Windows and macOS; a ``~`` path or a non-string never is),
+  ``OneOf(name, values)``, ``MaxSize(name, size)`` (bytes of the value as UTF-8 text or JSON;
+  ``name=None``: all the arguments). Each must hold; a list of values must hold for each.
+
+"ask" calls the ``approver``, a plain function ``approver(request) -> bool`` given an
+``ApprovalRequest``; no approver, an approver that raises, or one that does not answer by its
+deadline denies. Built in: ``mcpclient.prompting.approve_tool`` (a terminal), ``WebApprovals``
+(a web app answers from its own queue, with a deadline).
+
+The gate is a send middleware on ``tools/call``: every way a tool is called goes through it
+(``call_tool``, ``Client.request("tools/call")``, ``ClientGroup``, ``mcpclient.tools()`` and the
+LLM formats, the agent adapters, an MCP Apps view). A refused call raises ``ToolCallDenied``
+and is never sent. Every decision is logged (logger ``mcpclient.policy``, server text cleaned),
+added as an event ``mcp.policy`` to the call's OpenTelemetry span when telemetry is on, and
+written to ``audit`` (a JSON-lines file) when given.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, Union
+from urllib.parse import unquote, urlsplit
+
+import attrs
+
+from .._exceptions import ConfigError, MCPError, ToolCallDenied
+from .._text import clean
+from ..extensions import Extension, Message, Middleware, Next, Options, Session
+from ..types import Implementation
+
+__all__ = [
+    "ACTIONS",
+    "ApprovalRequest",
+    "Approver",
+    "Decision",
+    "MaxSize",
+    "OneOf",
+    "Policy",
+    "PolicyGate",
+    "Rule",
+    "ToolCall",
+    "Under",
+    "check_action",
+    "deny_all",
+    "effective_hints",
+]
+
+log = logging.getLogger("mcpclient.policy")
+
+Action = Literal["allow", "deny", "ask"]
+ACTIONS: tuple[str, ...] = ("allow", "deny", "ask")
+#: The spec's default for each hint a tool leaves out.
+HINT_DEFAULTS: Mapping[str, bool] = {
+    "readOnlyHint": False, "destructiveHint": True, "idempotentHint": False, "openWorldHint": True,
+}
+#: What a continuation round of a 2026-07-28 call carries (the call was decided at its first round).
+_CONTINUATION = ("inputResponses", "requestState")
+_CASELESS = sys.platform in ("win32", "darwin")
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+# -- conditions on arguments ------------------------------------------------------------------
+
+
+class Condition:
+    """A condition on one argument of a call (``Under``, ``OneOf``, ``MaxSize``)."""
+
+    argument: str | None
+
+    def holds(self, value: Any, present: bool) -> bool:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def check(self, arguments: Mapping[str, Any]) -> bool:
+        if self.argument is None:
+            return self.holds(dict(arguments), True)
+        present = self.argument in arguments
+        value = arguments.get(self.argument)
+        if isinstance(value, list) and not isinstance(self, MaxSize):
+            return bool(value) and all(self.holds(item, True) for item in value)
+        return self.holds(value, present)
+
+
+@attrs.frozen(init=False)
+class Under(Condition):
+    """The argument is a path inside one of ``roots`` once normalised (see the module docstring).
+
+    A relative path is taken from the current directory, as a local server started here
+    takes it; ``file://`` URIs are read as their path.
+    """
+
+    argument: str
+    roots: tuple[str, ...]
+
+    def __init__(self, argument: str, *roots: PathLike) -> None:
+        if not roots:
+            raise ValueError("Under needs at least one root")
+        self.__attrs_init__(argument, tuple(os.fspath(root) for root in roots))
+
+    def holds(self, value: Any, present: bool) -> bool:
+        path = _normal_path(value)
+        if path is None:
+            return False
+        for root in self.roots:
+            base = _normal_path(root)
+            if base is None:
+                continue
+            try:
+                if os.path.commonpath([base, path]) == base:
+                    return True
+            except ValueError:  # another drive on Windows
+                continue
+        return False
+
+
+def _normal_path(value: Any) -> str | None:
+    """``value`` as an absolute, resolved path to compare (None: not a path one can judge)."""
+    if not isinstance(value, str) or not value or "\x00" in value or value.startswith("~"):
+        return None
+    if value.lower().startswith("file:"):
+        parts = urlsplit(value)
+        if parts.netloc not in ("", "localhost"):
+            return None
+        value = unquote(parts.path)
+        if not value:
+            return None
+    resolved: str = os.path.normcase(os.path.realpath(os.path.abspath(value)))
+    return resolved.casefold() if _CASELESS else resolved
+
+
+@attrs.frozen(init=False)
+class OneOf(Condition):
+    """The argument's value is one of ``values`` (compared as JSON values: ``1`` is not ``"1"``)."""
+
+    argument: str
+    values: tuple[Any, ...]
+
+    def __init__(self, argument: str, values: Iterable[Any]) -> None:
+        self.__attrs_init__(argument, tuple(values))
+
+    def holds(self, value: Any, present: bool) -> bool:
+        key = _json(value)
+        return present and any(_json(v) == key for v in self.values)
+
+
+@attrs.frozen(init=False)
+class MaxSize(Condition):
+    """The argument (``None``: all the arguments) is at most ``size`` bytes (UTF-8 text or JSON)."""
+
+    argument: str | None
+    size: int
+
+    def __init__(self, argument: str | None, size: int) -> None:
+        if not isinstance(size, int) or size < 0:
+            raise ValueError(f"MaxSize needs a size in bytes, got {size!r}")
+        self.__attrs_init__(argument, size)
+
+    def holds(self, value: Any, present: bool) -> bool:
+        if not present:
+            return True
+        text = value if isinstance(value, str) else _json(value)
+        return len(text.encode("utf-8", "surrogatepass")) <= self.size
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+# -- rules and decisions ----------------------------------------------------------------------
+
+
+def _names(value: str | Sequence[str] | None, what: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    names = (value,) if isinstance(value, str) else tuple(value)
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"a rule's {what} must be a name or a list of names, got {value!r}")
+    return names
+
+
+@attrs.frozen(init=False)
+class Rule:
+    """One rule: ``action`` ("allow", "deny", "ask") when every condition given holds.
+
+    ``server`` and ``tool`` are names or globs (one or a list), ``annotations`` maps hints to
+    the value they must have, ``arguments`` lists ``Under``/``OneOf``/``MaxSize`` conditions.
+    ``name`` labels the rule in logs and the audit (else ``rule N``).
+    """
+
+    action: str
+    server: tuple[str, ...] | None
+    tool: tuple[str, ...] | None
+    annotations: Mapping[str, bool]
+    arguments: tuple[Condition, ...]
+    name: str | None
+
+    def __init__(
+        self,
+        action: Action,
+        *,
+        server: str | Sequence[str] | None = None,
+        tool: str | Sequence[str] | None = None,
+        annotations: Mapping[str, bool] | None = None,
+        arguments: Sequence[Condition] = (),
+        name: str | None = None,
+    ) -> None:
+        if action not in ACTIONS:
+            raise ValueError(f"a rule's action is one of {', '.join(ACTIONS)}, got {action!r}")
+        hints = dict(annotations or {})
+        for hint, wanted in hints.items():
+            if hint not in HINT_DEFAULTS or not isinstance(wanted, bool):
+                raise ValueError(f"a rule's annotations map {', '.join(HINT_DEFAULTS)} to true or false, "
+                                 f"got {hint!r}: {wanted!r}")
+        for condition in arguments:
+            if not isinstance(condition, Condition):
+                raise TypeError(f"a rule's arguments are Under, OneOf or MaxSize conditions, got {condition!r}")
+        self.__attrs_init__(action, _names(server, "server"), _names(tool, "tool"),
+                            hints, tuple(arguments), name)
+
+    def matches(self, call: ToolCall) -> bool:
+        if self.server is not None:
+            bound = call.server is not None
+            name = call.server if bound else call.claimed_server
+            if name is None or (not bound and self.action == "allow"):
+                return False
+            if not any(fnmatch.fnmatchcase(name, pattern) for pattern in self.server):
+                return False
+        if self.tool is not None and not any(fnmatch.fnmatchcase(call.tool, pattern) for pattern in self.tool):
+            return False
+        hints = effective_hints(call.annotations)
+        if any(hints[hint] != wanted for hint, wanted in self.annotations.items()):
+            return False
+        return all(condition.check(call.arguments) for condition in self.arguments)
+
+
+def effective_hints(annotations: Mapping[str, Any] | None) -> dict[str, bool]:
+    """Each hint as the spec reads it: the tool's value, else the default; a read-only tool is
+    neither destructive nor open to change (``destructiveHint`` applies only when not read-only)."""
+    given = annotations or {}
+    hints = {hint: given[hint] if isinstance(given.get(hint), bool) else default
+             for hint, default in HINT_DEFAULTS.items()}
+    if hints["readOnlyHint"]:
+        hints["destructiveHint"] = False
+    return hints
+
+
+@attrs.frozen(kw_only=True)
+class ToolCall:
+    """A call as the rules see it: ``server`` the name you gave (None: unbound),
+    ``claimed_server`` the server's own ``serverInfo`` name."""
+
+    tool: str
+    arguments: Mapping[str, Any]
+    annotations: Mapping[str, Any] | None
+    server: str | None = None
+    claimed_server: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Decision:
+    """What the rules say of a call: ``action``, and ``rule`` (its label, or "default")."""
+
+    action: str
+    rule: str
+
+
+@attrs.frozen(kw_only=True)
+class ApprovalRequest:
+    """What an approver is asked: may this call run?
+
+    The fields are the server's text as sent; ``lines()`` gives them inert (escapes, newlines,
+    bidi controls shown, not obeyed), as every built-in approver shows them. ``deadline`` is
+    the ``time.monotonic()`` after which the call is denied anyway (None: the approver's own).
+    """
+
+    server: str | None
+    tool: str
+    arguments: Mapping[str, Any]
+    annotations: Mapping[str, Any] | None
+    rule: str
+    deadline: float | None = None
+
+    def lines(self) -> list[str]:
+        """The request as one-line, cleaned text: who, which tool, its hints, each argument."""
+        hints = effective_hints(self.annotations)
+        marks = [label for hint, label in (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"),
+                                           ("openWorldHint", "open-world")) if hints[hint]]
+        server = clean(json.dumps(self.server, ensure_ascii=False), 80) if self.server else "(unnamed)"
+        out = [f"Tool call on server {server}: {clean(json.dumps(self.tool, ensure_ascii=False), 120)}"
+               f" ({', '.join(marks) or 'no hints'}; rule: {clean(self.rule, 80)})"]
+        if not self.arguments:
+            out.append("  (no arguments)")
+        for key, value in self.arguments.items():
+            out.append(f"  {clean(key, 80)} = {clean(_json(value), 300)}")
+        return out
+
+
+Approver = Callable[[ApprovalRequest], bool]
+
+
+def deny_all(request: ApprovalRequest) -> bool:
+    """The approver of a policy given none: nobody is there to say yes."""
+    return False
+
+
+# -- the policy ---------------------------------------------------------------------------------
+
+
+class Policy:
+    """Rules, the default, who approves, and where decisions are written (see the module docstring).
+
+    Thread-safe; one Policy may serve many clients. ``server`` is the name the rules match
+    ``server=`` against (``for_server`` binds one). ``audit`` is a path appended to, one JSON
+    object a line (time, server, tool, argument names and their SHA-256, decision, rule,
+    reason): argument values are left out, since they may be secrets.
+    """
+
+    def __init__(
+        self,
+        rules: Sequence[Rule] = (),
+        *,
+        default: Action = "ask",
+        approver: Approver | None = None,
+        audit: PathLike | None = None,
+        server: str | None = None,
+    ) -> None:
+        if default not in ACTIONS:
+            raise ValueError(f"default is one of {', '.join(ACTIONS)}, got {default!r}")
+        for rule in rules:
+            if not isinstance(rule, Rule):
+                raise TypeError(f"a policy's rules are Rule objects, got {rule!r}")
+        if approver is not None and not callable(approver):
+            raise TypeError(f"an approver is a function approver(request) -> bool, got {approver!r}")
+        self.rules: tuple[Rule, ...] = tuple(rules)
+        self.default = default
+        self.approver: Approver = approver or deny_all
+        self.audit = os.fspath(audit) if audit is not None else None
+        self.server = server
+        self._audit_lock = threading.Lock()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Policy):
+            return NotImplemented
+        return (self.rules, self.default, self.approver, self.audit, self.server) == (
+            other.rules, other.default, other.approver, other.audit, other.server)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"<Policy {len(self.rules)} rules, default {self.default}{f' for {self.server!r}' if self.server else ''}>"
+
+    def for_server(self, name: str) -> Policy:
+        """This policy with its ``server`` rules matched against ``name`` (the name you gave)."""
+        bound = Policy(self.rules, default=self.default,
+                       approver=self.approver, audit=self.audit, server=name)
+        bound._audit_lock = self._audit_lock  # one file, one writer at a time
+        return bound
+
+    def decide(self, call: ToolCall) -> Decision:
+        """The first rule that matches ``call``, or the default."""
+        for index, rule in enumerate(self.rules):
+            if rule.matches(call):
+                return Decision(action=rule.action, rule=rule.name or f"rule {index + 1}")
+        return Decision(action=self.default, rule="default")
+
+    def extension(self) -> PolicyGate:
+        """The gate that enforces this policy on one Client (what ``Client(policy=...)`` adds)."""
+        return PolicyGate(self)
+
+    # -- recording --------------------------------------------------------------------------
+
+    def record(self, call: ToolCall, decision: Decision, allowed: bool, reason: str) -> None:
+        """Log the decision, add it to the current span, append it to the audit file."""
+        server = call.server or call.claimed_server
+        log.info("policy: %s the call of %s on %s (%s: %s)", "allowed" if allowed else "denied",
+                 clean(json.dumps(call.tool, ensure_ascii=False), 120),
+                 clean(json.dumps(server, ensure_ascii=False), 80), clean(decision.rule, 80), reason)
+        _span_event(call, decision, allowed, reason)
+        if self.audit is None:
+            return
+        entry = {
+            "time": round(time.time(), 3), "server": server, "tool": call.tool,
+            "arguments": {key: hashlib.sha256(_json(value).encode("utf-8", "surrogatepass")).hexdigest()
+                          for key, value in call.arguments.items()},
+            "decision": "allow" if allowed else "deny", "action": decision.action, "rule": decision.rule,
+            "reason": reason,
+        }
+        line = json.dumps(entry, sort_keys=True, ensure_ascii=True) + "\n"
+        try:
+            with self._audit_lock:
+                fd = os.open(self.audit, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+                try:
+                    os.write(fd, line.encode("ascii"))
+                finally:
+                    os.close(fd)
+        except OSError as exc:
+            log.error("policy: cannot write the audit file %s: %s", self.audit, exc)
+
+
+def _span_event(call: ToolCall, decision: Decision, allowed: bool, reason: str) -> None:
+    """The decision as an event on the current span (the ``tools/call`` one), if tracing runs."""
+    try:
+        from opentelemetry import trace
+    except ImportError:
+        return
+    span = trace.get_current_span()
+    if span.get_span_context().is_valid:
+        span.add_event("mcp.policy", {
+            "mcp.policy.decision": "allow" if allowed else "deny", "mcp.policy.action": decision.action,
+            "mcp.policy.rule": decision.rule, "mcp.policy.reason": reason, "gen_ai.tool.name": call.tool,
+        })
+
+
+# -- the gate ---------------------------------------------------------------------------------
+
+
+class PolicyGate(Extension):
+    """The extension that enforces a ``Policy`` on one Client: middleware around ``tools/call``.
+
+    It learns each tool's annotations from the ``tools/list`` results that pass by, forgets
+    them on ``notifications/tools/list_changed``, and lists the tools itself when a call names
+    one it has not seen (a tool it still cannot find has no hints: destructive, open-world).
+    """
+
+    def __init__(self, policy: Policy) -> None:
+        if not isinstance(policy, Policy):
+            raise TypeError(f"policy= takes a mcpclient.policy.Policy, got {policy!r}")
+        self.policy = policy
+        self._tools: dict[str, Mapping[str, Any] | None] = {}
+        self._lock = threading.Lock()
+        self._session: Session | None = None
+        self._approved = threading.local()
+
+    def middleware(self) -> Sequence[Middleware]:
+        return (self._gate,)
+
+    def bind(self, session: Session) -> None:
+        self._session = session
+        with self._lock:
+            self._tools.clear()
+
+    def _gate(self, message: Message, next_: Next) -> Any:
+        if message.kind == "notification":
+            if message.direction == "receive" and message.method == "notifications/tools/list_changed":
+                with self._lock:
+                    self._tools.clear()
+            return next_(message)
+        if message.direction != "send":
+            return next_(message)
+        if message.method == "tools/list":
+            result = next_(message)
+            self._learn(result)
+            return result
+        if message.method != "tools/call":
+            return next_(message)
+        self._check(message)
+        return next_(message)
+
+    def _learn(self, result: Any) -> None:
+        tools = result.get("tools") if isinstance(result, dict) else None
+        if not isinstance(tools, list):
+            return
+        with self._lock:
+            for tool in tools:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    annotations = tool.get("annotations")
+                    self._tools[tool["name"]] = annotations if isinstance(annotations, dict) else None
+
+    def _annotations(self, name: str, options: Options) -> Mapping[str, Any] | None:
+        with self._lock:
+            if name in self._tools:
+                return self._tools[name]
+        session = self._session
+        if session is None:
+            return None
+        cursor: str | None = None
+        for _ in range(100):  # a server that pages forever is not believed further
+            try:
+                result = session.request("tools/list", {"cursor": cursor} if cursor else None,
+                                         options=Options(timeout=options.timeout, cancel=options.cancel))
+            except MCPError as exc:
+                log.warning("policy: could not list the tools to judge %s: %s",
+                            clean(json.dumps(name, ensure_ascii=False), 120), exc)
+                return None
+            with self._lock:
+                if name in self._tools:
+                    return self._tools[name]
+            cursor = result.get("nextCursor") if isinstance(result, dict) else None
+            if not isinstance(cursor, str) or not cursor:
+                return None
+        return None
+
+    def _check(self, message: Message) -> None:
+        params = message.params or {}
+        name = params.get("name")
+        if not isinstance(name, str):
+            return  # not a call a server can run; it answers with its own error
+        arguments = params.get("arguments")
+        arguments = arguments if isinstance(arguments, dict) else {}
+        continuation = any(key in params for key in _CONTINUATION)
+        session = self._session
+        info = session.server_info if session is not None else None
+        claimed = info.name if isinstance(info, Implementation) else None
+        call = ToolCall(tool=name, arguments=arguments, annotations=self._annotations(name, message.options),
+                        server=self.policy.server, claimed_server=claimed if isinstance(claimed, str) else None)
+        decision = self.policy.decide(call)
+        key = (name, _json(arguments))
+        if decision.action == "allow":
+            if not continuation:
+                self.policy.record(call, decision, True, "allowed by the rule")
+            return
+        if decision.action == "ask" and continuation and getattr(self._approved, "call", None) == key:
+            return  # the next round of a call approved at its first
+        self._approved.call = None
+        if decision.action == "deny":
+            reason = "denied by the rule"
+        else:
+            allowed, reason = self._ask(call, decision)
+            if allowed:
+                self._approved.call = key
+                self.policy.record(call, decision, True, reason)
+                return
+        self.policy.record(call, decision, False, reason)
+        raise ToolCallDenied(
+            f"the call of tool {name!r} was refused by the policy ({decision.rule}: {reason}); it was not sent",
+            tool=name, server=call.server or call.claimed_server, rule=decision.rule, reason=reason,
+        )
+
+    def _ask(self, call: ToolCall, decision: Decision) -> tuple[bool, str]:
+        if self.policy.approver is deny_all:
+            return False, "the rule says ask, and the policy has no approver"
+        request = ApprovalRequest(server=call.server or call.claimed_server, tool=call.tool,
+                                  arguments=call.arguments, annotations=call.annotations, rule=decision.rule)
+        try:
+            answer = self.policy.approver(request)
+        except Exception as exc:  # an approver that fails says no
+            log.warning("policy: the approver raised %s: %s; the call is denied", type(exc).__name__, exc)
+            return False, f"the approver failed ({type(exc).__name__})"
+        if answer is True:
+            return True, "approved"
+        return False, "not approved"
+
+
+def check_action(value: Any, where: str) -> str:
+    """``value`` if it is an action, else ``ConfigError`` naming ``where``."""
+    if value not in ACTIONS:
+        raise ConfigError(f"{where}: the action is one of {', '.join(ACTIONS)}, got {clean(repr(value), 80)}")
+    return str(value)

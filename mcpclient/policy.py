@@ -1,0 +1,55 @@
+"""The policy gate: which tool calls go to the server, which are refused, which a person approves.
+
+    >>> import mcpclient
+    >>> from mcpclient.policy import Policy, Rule, Under
+    >>> policy = Policy([Rule("allow", annotations={"readOnlyHint": True}),
+    ...                  Rule("allow", tool="write_file", arguments=[Under("path", "/srv/data")]),
+    ...                  Rule("deny", tool="delete_*")],
+    ...                 default="ask", approver=mcpclient.prompting.approve_tool)
+    >>> client = mcpclient.connect(["python", "server.py"], policy=policy)  # doctest: +SKIP
+
+The rules and what they match are described in ``mcpclient.plugins.policy`` and
+docs/policy.md; ``load_policy`` reads the ``"policy"`` object of a config file;
+``WebApprovals`` is the approver a web app answers from its own queue.
+"""
+
+from __future__ import annotations
+
+from ._exceptions import ToolCallDenied
+from .config import load_policy
+from .plugins._policy_config import policy_from_dict
+from .plugins.approvers import Pending, WebApprovals
+from .plugins.policy import (
+    ApprovalRequest,
+    Approver,
+    Decision,
+    MaxSize,
+    OneOf,
+    Policy,
+    PolicyGate,
+    Rule,
+    ToolCall,
+    Under,
+    deny_all,
+    effective_hints,
+)
+
+__all__ = [
+    "ApprovalRequest",
+    "Approver",
+    "Decision",
+    "MaxSize",
+    "OneOf",
+    "Pending",
+    "Policy",
+    "PolicyGate",
+    "Rule",
+    "ToolCall",
+    "ToolCallDenied",
+    "Under",
+    "WebApprovals",
+    "deny_all",
+    "effective_hints",
+    "load_policy",
+    "policy_from_dict",
+]
