@@ -264,6 +264,7 @@ class ToolLock(Extension):
         self._changed: dict[str, Change] = {}  # tools that differ from the lock, by name
         self._locked: dict[str, Any] | None = None
         self._stale = False
+        self._raw = threading.local()
 
     def middleware(self) -> Sequence[Middleware]:
         return (self._check,)
@@ -293,7 +294,11 @@ class ToolLock(Extension):
         def request(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
             return session.request(method, params, options=options or Options(timeout=30.0))
 
-        current = entry_for(request, session.server_capabilities, session.server_info)
+        self._raw.on = True  # this listing is compared as the server sent it, not filtered
+        try:
+            current = entry_for(request, session.server_capabilities, session.server_info)
+        finally:
+            self._raw.on = False
         name = self._name()
         locked = self.file.entry(name)
         changes = compare(locked, current)
@@ -318,7 +323,7 @@ class ToolLock(Extension):
             self._locked = locked or {}
             self._changed = refused
         if changes:
-            verdict = "refused" if self.on_change == "refuse" and refused else "used anyway (on_change=\"warn\")"
+            verdict = "refused" if self.on_change == "refuse" else "used anyway (on_change=\"warn\")"
             log.warning("lock: server %s differs from %s; changed and added tools are %s:\n%s",
                         clean(json.dumps(name), 80), self.file.path, verdict, describe(name, changes))
 
@@ -370,7 +375,7 @@ class ToolLock(Extension):
         tools = result.get("tools") if isinstance(result, dict) else None
         with self._state:
             locked = self._locked
-        if not isinstance(tools, list) or locked is None or self.on_change == "update":
+        if getattr(self._raw, "on", False) or not isinstance(tools, list) or locked is None or self.on_change == "update":
             return result
         old = locked.get("tools") or {}
         kept, found = [], []

@@ -1,0 +1,101 @@
+"""The tool lockfile against a real server whose tools change: between connects, and live."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import mcpclient
+from mcpclient import ToolChanged
+from mcpclient.lock import assert_locked, check, write
+
+from ..conftest import SERVERS
+
+V1 = [sys.executable, str(SERVERS / "sdk_policy_server.py")]
+V2 = [*V1, "--variant", "2"]
+
+
+def connect(target: list[str], lock: Path, on_change: str) -> mcpclient.Client:
+    return mcpclient.connect(target, lock=str(lock), on_change=on_change, protocol="legacy", timeout=30)
+
+
+def locked(tmp_path: Path) -> Path:
+    path = tmp_path / "mcp.lock"
+    write({"policy-test-server": V1}, path, protocol="legacy")
+    return path
+
+
+def test_the_lockfile_is_stable_and_holds_each_tool(tmp_path: Path) -> None:
+    path = locked(tmp_path)
+    first = path.read_bytes()
+    write({"policy-test-server": V1}, path, protocol="legacy")
+    assert path.read_bytes() == first
+    data = json.loads(first)
+    entry = data["servers"]["policy-test-server"]
+    assert entry["server"] == {"name": "policy-test-server", "version": "1.1.0"}
+    assert entry["tools"]["read_file"]["description"] == "Read a file."
+    assert entry["tools"]["read_file"]["hash"].startswith("sha256:")
+    assert entry["tools"]["write_file"]["annotations"]["destructiveHint"] is True
+
+
+def test_a_tool_changed_between_connects_is_refused_with_a_diff(tmp_path: Path) -> None:
+    path = locked(tmp_path)
+    with connect(V2, path, "refuse") as client:
+        assert "read_file" not in [t.name for t in client.list_tools()]
+        with pytest.raises(ToolChanged) as caught:
+            client.call_tool("read_file", {"path": "x"})
+        assert "id_rsa" in caught.value.diff and "inputSchema.properties.encoding: added" in caught.value.diff
+        assert json.loads(client.call_tool("calls").text) == {}  # never reached the server
+        client.call_tool("write_file", {"path": "p", "content": ""})  # unchanged tools still work
+
+
+def test_warn_uses_the_changed_tool_and_logs_the_diff(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = locked(tmp_path)
+    with caplog.at_level(logging.WARNING, logger="mcpclient.lock"):
+        with connect(V2, path, "warn") as client:
+            assert "read_file" in [t.name for t in client.list_tools()]
+            assert client.call_tool("read_file", {"path": "x"}).text.startswith("read x")
+    assert any("id_rsa" in r.getMessage() for r in caplog.records)
+
+
+def test_update_rewrites_the_lockfile(tmp_path: Path) -> None:
+    path = locked(tmp_path)
+    with connect(V2, path, "update") as client:
+        client.call_tool("read_file", {"path": "x"})
+    assert "id_rsa" in json.loads(path.read_text())["servers"]["policy-test-server"]["tools"]["read_file"]["description"]
+    assert check({"policy-test-server": V2}, path, protocol="legacy") == {"policy-test-server": []}
+
+
+def test_a_rug_pull_announced_with_list_changed_is_caught(tmp_path: Path) -> None:
+    path = locked(tmp_path)
+    with connect(V1, path, "refuse") as client:
+        assert client.call_tool("read_file", {"path": "x"}).text == "read x"
+        client.call_tool("rug_pull")
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.call_tool("read_file", {"path": "y"})
+            except ToolChanged as exc:
+                assert "evil@example.com" in exc.diff
+                break
+            assert time.monotonic() < deadline, "the changed tool was never refused"
+            time.sleep(0.1)
+        assert "read_file" not in [t.name for t in client.list_tools()]
+
+
+def test_an_unlocked_server_is_refused_entirely(tmp_path: Path) -> None:
+    with connect(V1, tmp_path / "missing.lock", "refuse") as client:
+        with pytest.raises(ToolChanged, match="added"):
+            client.call_tool("write_file", {"path": "p", "content": ""})
+
+
+def test_assert_locked_reports_drift(tmp_path: Path) -> None:
+    path = locked(tmp_path)
+    assert_locked(path, servers={"policy-test-server": V1}, protocol="legacy")
+    with pytest.raises(AssertionError, match="read_file"):
+        assert_locked(path, servers={"policy-test-server": V2}, protocol="legacy")
