@@ -29,6 +29,7 @@ from . import _format as fmt
 from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
 from ._args import UsageError, parse_arguments, parse_json_object, read_headers, resolve_target, split_command
 from ._progress import Progress, supports_progress
+from ._lock import lock_command
 from ._trust import ask_consent, trust_command
 
 __all__ = ["EXIT_CODES", "main"]
@@ -40,6 +41,7 @@ EXIT_USAGE = 2
 EXIT_CONNECTION = 3
 EXIT_SERVER_ERROR = 4
 EXIT_TIMEOUT = 5
+EXIT_DRIFT = 6
 EXIT_INTERRUPTED = 130
 
 EXIT_CODES = {
@@ -49,6 +51,7 @@ EXIT_CODES = {
     EXIT_CONNECTION: "the server could not be started or reached, or went away",
     EXIT_SERVER_ERROR: "the server answered with an error, or broke the protocol",
     EXIT_TIMEOUT: "no answer in time (--timeout)",
+    EXIT_DRIFT: "mcpclient lock --check: a server's tools differ from the lockfile",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
@@ -177,6 +180,9 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, _Parser]]:
     trust.add_argument("--yes", action="store_true", help="approve what is listed without asking")
     trust.add_argument("--list", dest="list_only", action="store_true", help="show every remembered approval")
     trust.add_argument("--forget", action="store_true", help="forget the approvals of this project's servers")
+    lock = add("lock", "write mcp.lock: what the servers offer, to notice when it changes", "[SERVER ...]")
+    lock.add_argument("--check", action="store_true", help="compare with the lockfile instead; exit 6 on drift")
+    lock.add_argument("--file", dest="lock_file", default="mcp.lock", help="the lockfile (default: mcp.lock)")
     return parser, commands
 
 
@@ -295,6 +301,13 @@ def _run_command(run: _Run) -> int:
     if name == "trust":
         return trust_command(run.words, config_path=run.config_path, yes=run.args.yes, list_only=run.args.list_only,
                              forget=run.args.forget, terminal=run.terminal, out=run.out)
+    if name == "lock":
+        options: dict[str, Any] = {"timeout": run.timeout, "call_timeout": run.timeout}
+        if run.protocol is not None:
+            options["protocol"] = run.protocol
+        fine = lock_command(run.words, config_path=run.config_path, trust_project=run.trust_project,
+                            path=run.args.lock_file, check_only=run.args.check, out=run.out, options=options)
+        return EXIT_OK if fine else EXIT_DRIFT
     target = run.take_target(_has_target_word(run, name))
     if name == "complete" and len(run.words) not in (2, 3):
         raise UsageError("complete takes REF ARGUMENT [VALUE]")

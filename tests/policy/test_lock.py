@@ -99,3 +99,22 @@ def test_assert_locked_reports_drift(tmp_path: Path) -> None:
     assert_locked(path, servers={"policy-test-server": V1}, protocol="legacy")
     with pytest.raises(AssertionError, match="read_file"):
         assert_locked(path, servers={"policy-test-server": V2}, protocol="legacy")
+
+
+def test_the_lock_command_writes_and_checks(tmp_path: Path) -> None:
+    import io
+
+    from mcpclient.cli import main
+
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"fs": {"command": V1[0], "args": V1[1:]}}}))
+    path = tmp_path / "mcp.lock"
+    out = io.StringIO()
+    args = ["lock", "-c", str(config), "--file", str(path), "--protocol", "legacy", "--trust-project"]
+    assert main(args, stdout=out, stderr=io.StringIO()) == 0
+    assert "fs" in json.loads(path.read_text())["servers"]
+    assert main([*args, "--check"], stdout=out, stderr=io.StringIO()) == 0
+    config.write_text(json.dumps({"mcpServers": {"fs": {"command": V2[0], "args": V2[1:]}}}))
+    out = io.StringIO()
+    assert main([*args, "--check"], stdout=out, stderr=io.StringIO()) == 6
+    assert "id_rsa" in out.getvalue()
