@@ -253,3 +253,12 @@ def test_a_project_policy_cannot_allow() -> None:
                                                                                {"action": "deny", "tool": "x"}]},
                               allow_rules=False)
     assert [r.action for r in policy.rules] == ["deny"] and policy.default == "ask" and policy.audit is None
+
+
+def test_the_gate_holds_in_the_2026_era() -> None:
+    policy = Policy([ALLOW_READS, Rule("deny", tool="delete_all")])
+    with mcpclient.connect(POLICY_SERVER, policy=policy, protocol="2026-07-28", timeout=30) as client:
+        assert client.protocol_version == "2026-07-28"
+        with pytest.raises(ToolCallDenied):
+            client.call_tool("delete_all")
+        assert counts(client) == {}
