@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
 
+from . import plugins as _plugins  # noqa: F401  (registers the built-ins that Client's options stand for)
 from ._client import DEFAULT_TIMEOUT, Client
 from ._exceptions import (
     CapabilityError,

@@ -122,8 +122,10 @@ class Client:
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
             middleware,
-            gather(extensions, transport, keepalive, cache=cache, cache_partition=cache_partition,
-                   policy=policy, lock=lock, on_change=on_change),
+            gather(extensions, transport, keepalive, {
+                "cache": cache, "cache_partition": cache_partition, "policy": policy, "lock": lock,
+                "on_change": on_change,
+            }),
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
         )
         self._handlers = Handlers(self._seam)

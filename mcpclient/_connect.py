@@ -15,6 +15,7 @@ from ._client import DEFAULT_TIMEOUT, Client
 from ._factory import make_client
 from ._observe import TelemetryOption
 from ._exceptions import HTTPStatusError, MCPError, RPCError
+from .cache import CacheStore
 from .extensions import Extension, Middleware
 from .transports.base import Transport
 from .transports.http import StreamableHTTPTransport
@@ -46,7 +47,8 @@ def connect(
     client_info: t.Implementation | None = None,
     max_dispatch: int = 16,
     protocol: str = "auto",
-    cache: bool = False,
+    cache: bool | CacheStore = False,
+    cache_partition: str | Callable[[], str | None] | None = None,
     output_validation: str = "strict",
     apps: bool = False,
     telemetry: TelemetryOption = "auto",
@@ -74,7 +76,7 @@ def connect(
     ``headers``, ``token_provider``, ``auth_header``, ``auth``, ``session`` and
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
-    ``max_dispatch``, ``protocol``, ``cache``, ``output_validation``, ``apps``, ``telemetry``,
+    ``max_dispatch``, ``protocol``, ``cache``, ``cache_partition``, ``output_validation``, ``apps``, ``telemetry``,
     ``middleware``, ``extensions``, ``keepalive``, ``policy``, ``lock`` and ``on_change`` go to
     the ``Client``.
     Handlers
@@ -93,6 +95,7 @@ def connect(
             max_dispatch=max_dispatch,
             protocol=protocol,
             cache=cache,
+            cache_partition=cache_partition,
             output_validation=output_validation,
             apps=apps,
             telemetry=telemetry,

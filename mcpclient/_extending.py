@@ -12,14 +12,11 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, Sequence
 
 from ._exceptions import method_not_found
 from ._keepalive import KeepAlive
 from ._rpc.cancel import CancelToken
-from .cache import CacheStore
-from .plugins.lock import Lock, lock_extension
-from .plugins.policy import Policy, PolicyGate
 from .extensions import (
     Call,
     Extension,
@@ -31,12 +28,13 @@ from .extensions import (
     RequestHandler,
     Session,
 )
-from .plugins.cache import Partition, ResultCache
 
 if TYPE_CHECKING:
     from .transports.base import Transport
 
-__all__ = ["CLIENT_OWNED", "Seam", "check_claim", "check_custom", "compose", "gather", "merge_meta"]
+__all__ = [
+    "CLIENT_OWNED", "Seam", "check_claim", "check_custom", "compose", "gather", "merge_meta", "register_option_builder",
+]
 
 log = logging.getLogger("mcpclient")
 
@@ -66,33 +64,32 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
         )
 
 
+#: What builds the built-in extensions that a Client's keyword options stand for (``cache=``,
+#: ``policy=``, ``lock=``...): called with every option, each returns its extensions (none when
+#: its option is off). ``mcpclient.plugins`` registers them when it is imported, so the client
+#: core imports no plug-in.
+OptionBuilder = Callable[[Mapping[str, Any]], Sequence[Extension]]
+_OUTER: list[OptionBuilder] = []
+_INNER: list[OptionBuilder] = []
+
+
+def register_option_builder(builder: OptionBuilder, *, outer: bool) -> None:
+    """Add ``builder``: its extensions go before the user's (``outer``: they see a call first
+    and can refuse it before any other extension runs) or after the transport's."""
+    (_OUTER if outer else _INNER).append(builder)
+
+
 def gather(
-    extensions: Sequence[Extension], transport: Transport, keepalive: float | None, *,
-    cache: bool | CacheStore = False, cache_partition: Partition = None,
-    policy: Policy | None = None, lock: Lock | str | None = None, on_change: str = "refuse",
+    extensions: Sequence[Extension], transport: Transport, keepalive: float | None, options: Mapping[str, Any],
 ) -> list[Extension]:
-    """The extensions of a Client: the tool lock and the policy gate that ``lock=`` and
-    ``policy=`` stand for (outermost: nothing of another extension runs for a refused call),
-    the user's, then what its transport brings (the declaration of an auth grant), then the
-    ``KeepAlive`` that ``keepalive=`` stands for, then the ``ResultCache`` that ``cache=``
-    stands for."""
-    gathered: list[Extension] = []
-    if lock is not None:
-        gathered.append(lock_extension(lock, on_change))
-    if policy is not None:
-        gathered.append(PolicyGate(policy))
+    """The extensions of a Client: the outer built-ins its ``options`` stand for (the tool lock,
+    the policy gate), the user's, what its transport brings (the declaration of an auth grant),
+    the ``KeepAlive`` that ``keepalive=`` stands for, then the inner built-ins (the result cache)."""
+    gathered = [extension for build in _OUTER for extension in build(options)]
     gathered += [*extensions, *transport.extensions()]
     if keepalive is not None:
         gathered.append(KeepAlive(keepalive))
-    if cache is not False and cache is not None:
-        if cache is True:
-            gathered.append(ResultCache(partition=cache_partition))
-        elif isinstance(cache, CacheStore):
-            gathered.append(ResultCache(cache, partition=cache_partition))
-        else:
-            raise TypeError(f"cache= takes True, False or a mcpclient.cache.CacheStore, got {cache!r}")
-    elif cache_partition is not None:
-        raise ValueError("cache_partition= needs cache= (True or a CacheStore)")
+    gathered += [extension for build in _INNER for extension in build(options)]
     return gathered
 
 

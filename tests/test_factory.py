@@ -26,6 +26,7 @@ SAMPLES = {
     "max_dispatch": 3,
     "protocol": "legacy",
     "cache": True,
+    "cache_partition": "user-42",
     "output_validation": "off",
     "apps": True,
     "telemetry": False,

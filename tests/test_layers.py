@@ -34,11 +34,13 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "transports": ("mcpclient.transports", "mcpclient.auth"),
     "client": (),  # DEFAULT_LAYER
     "plugins": ("mcpclient.plugins",),
+    # What builds clients from targets and options, and knows the plug-ins by name.
+    "factory": ("mcpclient._open", "mcpclient._shared"),
     "extras": (
         "mcpclient.cli", "mcpclient.config", "mcpclient._approvals", "mcpclient._project",
         "mcpclient.notebook", "mcpclient.integrations", "mcpclient.llm", "mcpclient.testing",
         "mcpclient.contrib", "mcpclient.group", "mcpclient._shared_group", "mcpclient.ai",
-        "mcpclient.prompting",
+        "mcpclient.prompting", "mcpclient.policy", "mcpclient.lock",
     ),
     # The public surface that re-exports everything, and ``python -m mcpclient``.
     "surface": ("mcpclient", "mcpclient.__main__"),

@@ -5,3 +5,42 @@ A module here may import the protocol core, the transports' public contract and
 factory that turns ``Client``'s keyword options (``apps=True``, ``cache=...``, ``telemetry=...``)
 into extension instances is the one place that knows them all.
 """
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from .._extending import register_option_builder
+from ..cache import CacheStore
+from ..extensions import Extension
+from .cache import ResultCache
+from .lock import lock_extension
+from .policy import PolicyGate
+
+
+def _guards(options: Mapping[str, Any]) -> Sequence[Extension]:
+    """``lock=`` then ``policy=``: outermost, so a refused call runs nothing of another extension."""
+    guards: list[Extension] = []
+    if options.get("lock") is not None:
+        guards.append(lock_extension(options["lock"], options.get("on_change", "refuse")))
+    if options.get("policy") is not None:
+        guards.append(PolicyGate(options["policy"]))
+    return guards
+
+
+def _cache(options: Mapping[str, Any]) -> Sequence[Extension]:
+    """``cache=True`` (in-process) or a ``CacheStore``, private results under ``cache_partition``."""
+    cache, partition = options.get("cache", False), options.get("cache_partition")
+    if cache is False or cache is None:
+        if partition is not None:
+            raise ValueError("cache_partition= needs cache= (True or a CacheStore)")
+        return ()
+    if cache is True:
+        return (ResultCache(partition=partition),)
+    if isinstance(cache, CacheStore):
+        return (ResultCache(cache, partition=partition),)
+    raise TypeError(f"cache= takes True, False or a mcpclient.cache.CacheStore, got {cache!r}")
+
+
+register_option_builder(_guards, outer=True)
+register_option_builder(_cache, outer=False)
