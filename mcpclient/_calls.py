@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ._conversation import Conversation
     from .transports.base import Transport
 
-__all__ = ["Calls"]
+__all__ = ["Calls", "resource_not_found"]
 
 log = logging.getLogger("mcpclient")
 
@@ -278,7 +278,7 @@ def _tool_params(name: str, arguments: Mapping[str, Any] | None) -> dict[str, An
 _NOT_FOUND_WORDS = re.compile(r"not found|unknown resource|no such resource|does(?: not|n't) exist", re.IGNORECASE)
 
 
-def _not_found(exc: RPCError, uri: str) -> RPCError:
+def resource_not_found(exc: RPCError, uri: str) -> RPCError:
     """``ResourceNotFound`` for each way real servers say it to a ``resources/read``: the spec's
     -32002; -32602 with ``data.uri`` (the Python SDK); -32602 naming the URI in a not-found
     message (the TypeScript SDK, server-everything)."""
@@ -287,6 +287,9 @@ def _not_found(exc: RPCError, uri: str) -> RPCError:
     if exc.code == RPCError.RESOURCE_NOT_FOUND or (exc.code == RPCError.INVALID_PARAMS and named):
         return ResourceNotFound(exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id)
     return exc
+
+
+_not_found = resource_not_found
 
 
 def _task_support(tool: t.ToolDef) -> str:

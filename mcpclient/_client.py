@@ -24,6 +24,7 @@ from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom, gather
+from ._features import UIResource, UIViews
 from ._handlers import BUILTIN_REQUESTS, Handlers
 from ._notifications import ROUTED_NOTIFICATIONS, Notifications
 from ._observe import TelemetryOption, make_observer, wrap_handler
@@ -39,7 +40,6 @@ from ._task_handle import Task
 from ._tasks import Tasks
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .cache import CacheStore
-from .apps import AppCall, AppResult, AppViews, UIResource
 from .extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
 from .transports.base import LEGACY, Transport
 
@@ -68,9 +68,9 @@ class Client:
     ``cache_partition`` (a name, or a function giving it per call) is whom private results
     (``cacheScope: "private"``) are kept for; without it they are not kept (docs/extending.md).
 
-    ``apps=True`` declares the MCP Apps extension (``io.modelcontextprotocol/ui``, see
-    ``mcpclient.apps``): tool results then know their call, and render as the tool's
-    interactive view in a live notebook.
+    ``apps=True`` adds the built-in MCP Apps extension (``mcpclient.apps.Apps``, declared as
+    ``io.modelcontextprotocol/ui``): tool results then know their call, and render as the
+    tool's interactive view in a live notebook.
 
     ``telemetry`` reports every call with OpenTelemetry (see docs/observability.md): "auto"
     (the default) does so when ``opentelemetry-api`` is installed, ``False`` never, and a
@@ -124,12 +124,11 @@ class Client:
             middleware,
             gather(extensions, transport, keepalive, {
                 "cache": cache, "cache_partition": cache_partition, "policy": policy, "lock": lock,
-                "on_change": on_change,
+                "on_change": on_change, "apps": apps, "timeout": timeout,
             }),
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
         )
         self._handlers = Handlers(self._seam)
-        self._handlers.apps = apps
         self._state = UNOPENED
         self._state_lock = threading.Lock()
         self._keeps_lists = cache is not False and cache is not None
@@ -160,7 +159,6 @@ class Client:
         self._skills = Skills(self._conversation, self._calls)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._tasks, self._elicitation)
-        self._apps = AppViews(self._calls) if self._handlers.apps else None
         self._session = BoundSession(self._conversation, self._seam, _weak_state(self))
         self._seam.bind(self._session)
         # Like an unclosed file: a Client dropped without close() is closed when collected,
@@ -245,15 +243,11 @@ class Client:
         to exit, then terminated).
         """
         self._state = CLOSED
-        if self._apps is not None:
-            self._apps.close()  # shown views are torn down first, while they can still be told
-        self._seam.close()  # the extensions' closers may still send, as shown views do
+        self._seam.close()  # the extensions' closers may still send, as MCP Apps' shown views do
         self._finalizer.detach()
         self._notices.listener.stop()
         dead = self._engine.dead
         self._engine.close()
-        if self._apps is not None:
-            self._apps.stop()
         if self._observer is not None:
             self._observer.session_ended(dead)
 
@@ -271,6 +265,12 @@ class Client:
     def __repr__(self) -> str:
         version = f" protocol={self.protocol_version}" if self.protocol_version else ""
         return f"<Client {self.transport!r} {self._state}{version}>"
+
+    @property
+    def extensions(self) -> tuple[Extension, ...]:
+        """The extensions plugged in, in order: the user's, the transport's, then the built-ins
+        the options stand for (``apps=True``: an ``mcpclient.apps.Apps``; ``keepalive``)."""
+        return self._seam.extensions
 
     @property
     def timeout(self) -> float | None:
@@ -459,8 +459,8 @@ class Client:
         if cursor is not ALL_PAGES:
             return self._calls.list_page("tools/list", t.ToolDef, cursor, self._ready(timeout), meta)
         tools = self._calls.list_tools(self._ready(timeout), meta)
-        if self._apps is not None:
-            self._apps.learn(tools)
+        if self._seam.extensions:
+            tools = self._seam.result(Call(method="tools/list"), tools)
         return Listing(tools)
 
     def call_tool(
@@ -496,11 +496,7 @@ class Client:
         )
         if self._seam.extensions:
             result = self._seam.result(Call(method="tools/call", name=name, arguments=arguments), result)
-        if self._apps is None:
-            return result
-        call = AppCall(client=self, tool=name, arguments=dict(arguments or {}))
-        return AppResult(content=result.content, is_error=result.is_error,
-                         structured_content=result.structured_content, meta=result.meta, call=call)
+        return result
 
     def call_tool_as_task(
         self,
@@ -596,29 +592,12 @@ class Client:
     def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
         """An MCP Apps view (``ui://``) with its ``_meta.ui``, read once per connection.
 
-        Needs ``apps=True``. Raises ``ProtocolError`` when the resource is not an MCP App view
-        (``text/html;profile=mcp-app``), ``ResourceNotFound`` when the server has none.
+        Needs ``apps=True`` (the ``mcpclient.apps.Apps`` extension, which this asks). Raises
+        ``ProtocolError`` when the resource is not an MCP App view (``text/html;profile=mcp-app``),
+        ``ResourceNotFound`` when the server has none.
         """
-        if self._apps is None:
-            raise MCPError("MCP Apps are off for this client: create it with apps=True")
-        return self._apps.read(uri, self._ready(timeout))
-
-    def _app_tool(self, name: str, *, timeout: float | None = DEFAULT) -> t.ToolDef | None:
-        """The tool ``name`` as last listed (listed once if unknown); None if the server has none."""
-        if self._apps is None:
-            raise MCPError("MCP Apps are off for this client: create it with apps=True")
-        return self._apps.tool(name, self._ready(timeout))
-
-    def _on_apps_close(self, closer: Callable[[], None]) -> None:
-        """Run ``closer`` when this client closes (a shown view's teardown)."""
-        if self._apps is not None:
-            self._apps.on_close(closer)
-
-    def _apps_run(self, work: Callable[[], None]) -> None:
-        """Run a view's request off the caller's thread, on this connection's pool."""
-        if self._apps is None:
-            raise MCPError("MCP Apps are off for this client: create it with apps=True")
-        self._apps.run(work)
+        views = self._seam.feature(UIViews, UIViews.missing)
+        return views.read_ui_resource(uri, self._ready(timeout))
 
     @overload
     def list_prompts(self, *, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...) -> list[t.Prompt]: ...

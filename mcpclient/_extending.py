@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, Sequence, TypeVar, cast
 
-from ._exceptions import method_not_found
+from ._exceptions import MCPError, method_not_found
 from ._keepalive import KeepAlive
 from ._rpc.cancel import CancelToken
 from .extensions import (
@@ -43,6 +43,8 @@ CLIENT_OWNED = frozenset({"initialize", "server/discover", "notifications/initia
 #: Notifications the engine consumes on the reader thread; not messages for middleware.
 NOT_MESSAGES = frozenset({"notifications/progress"})
 
+F = TypeVar("F")
+
 
 def check_custom(method: str) -> None:
     """Refuse, with ``ValueError``, a method the client sends itself (or a malformed one)."""
@@ -66,9 +68,9 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
 
 #: What builds the built-in extensions that a Client's keyword options stand for (``cache=``,
 #: ``policy=``, ``lock=``...): called with every option, each returns its extensions (none when
-#: its option is off). ``mcpclient.plugins`` registers them when it is imported, so the client
+#: its option is off; it also sees the extensions gathered before it). ``mcpclient.plugins`` registers them when it is imported, so the client
 #: core imports no plug-in.
-OptionBuilder = Callable[[Mapping[str, Any]], Sequence[Extension]]
+OptionBuilder = Callable[[Mapping[str, Any], Sequence[Extension]], Sequence[Extension]]
 _OUTER: list[OptionBuilder] = []
 _INNER: list[OptionBuilder] = []
 
@@ -85,11 +87,14 @@ def gather(
     """The extensions of a Client: the outer built-ins its ``options`` stand for (the tool lock,
     the policy gate), the user's, what its transport brings (the declaration of an auth grant),
     the ``KeepAlive`` that ``keepalive=`` stands for, then the inner built-ins (the result cache)."""
-    gathered = [extension for build in _OUTER for extension in build(options)]
+    gathered: list[Extension] = []
+    for build in _OUTER:
+        gathered += build(options, gathered)
     gathered += [*extensions, *transport.extensions()]
     if keepalive is not None:
         gathered.append(KeepAlive(keepalive))
-    gathered += [extension for build in _INNER for extension in build(options)]
+    for build in _INNER:
+        gathered += build(options, gathered)
     return gathered
 
 
@@ -259,6 +264,22 @@ class Seam:
         if entries:
             merged["extensions"] = entries
         return merged
+
+    # -- the features the Client's own methods delegate to ------------------------------------------
+
+    def feature(self, interface: Callable[..., F], missing: str) -> F:
+        """The first extension that implements ``interface`` (one of ``mcpclient._features``).
+
+        A ``Client`` method that belongs to a feature calls the feature through this, so the
+        client knows the interface and never the extension's class. Raises ``MCPError``
+        saying ``missing`` (how to turn the feature on) when no extension implements it.
+        (``interface`` is typed as a callable because mypy allows no abstract class as ``type[F]``.)
+        """
+        kind = cast(type, interface)
+        for ext in self.extensions:
+            if isinstance(ext, kind):
+                return cast(F, ext)
+        raise MCPError(missing)
 
     # -- the hooks ---------------------------------------------------------------------------------
 

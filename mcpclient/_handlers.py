@@ -65,8 +65,6 @@ class Handlers:
         self.notification: NotificationHandler | None = None
         self.roots: list[t.Root] | None = None
         self.url_elicitations = PendingElicitations()
-        #: Whether the MCP Apps extension (SEP-1865) is declared.
-        self.apps = False
         #: The server that asks (its serverInfo), set when the session opens: each sampling and
         #: elicitation request carries it, so a handler can tell the person who asks.
         self.server: t.Implementation | None = None
@@ -98,10 +96,6 @@ class Handlers:
             caps["elicitation"] = {} if modes == ("form",) else {m: {} for m in modes}
         if self.roots is not None:
             caps["roots"] = {"listChanged": True}
-        if self.apps:  # in both eras: SEP-1724 extensions sit in the client capabilities
-            from .apps import EXTENSION, MIME_TYPE
-
-            caps["extensions"] = {EXTENSION: {"mimeTypes": [MIME_TYPE]}}
         return self.seam.capabilities(caps)
 
     # -- answering the server ---------------------------------------------------------------

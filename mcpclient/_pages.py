@@ -7,18 +7,19 @@ by page), a server that repeats a cursor or paginates without end is stopped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar
 
 import attrs
 
 from ._exceptions import ProtocolError
 from ._rpc.cancel import Cancel
 from ._timeouts import Deadline
+from .extensions import Options, Session
 
 if TYPE_CHECKING:
     from ._conversation import Conversation
 
-__all__ = ["ALL_PAGES", "MAX_PAGES", "Page", "page_cursor", "pages"]
+__all__ = ["ALL_PAGES", "MAX_PAGES", "Page", "page_cursor", "pages", "session_pages"]
 
 #: A server that keeps paginating past this many pages is treated as broken.
 MAX_PAGES = 10_000
@@ -66,12 +67,23 @@ def pages(
     Raises ``ProtocolError`` when the server repeats a cursor (or sends one that is not a
     string) or goes past ``MAX_PAGES``, and what ``Conversation.call`` raises.
     """
+    return _walk(method, timeout, lambda params, left: session.call(method, params, timeout=left, cancel=cancel, meta=meta))
+
+
+def session_pages(session: Session, method: str, timeout: float | None) -> Iterator[dict[str, Any]]:
+    """``pages`` through an extension's ``Session``: the same bounds, the same errors."""
+    return _walk(method, timeout, lambda params, left: session.request(method, params, options=Options(timeout=left)))
+
+
+def _walk(
+    method: str, timeout: float | None, fetch: Callable[[dict[str, Any] | None, float | None], dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
     deadline = Deadline(timeout)
     cursor: str | None = None
     seen: set[str] = set()
     for _ in range(MAX_PAGES):
         params = {"cursor": cursor} if cursor is not None else None
-        page = session.call(method, params, timeout=deadline.remaining(), cancel=cancel, meta=meta)
+        page = fetch(params, deadline.remaining())
         yield page
         cursor = page.get("nextCursor")
         if cursor is None or cursor == "":

@@ -39,7 +39,7 @@ from .transports.stdio import StdioTransport
 
 if TYPE_CHECKING:
     from ._skills import Skill
-    from .apps import UIResource
+    from .plugins.apps.views import UIResource
     from ._task_handle import Task
 
 __all__ = ["RETRY_MODES", "SharedClient", "release_inherited", "safe_tool", "server_of"]

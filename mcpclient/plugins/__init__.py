@@ -13,12 +13,13 @@ from typing import Any, Mapping, Sequence
 from .._extending import register_option_builder
 from ..cache import CacheStore
 from ..extensions import Extension
+from .apps.extension import Apps
 from .cache import ResultCache
 from .lock import lock_extension
 from .policy import PolicyGate
 
 
-def _guards(options: Mapping[str, Any]) -> Sequence[Extension]:
+def _guards(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
     """``lock=`` then ``policy=``: outermost, so a refused call runs nothing of another extension."""
     guards: list[Extension] = []
     if options.get("lock") is not None:
@@ -28,7 +29,7 @@ def _guards(options: Mapping[str, Any]) -> Sequence[Extension]:
     return guards
 
 
-def _cache(options: Mapping[str, Any]) -> Sequence[Extension]:
+def _cache(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
     """``cache=True`` (in-process) or a ``CacheStore``, private results under ``cache_partition``."""
     cache, partition = options.get("cache", False), options.get("cache_partition")
     if cache is False or cache is None:
@@ -42,5 +43,14 @@ def _cache(options: Mapping[str, Any]) -> Sequence[Extension]:
     raise TypeError(f"cache= takes True, False or a mcpclient.cache.CacheStore, got {cache!r}")
 
 
+def _apps(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """``apps=True``: MCP Apps, with the client's timeout for its views' requests (none more
+    when an ``Apps()`` was given by hand)."""
+    if not options.get("apps") or any(isinstance(extension, Apps) for extension in gathered):
+        return ()
+    return (Apps(timeout=options.get("timeout")),)
+
+
 register_option_builder(_guards, outer=True)
+register_option_builder(_apps, outer=False)  # after the user's: their result hooks see the plain ToolResult
 register_option_builder(_cache, outer=False)

@@ -10,11 +10,12 @@ import pytest
 
 import mcpclient
 from mcpclient import Client, ClientGroup, types as t
-from mcpclient._apps_bridge import DENIED, Bridge
+from mcpclient.plugins.apps.bridge import DENIED, Bridge
 from mcpclient._eras import modern
-from mcpclient._handlers import Handlers
-from mcpclient._apps_widget import SANDBOX, with_csp
-from mcpclient.apps import UIResource, allow_attribute, content_security_policy, visible_to_model
+from mcpclient._extending import Seam
+from mcpclient._handlers import BUILTIN_REQUESTS, Handlers
+from mcpclient.plugins.apps.widget import SANDBOX, with_csp
+from mcpclient.apps import Apps, UIResource, allow_attribute, content_security_policy, visible_to_model
 from mcpclient.llm import anthropic, openai
 from mcpclient.testing import FakeServer
 
@@ -59,8 +60,7 @@ def test_the_extension_is_declared_with_our_mime_type_at_initialize():
 
 
 def test_the_extension_is_declared_on_every_modern_request_next_to_tasks():
-    handlers = Handlers()
-    handlers.apps = True
+    handlers = Handlers(Seam((), [Apps()], reserved_requests=BUILTIN_REQUESTS, reserved_notifications=()))
     meta = modern.request_meta("2026-07-28", t.Implementation(name="c"), handlers.capabilities())
     extensions = meta["io.modelcontextprotocol/clientCapabilities"]["extensions"]
     assert extensions["io.modelcontextprotocol/ui"] == {"mimeTypes": [MIME]}
@@ -191,7 +191,8 @@ class View:
         self.notes: list[tuple[str, str]] = []
         self.pending: list = []
         result = client.call_tool(tool, arguments or {})
-        self.bridge = Bridge(client, client._app_tool(tool), arguments or {}, result,
+        host = result.call.host  # the client's Apps extension
+        self.bridge = Bridge(host, host.tool(tool), arguments or {}, result,
                              client.read_ui_resource(URI), self.posted.append,
                              lambda kind, text: self.notes.append((kind, text)), run=self.pending.append)
 
@@ -280,7 +281,8 @@ def test_a_slow_tool_does_not_hold_the_receiver():
             if message.get("id") == 1:
                 replied.set()
 
-        bridge = Bridge(c, c._app_tool("clock"), {}, c.call_tool("clock"), c.read_ui_resource(URI), post,
+        result = c.call_tool("clock")
+        bridge = Bridge(result.call.host, result.call.host.tool("clock"), {}, result, c.read_ui_resource(URI), post,
                         lambda *a: None)
         bridge.receive({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "slow"}})
         assert not replied.is_set()  # receive returned while the tool still runs
@@ -323,7 +325,7 @@ def test_teardown_is_requested_when_the_client_closes():
         view = View(c)
         view.request("ui/initialize")
         view.notify("ui/notifications/initialized")
-        c._on_apps_close(lambda: view.bridge.teardown("the MCP client was closed"))
+        c.call_tool("clock").call.host.on_close(lambda: view.bridge.teardown("the MCP client was closed"))
         c.close()
     teardown = view.posted[-1]
     assert teardown["method"] == "ui/resource-teardown" and "id" in teardown

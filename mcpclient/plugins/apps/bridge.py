@@ -5,10 +5,10 @@ bridge ``post``s reaches the view. Every rule is here, so it is tested without a
 ``ui/initialize`` answered with the host context, nothing sent to the view before it says
 ``ui/notifications/initialized`` (then the tool's input and result, in that order), the
 view's ``tools/call`` allowed only for tools of the same server whose visibility includes
-``"app"``, ``resources/read`` through the same client, links and messages shown to the
+``"app"``, ``resources/read`` through the same connection, links and messages shown to the
 person (a notebook has no model) and a teardown request before the view goes away.
 
-Tool calls and reads run on the client's small pool, never on the caller's thread: in a kernel that
+Tool calls and reads run on the connection's small pool (``AppHost.run``), never on the caller's thread: in a kernel that
 thread handles every comm message, and a slow tool must not stop the notebook.
 """
 
@@ -18,10 +18,9 @@ import logging
 import threading
 from typing import Any, Callable, Mapping
 
-from . import types as t
-from ._exceptions import MCPError, RPCError, method_not_found
-from ._wire import unstructure
-from .apps import CSP_KEYS, PERMISSIONS, UIResource, visible_to_app
+from ... import types as t
+from ..._exceptions import MCPError, RPCError, method_not_found
+from .views import CSP_KEYS, PERMISSIONS, AppHost, UIResource, visible_to_app
 
 __all__ = ["PROTOCOL_VERSION", "Bridge"]
 
@@ -60,23 +59,24 @@ def wire_result(result: t.ToolResult) -> dict[str, Any]:
 class Bridge:
     """One shown view: its protocol state and the answers to its requests.
 
-    ``client`` is the Client that ran the tool (the view's calls go through it), ``tool``
-    and ``arguments`` the call, ``result`` its result. ``post`` sends a message to the view;
-    ``note(kind, text)`` shows something to the person ("link", "message", "context", "log").
+    ``host`` is the connection the tool ran on (the view's calls go through it: the ``Apps``
+    extension of its client), ``tool`` and ``arguments`` the call, ``result`` its result.
+    ``post`` sends a message to the view; ``note(kind, text)`` shows something to the person
+    ("link", "message", "context", "log").
     """
 
     def __init__(
-        self, client: Any, tool: t.ToolDef, arguments: Mapping[str, Any], result: t.ToolResult,
+        self, host: AppHost, tool: t.ToolDef, arguments: Mapping[str, Any], result: t.ToolResult,
         resource: UIResource, post: Post, note: Note, *, run: Callable[[Callable[[], None]], Any] | None = None,
     ) -> None:
-        self.client = client
+        self.host = host
         self.tool = tool
         self.arguments = dict(arguments)
         self.result = result
         self.resource = resource
         self._post = post
         self._note = note
-        self._run = run or client._apps_run  # the client's pool, ended when it closes
+        self._run = run or host.run  # the connection's pool, ended when the client closes
         self._lock = threading.Lock()
         self.initialized = False
         self.closed = False
@@ -175,7 +175,7 @@ class Bridge:
                 self.host_context["containerDimensions"] = {"width": env["width"], "maxHeight": 1200}
             self._reply(ident, {
                 "protocolVersion": PROTOCOL_VERSION,
-                "hostInfo": {"name": "mcpclient", "version": self.client.client_info.version},
+                "hostInfo": {"name": "mcpclient", "version": self.host.version},
                 "hostCapabilities": self._host_capabilities(),
                 "hostContext": self.host_context,
             })
@@ -187,7 +187,7 @@ class Bridge:
             uri = params.get("uri")
             if not isinstance(uri, str):
                 raise RPCError(RPCError.INVALID_PARAMS, "resources/read needs a string uri")
-            self._off_thread(ident, lambda: {"contents": [unstructure(c) for c in self.client.read_resource(uri)]})
+            self._off_thread(ident, lambda: self.host.read_resource(uri))
         elif method == "ui/open-link":
             url = params.get("url")
             if not (isinstance(url, str) and url.lower().startswith(("https://", "http://"))):
@@ -229,12 +229,12 @@ class Bridge:
             raise RPCError(RPCError.INVALID_PARAMS, "tools/call needs a string name and object arguments")
 
         def call() -> dict[str, Any]:
-            tool = self.client._app_tool(name)  # this client's server only: no cross-server calls
+            tool = self.host.tool(name)  # this client's server only: no cross-server calls
             if tool is None:
                 raise RPCError(RPCError.INVALID_PARAMS, f"no tool {name!r} on this view's server")
             if not visible_to_app(tool):
                 raise RPCError(DENIED, f"tool {name!r} is not callable from an app (its visibility lacks \"app\")")
-            return wire_result(self.client.call_tool(name, arguments))
+            return self.host.call_tool(name, arguments)
 
         self._off_thread(ident, call)
 

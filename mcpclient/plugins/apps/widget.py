@@ -8,7 +8,7 @@ origin, so it cannot reach the notebook page, its cookies or the Jupyter server'
 is as separate from the host as the spec's sandbox proxy makes it. It forwards what the view
 posts (from that iframe only) to the kernel, posts the kernel's answers back, resizes the
 iframe on ``ui/notifications/size-changed``, and shows links, messages and model-context
-updates under the view as text. Every protocol rule lives in ``_apps_bridge``.
+updates under the view as text. Every protocol rule lives in ``bridge``.
 
 Only in a live kernel with anywidget installed (``pip install mcpclient[apps]``); elsewhere
 ``mimebundle`` returns None and the result shows as any ``ToolResult``.
@@ -20,10 +20,11 @@ import html as html_lib
 import logging
 from typing import Any
 
-from ._apps_bridge import Bridge
-from ._display import to_html
-from ._exceptions import MCPError
-from .apps import AppResult, UIResource, allow_attribute, content_security_policy
+from ... import types as t
+from ..._display import to_html
+from ..._exceptions import MCPError
+from .bridge import Bridge
+from .views import AppCall, UIResource, allow_attribute, content_security_policy
 
 __all__ = ["SANDBOX", "mimebundle", "with_csp"]
 
@@ -156,7 +157,7 @@ def _widget_class() -> Any:
         title = traitlets.Unicode("").tag(sync=True)
         border = traitlets.Bool(True).tag(sync=True)
 
-        def __init__(self, result: AppResult, tool: Any, resource: UIResource) -> None:
+        def __init__(self, result: t.ToolResult, call: AppCall, tool: Any, resource: UIResource) -> None:
             policy = content_security_policy(resource)
             super().__init__(
                 html=with_csp(resource.html, policy), policy=policy, allow=allow_attribute(resource),
@@ -164,17 +165,18 @@ def _widget_class() -> Any:
                 border=resource.prefers_border is not False,
             )
             self.result = result
+            self.call = call
             self.tool = tool
             self.resource = resource
             self.bridges: dict[str, Bridge] = {}
             self.on_msg(self._on_front_end)
-            result.call.client._on_apps_close(self._client_closed)
+            call.host.on_close(self._client_closed)
 
         def bridge(self, view: str) -> Bridge:
             found = self.bridges.get(view)
             if found is None:
                 found = self.bridges[view] = Bridge(
-                    self.result.call.client, self.tool, self.result.call.arguments, self.result, self.resource,
+                    self.call.host, self.tool, self.call.arguments, self.result, self.resource,
                     post=lambda m: self.send({"kind": "post", "view": view, "message": m}),
                     note=lambda k, text: self.send({"kind": "note", "view": view, "note": k, "text": text}),
                 )
@@ -204,23 +206,22 @@ def _widget_class() -> Any:
 _WIDGET: Any = None
 
 
-def mimebundle(result: AppResult) -> dict[str, Any] | None:
-    """The widget output for ``result`` in a live kernel, or None (then it shows as usual)."""
+def mimebundle(result: t.ToolResult, call: AppCall) -> dict[str, Any] | None:
+    """The widget output for ``result`` of ``call`` in a live kernel, or None (then it shows as usual)."""
     global _WIDGET
     if not _live():
         return None
-    client = result.call.client
     try:
-        tool = client._app_tool(result.call.tool)
+        tool = call.host.tool(call.tool)
         if tool is None or tool.ui is None or not tool.ui.resource_uri:
             return None
-        resource = client.read_ui_resource(tool.ui.resource_uri)
+        resource = call.host.read_ui_resource(tool.ui.resource_uri, None)
     except MCPError as exc:
-        log.warning("cannot show the view of tool %r: %s", result.call.tool, exc)
+        log.warning("cannot show the view of tool %r: %s", call.tool, exc)
         return None
     if _WIDGET is None:
         _WIDGET = _widget_class()
-    shown = _WIDGET(result, tool, resource)._repr_mimebundle_()
+    shown = _WIDGET(result, call, tool, resource)._repr_mimebundle_()
     data = dict(shown[0] if isinstance(shown, tuple) else shown)  # anywidget gives (data, metadata)
     data["text/html"] = to_html(result)  # where no widget manager runs (exported notebooks)
     return data
