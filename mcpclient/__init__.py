@@ -41,7 +41,7 @@ from ._keepalive import KeepAlive
 from ._observe import Telemetry
 from ._pages import Page
 from ._rpc.cancel import CancelToken
-from ._skills import Skill, SkillFile
+from ._skill_model import Skill, SkillFile
 from ._task_handle import Task
 from .extensions import Extension, Message, Middleware, Options
 from .transports import StdioTransport, Transport

@@ -24,7 +24,7 @@ from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom, gather
-from ._features import UIResource, UIViews
+from ._features import Skill, SkillsFeature, UIResource, UIViews
 from ._handlers import BUILTIN_REQUESTS, Handlers
 from ._notifications import ROUTED_NOTIFICATIONS, Notifications
 from ._observe import TelemetryOption, make_observer, wrap_handler
@@ -33,7 +33,6 @@ from ._rpc.engine import Engine, ProgressCallback
 from ._conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
 from ._pages import ALL_PAGES, Page
 from ._session import BoundSession
-from ._skills import Skill, Skills
 from ._structured import OutputValidator
 from ._subscriptions import Listener
 from ._task_handle import Task
@@ -156,7 +155,6 @@ class Client:
         # The features, each given what it needs; none of them refers back to the Client.
         self._tasks = Tasks(self._conversation, self._timeouts, self._outputs)
         self._calls = Calls(self._conversation, transport, self._outputs, self._tasks)
-        self._skills = Skills(self._conversation, self._calls)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._tasks, self._elicitation)
         self._session = BoundSession(self._conversation, self._seam, _weak_state(self))
@@ -416,7 +414,7 @@ class Client:
             method, dict(params) if params else None, timeout=self._ready(timeout), on_progress=on_progress,
             max_total=max_total, cancel=cancel, meta=meta,
         )
-        if self._seam.extensions:
+        if self._seam.results:
             result = self._seam.result(Call(method=method, params=params), result)
         return result
 
@@ -459,7 +457,7 @@ class Client:
         if cursor is not ALL_PAGES:
             return self._calls.list_page("tools/list", t.ToolDef, cursor, self._ready(timeout), meta)
         tools = self._calls.list_tools(self._ready(timeout), meta)
-        if self._seam.extensions:
+        if self._seam.results:
             tools = self._seam.result(Call(method="tools/list"), tools)
         return Listing(tools)
 
@@ -494,7 +492,7 @@ class Client:
             name, arguments, self._timeouts.default if timeout is DEFAULT else timeout,  # _ready's, inline
             on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta,
         )
-        if self._seam.extensions:
+        if self._seam.results:
             result = self._seam.result(Call(method="tools/call", name=name, arguments=arguments), result)
         return result
 
@@ -585,7 +583,7 @@ class Client:
         contents = self._calls.read_resource(
             uri, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
         )
-        if self._seam.extensions:
+        if self._seam.results:
             contents = self._seam.result(Call(method="resources/read", name=uri), contents)
         return contents
 
@@ -628,7 +626,7 @@ class Client:
         prompt = self._calls.get_prompt(
             name, arguments, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
         )
-        if self._seam.extensions:
+        if self._seam.results:
             prompt = self._seam.result(Call(method="prompts/get", name=name, arguments=arguments), prompt)
         return prompt
 
@@ -647,7 +645,7 @@ class Client:
         ``context`` gives the values of arguments already filled in.
         """
         completion = self._calls.complete(ref, arg_name, arg_value, context, self._ready(timeout), meta)
-        if self._seam.extensions:
+        if self._seam.results:
             completion = self._seam.result(Call(method="completion/complete", arguments=context), completion)
         return completion
 
@@ -693,7 +691,10 @@ class Client:
     def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         self._notices.on_notification(method, params)
 
-    # -- skills -------------------------------------------------------------------------------
+    # -- skills (the built-in Skills extension, through SkillsFeature) ---------------------------
+
+    def _skill_feature(self) -> SkillsFeature:
+        return self._seam.feature(SkillsFeature, SkillsFeature.missing)
 
     def list_skills(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> list[Skill]:
         """Every skill the server lists (``skills/list``, all pages); no file is read.
@@ -703,7 +704,7 @@ class Client:
         are left out with a warning, since they could never be loaded.
         Raises ``CapabilityError`` if the server does not declare the skills extension.
         """
-        return self._skills.list_skills(self._ready(timeout), meta)
+        return self._skill_feature().list_skills(self._ready(timeout), meta)
 
     def get_skill(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> Skill:
         """The entry of the skill whose SKILL.md is at ``uri`` (``skills/get``); no file is read.
@@ -711,7 +712,7 @@ class Client:
         Raises ``RPCError`` (-32602) if the server serves no such skill, ``ProtocolError`` if
         its entry breaks the extension's rules.
         """
-        return self._skills.get_skill(uri, self._ready(timeout), meta)
+        return self._skill_feature().get_skill(uri, self._ready(timeout), meta)
 
     def load_skill(
         self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT,
@@ -728,7 +729,7 @@ class Client:
         returned. A ``"dynamic"`` skill is refused the same way unless ``allow_dynamic=True``.
         Frontmatter checking needs PyYAML (``pip install mcpclient[skills]``).
         """
-        return self._skills.load_skill(skill, allow_dynamic, self._ready(timeout), meta)
+        return self._skill_feature().load_skill(skill, allow_dynamic, self._ready(timeout), meta)
 
     def read_skill_file(
         self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT,
@@ -741,7 +742,7 @@ class Client:
         (an unlisted file is a change to the skill). Files of a ``"dynamic"`` skill are
         refused unless ``allow_dynamic=True``, and then only within the skill's directory.
         """
-        return self._skills.read_skill_file(skill, path, allow_dynamic, self._ready(timeout), meta)
+        return self._skill_feature().read_skill_file(skill, path, allow_dynamic, self._ready(timeout), meta)
 
 
 def _weak_notification_handler(client: Client) -> Callable[[str, dict[str, Any]], None]:

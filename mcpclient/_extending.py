@@ -143,6 +143,11 @@ class Seam:
         for mw in chain:
             if not callable(mw):
                 raise TypeError(f"a middleware must be callable as mw(message, next), got {mw!r}")
+        #: The extensions with a ``result`` hook of their own (not the base class's no-op), so
+        #: a client whose extensions take no results pays one test per call, as with none.
+        self.results: tuple[Extension, ...] = tuple(
+            ext for ext in self.extensions if type(ext).result is not Extension.result
+        )
         #: The middleware, outermost first; empty when there is none.
         self.middleware: tuple[Middleware, ...] = tuple(chain)
         self._reserved_requests = frozenset(reserved_requests)
@@ -292,7 +297,7 @@ class Seam:
             ext.opened(session)
 
     def result(self, call: Call, value: Any) -> Any:
-        for ext in self.extensions:
+        for ext in self.results:
             value = ext.result(call, value)
         return value
 

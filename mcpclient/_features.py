@@ -10,10 +10,15 @@ the client core knows the interface of a feature and never the module that imple
 from __future__ import annotations
 
 import abc
+from typing import Any, Mapping
 
 from ._app_views import UIResource
+from ._skill_model import Skill
 
-__all__ = ["UIResource", "UIViews"]
+__all__ = ["Skill", "SkillsFeature", "UIResource", "UIViews"]
+
+#: Extra ``_meta`` keys of one call (``Client``'s ``meta=``).
+Meta = Mapping[str, Any] | None
 
 
 class UIViews(abc.ABC):
@@ -25,3 +30,30 @@ class UIViews(abc.ABC):
     @abc.abstractmethod
     def read_ui_resource(self, uri: str, timeout: float | None) -> UIResource:
         """The view at ``uri`` with its ``_meta.ui``, read once per connection."""
+
+
+class SkillsFeature(abc.ABC):
+    """Skills over MCP: ``Client.list_skills``, ``get_skill``, ``load_skill``, ``read_skill_file``.
+
+    Timeouts come resolved (the Client resolves ``DEFAULT``); see those methods for the rest.
+    """
+
+    missing = "this client has no skills extension (it was made without the built-in ones)"
+
+    @abc.abstractmethod
+    def list_skills(self, timeout: float | None, meta: Meta = None) -> list[Skill]:
+        """Every skill the server lists, all pages; no file is read."""
+
+    @abc.abstractmethod
+    def get_skill(self, uri: str, timeout: float | None, meta: Meta = None) -> Skill:
+        """The entry of the skill whose SKILL.md is at ``uri``."""
+
+    @abc.abstractmethod
+    def load_skill(self, skill: Skill | str, allow_dynamic: bool, timeout: float | None, meta: Meta = None) -> str:
+        """A skill's SKILL.md, verified against its entry."""
+
+    @abc.abstractmethod
+    def read_skill_file(
+        self, skill: Skill, path: str, allow_dynamic: bool, timeout: float | None, meta: Meta = None
+    ) -> bytes:
+        """One file of ``skill``, verified against its entry."""

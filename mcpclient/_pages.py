@@ -70,9 +70,13 @@ def pages(
     return _walk(method, timeout, lambda params, left: session.call(method, params, timeout=left, cancel=cancel, meta=meta))
 
 
-def session_pages(session: Session, method: str, timeout: float | None) -> Iterator[dict[str, Any]]:
+def session_pages(
+    session: Session, method: str, timeout: float | None, meta: Mapping[str, Any] | None = None
+) -> Iterator[dict[str, Any]]:
     """``pages`` through an extension's ``Session``: the same bounds, the same errors."""
-    return _walk(method, timeout, lambda params, left: session.request(method, params, options=Options(timeout=left)))
+    return _walk(
+        method, timeout, lambda params, left: session.request(method, params, options=Options(timeout=left, meta=meta))
+    )
 
 
 def _walk(

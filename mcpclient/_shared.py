@@ -38,7 +38,7 @@ from .extensions import NotificationHandler, RequestHandler
 from .transports.stdio import StdioTransport
 
 if TYPE_CHECKING:
-    from ._skills import Skill
+    from ._skill_model import Skill
     from .plugins.apps.views import UIResource
     from ._task_handle import Task
 

@@ -276,3 +276,28 @@ def test_without_pyyaml_loading_says_what_to_install(transport, monkeypatch):
         with pytest.raises(MCPError, match=r"mcpclient\[skills\]"):
             client.load_skill(client.list_skills()[0])
     server.stop()
+
+
+# -- skills are a built-in extension of the seam --------------------------------------------------
+
+
+def test_skills_are_a_built_in_extension_whose_requests_a_user_middleware_sees(transport):
+    from mcpclient.plugins.skills.extension import Skills
+
+    seen: list[str] = []
+
+    def watch(message, next_):
+        if message.direction == "send":
+            seen.append(message.method)
+        return next_(message)
+
+    server = skills_server(transport)
+    with Client(transport, middleware=[watch]) as client:
+        assert [type(ext) for ext in client.extensions] == [Skills]
+        (skill,) = client.list_skills(meta={"com.example/trace": "t1"})
+        assert client.load_skill(skill) == SKILL_MD
+    # the extension's requests went through the Session: the user's middleware saw each one
+    assert seen[-2:] == ["skills/list", "resources/read"]
+    listed = [m for m in server.received if m.get("method") == "skills/list"][-1]
+    assert listed["params"]["_meta"]["com.example/trace"] == "t1"
+    server.stop()

@@ -17,6 +17,7 @@ from .apps.extension import Apps
 from .cache import ResultCache
 from .lock import lock_extension
 from .policy import PolicyGate
+from .skills.extension import Skills
 
 
 def _guards(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
@@ -51,6 +52,12 @@ def _apps(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence
     return (Apps(timeout=options.get("timeout")),)
 
 
+def _skills(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """Every client has Skills: whether skills are served is the server's to declare."""
+    return () if any(isinstance(extension, Skills) for extension in gathered) else (Skills(),)
+
+
 register_option_builder(_guards, outer=True)
 register_option_builder(_apps, outer=False)  # after the user's: their result hooks see the plain ToolResult
+register_option_builder(_skills, outer=False)
 register_option_builder(_cache, outer=False)

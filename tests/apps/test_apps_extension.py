@@ -15,6 +15,7 @@ import pytest
 from mcpclient import Client, MCPError, StdioTransport, types as t
 from mcpclient.apps import AppResult, Apps
 from mcpclient.extensions import Call, Extension
+from mcpclient.plugins.skills.extension import Skills
 
 from tests.conftest import SERVERS
 from tests.helpers import require_mcp_sdk
@@ -50,7 +51,7 @@ class Watcher(Extension):
 
 def test_apps_true_plugs_the_apps_extension_in_and_its_declaration_reaches_the_server(era):
     with vendor_client(era, apps=True) as client:
-        assert [type(ext) for ext in client.extensions] == [Apps]
+        assert [type(ext) for ext in client.extensions] == [Apps, Skills]
         caps = json.loads(client.call_tool("client_caps").text)
     assert caps["extensions"][UI] == {"mimeTypes": ["text/html;profile=mcp-app"]}
 
@@ -58,7 +59,7 @@ def test_apps_true_plugs_the_apps_extension_in_and_its_declaration_reaches_the_s
 def test_an_apps_extension_given_by_hand_is_the_same_as_apps_true(era):
     apps = Apps()
     with vendor_client(era, extensions=[apps], apps=True) as client:
-        assert client.extensions == (apps,)  # apps=True next to an Apps() adds no second one
+        assert [ext for ext in client.extensions if isinstance(ext, Apps)] == [apps]  # no second one
         result = client.call_tool("client_caps")
     assert isinstance(result, AppResult) and result.call.host is apps and result.call.tool == "client_caps"
     assert json.loads(result.text)["extensions"][UI] == {"mimeTypes": ["text/html;profile=mcp-app"]}
@@ -87,7 +88,7 @@ def test_the_apps_extension_learns_tools_from_the_listing_and_lists_once_when_as
 
 def test_without_apps_read_ui_resource_says_how_to_turn_it_on(era):
     with vendor_client(era) as client:
-        assert client.extensions == ()
+        assert [type(ext) for ext in client.extensions] == [Skills]  # every client has skills
         with pytest.raises(MCPError, match="apps=True"):
             client.read_ui_resource("ui://x")
 

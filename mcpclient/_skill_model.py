@@ -1,4 +1,4 @@
-"""Skills served over MCP (the ``io.modelcontextprotocol/skills`` extension, SEP-2640).
+"""What a skill is (SEP-2640, ``io.modelcontextprotocol/skills``) and how its files are verified.
 
 A skill is a directory of files, minimally ``SKILL.md``, each served as a resource. The
 server lists skills (``skills/list``) or describes one (``skills/get``) with an entry giving
@@ -27,24 +27,26 @@ from __future__ import annotations
 import datetime
 import logging
 import re
-from typing import TYPE_CHECKING, Any, Mapping, Optional
+from typing import Any
 
 from attrs import frozen
 
 from . import _bounded
 from . import types as t
-from ._exceptions import CapabilityError, MCPError, ProtocolError, SkillVerificationError
-from ._pages import pages
+from ._exceptions import MCPError, ProtocolError, SkillVerificationError
 
-if TYPE_CHECKING:
-    from ._calls import Calls
-    from ._conversation import Conversation
-
-__all__ = ["SKILLS_EXTENSION", "Skill", "SkillFile", "Skills"]
+__all__ = [
+    "MAX_FRONTMATTER_BYTES",
+    "SKILLS_EXTENSION",
+    "Skill",
+    "SkillFile",
+    "bytes_of",
+    "check_frontmatter",
+    "decode",
+    "read_entry",
+]
 
 log = logging.getLogger("mcpclient")
-#: Extra ``_meta`` keys of one call (``Client``'s ``meta=``).
-Meta = Optional[Mapping[str, Any]]
 
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
 SKILL_MD = "SKILL.md"
@@ -98,93 +100,7 @@ class Skill:
         return path if "://" in path else f"{self.root}/{path.lstrip('/')}"
 
 
-class Skills:
-    """Skills: list them, load one, read its files, each verified; reads go through ``Calls``."""
-
-    def __init__(self, session: Conversation, calls: Calls) -> None:
-        self._conversation = session
-        self._calls = calls
-
-    def list_skills(self, timeout: float | None, meta: Meta = None) -> list[Skill]:
-        self._require_skills("skills/list")
-        skills: list[Skill] = []
-        for page in pages(self._conversation, "skills/list", timeout, meta=meta):
-            entries = page.get("skills")
-            if not isinstance(entries, list):
-                raise ProtocolError(f"the server's skills/list result has no skills list: {_bounded.excerpt(page, 200)}")
-            for entry in entries:
-                try:
-                    skills.append(_read_entry(entry))
-                except ProtocolError as exc:
-                    log.warning("skipping a skill the server listed: %s", exc)
-        return skills
-
-    def get_skill(self, uri: str, timeout: float | None, meta: Meta = None) -> Skill:
-        self._require_skills("skills/get")
-        result = self._conversation.call("skills/get", {"uri": uri}, timeout=timeout, meta=meta)
-        return _read_entry(result.get("skill"))
-
-    def load_skill(self, skill: Skill | str, allow_dynamic: bool, timeout: float | None, meta: Meta = None) -> str:
-        entry = self._skill_entry(skill, timeout, meta)
-        data = self._verified_read(entry, entry.uri, allow_dynamic, timeout, meta)
-        text = _decode(data, entry)
-        _check_frontmatter(entry, text)
-        return text
-
-    def read_skill_file(
-        self, skill: Skill, path: str, allow_dynamic: bool, timeout: float | None, meta: Meta = None
-    ) -> bytes:
-        return self._verified_read(skill, skill.resolve(path), allow_dynamic, timeout, meta)
-
-    # -- helpers ------------------------------------------------------------------------------
-
-    def _require_skills(self, method: str) -> None:
-        extensions = self._conversation.capabilities.get("extensions")
-        if not (isinstance(extensions, dict) and SKILLS_EXTENSION in extensions):
-            raise CapabilityError(f"extensions.{SKILLS_EXTENSION}", method)
-
-    def _skill_entry(self, skill: Skill | str, timeout: float | None, meta: Meta) -> Skill:
-        if isinstance(skill, Skill):
-            return skill
-        if not isinstance(skill, str):
-            raise TypeError(f"skill must be a Skill, a SKILL.md URI or a name, got {type(skill).__name__}")
-        if "://" in skill:
-            return self.get_skill(skill, timeout, meta)
-        matches = [s for s in self.list_skills(timeout, meta) if s.name == skill]
-        if len(matches) != 1:
-            found = ", ".join(s.uri for s in matches) or "none"
-            raise ValueError(f"{len(matches)} listed skills are named {skill!r} ({found}); pass a Skill or its URI")
-        return matches[0]
-
-    def _verified_read(self, skill: Skill, uri: str, allow_dynamic: bool, timeout: float | None, meta: Meta) -> bytes:
-        if skill.files is None:
-            if not allow_dynamic:
-                raise SkillVerificationError(
-                    'the skill\'s files are "dynamic", so nothing can be verified (pass allow_dynamic=True '
-                    "to accept unverified content)", uri=uri, skill=skill.uri,
-                )
-            if uri != skill.uri and not uri.startswith(skill.root + "/"):
-                raise SkillVerificationError("the file is outside the skill's directory", uri=uri, skill=skill.uri)
-            return _bytes_of(self._calls.read_resource(uri, timeout, meta=meta), uri, skill)
-        listed = next((f for f in skill.files if f.uri == uri), None)
-        if listed is None:
-            raise SkillVerificationError("the skill's entry does not list this file", uri=uri, skill=skill.uri)
-        data = _bytes_of(self._calls.read_resource(uri, timeout, meta=meta), uri, skill)
-        if len(data) != listed.size:
-            raise SkillVerificationError(
-                f"{len(data)} bytes read, the entry says {listed.size}", uri=uri, skill=skill.uri
-            )
-        import hashlib  # here: only a verified skill needs it, and it costs import time
-
-        digest = "sha256:" + hashlib.sha256(data).hexdigest()
-        if digest != listed.digest:
-            raise SkillVerificationError(
-                f"digest {digest} read, the entry says {listed.digest}", uri=uri, skill=skill.uri
-            )
-        return data
-
-
-def _read_entry(entry: Any) -> Skill:
+def read_entry(entry: Any) -> Skill:
     """A ``Skill`` from a wire entry; ``ProtocolError`` if the entry breaks the extension's rules."""
     if not isinstance(entry, dict) or not isinstance(entry.get("uri"), str):
         raise ProtocolError(f"a skill entry needs a uri: {_bounded.excerpt(entry, 200)}")
@@ -225,7 +141,7 @@ def _read_file(item: Any, skill_uri: str) -> SkillFile:
     return SkillFile(uri=uri, digest=digest, size=size)
 
 
-def _bytes_of(contents: list[t.ResourceContents], uri: str, skill: Skill) -> bytes:
+def bytes_of(contents: list[t.ResourceContents], uri: str, skill: Skill) -> bytes:
     """The raw bytes of the one content entry for ``uri`` (text is UTF-8, as on the wire)."""
     matching = [c for c in contents if c.uri == uri] or (contents if len(contents) == 1 else [])
     if len(matching) != 1:
@@ -239,14 +155,14 @@ def _bytes_of(contents: list[t.ResourceContents], uri: str, skill: Skill) -> byt
     return (content.text or "").encode("utf-8")
 
 
-def _decode(data: bytes, skill: Skill) -> str:
+def decode(data: bytes, skill: Skill) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SkillVerificationError(f"{SKILL_MD} is not UTF-8 text", uri=skill.uri, skill=skill.uri) from exc
 
 
-def _check_frontmatter(skill: Skill, text: str) -> None:
+def check_frontmatter(skill: Skill, text: str) -> None:
     """Compare SKILL.md's YAML frontmatter with the entry's, field by field."""
     text = text[1:] if text.startswith("\ufeff") else text
     head = text[: MAX_FRONTMATTER_BYTES + 16]  # room for the delimiters around the largest frontmatter
