@@ -3,8 +3,10 @@
 ``Client`` holds the life cycle and the public methods. Each method checks that the client
 is open, resolves its timeout, and hands the call in one step to the collaborator that owns
 the feature: ``Calls`` (tools, resources, prompts, completions, tool tasks), ``Tasks``,
-``Notifications``, ``Skills`` and ``Elicitation``. They talk to the server through the
-``Conversation``, whose era strategy owns what differs between protocol eras.
+``Notifications`` and ``Elicitation``. They talk to the server through the
+``Conversation``, whose era strategy owns what differs between protocol eras. The features
+that are built-in extensions (MCP Apps, skills) are reached through the ``Seam``, by the
+interface ``_features`` declares, and are made by ``_builtins`` from the keyword options.
 """
 
 from __future__ import annotations
