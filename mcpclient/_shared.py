@@ -34,12 +34,12 @@ from ._pages import ALL_PAGES, Page
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import ProgressCallback
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
-from .extensions import NotificationHandler, RequestHandler
+from .extensions import Extension, NotificationHandler, RequestHandler
 from .transports.stdio import StdioTransport
 
 if TYPE_CHECKING:
     from ._skill_model import Skill
-    from .plugins.apps.views import UIResource
+    from ._app_views import UIResource
     from ._task_handle import Task
 
 __all__ = ["RETRY_MODES", "SharedClient", "release_inherited", "safe_tool", "server_of"]
@@ -240,6 +240,11 @@ class SharedClient:
             client.timeout = value
 
         self._remember("timeout", apply)
+
+    @property
+    def extensions(self) -> tuple[Extension, ...]:
+        """The extensions of this process's client, in order (opens it if needed)."""
+        return self._holder.get().extensions
 
     @property
     def protocol_version(self) -> str:
