@@ -38,12 +38,12 @@ from ._exceptions import (
     URLElicitationRequired,
 )
 from ._keepalive import KeepAlive
-from ._observe import Telemetry
 from ._pages import Page
 from ._rpc.cancel import CancelToken
 from ._skill_model import Skill, SkillFile
 from ._task_handle import Task
 from .extensions import Extension, Message, Middleware, Options
+from .plugins.telemetry import Telemetry
 from .transports import StdioTransport, Transport
 from .types import (
     Completion,

@@ -6,7 +6,8 @@ the feature: ``Calls`` (tools, resources, prompts, completions, tool tasks), ``T
 ``Notifications`` and ``Elicitation``. They talk to the server through the
 ``Conversation``, whose era strategy owns what differs between protocol eras. The features
 that are built-in extensions (MCP Apps, skills) are reached through the ``Seam``, by the
-interface ``_features`` declares, and are made by ``_builtins`` from the keyword options.
+interface ``_features`` declares, and are made from the keyword options by the builders
+``mcpclient.plugins`` registers (``_extending.gather``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from ._extending import Seam, check_custom, gather
 from ._features import Skill, SkillsFeature, UIResource, UIViews
 from ._handlers import BUILTIN_REQUESTS, Handlers
 from ._notifications import ROUTED_NOTIFICATIONS, Notifications
-from ._observe import TelemetryOption, make_observer, wrap_handler
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import Engine, ProgressCallback
 from ._conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
@@ -76,6 +76,7 @@ class Client:
     ``telemetry`` reports every call with OpenTelemetry (see docs/observability.md): "auto"
     (the default) does so when ``opentelemetry-api`` is installed, ``False`` never, and a
     ``Telemetry`` says which providers to use and whether to record tool arguments and results.
+    It adds the built-in ``mcpclient.plugins.telemetry.TelemetryExtension``, first of all.
 
     ``output_validation`` checks structured tool output against the ``outputSchema`` of tools
     seen in ``list_tools()`` (with the ``jsonschema`` extra installed): "strict" raises
@@ -111,7 +112,7 @@ class Client:
         cache_partition: str | Callable[[], str | None] | None = None,
         output_validation: str = "strict",
         apps: bool = False,
-        telemetry: TelemetryOption = "auto",
+        telemetry: Any = "auto",
         middleware: Sequence[Middleware] = (),
         extensions: Sequence[Extension] = (),
         keepalive: float | None = None,
@@ -125,7 +126,7 @@ class Client:
             middleware,
             gather(extensions, transport, keepalive, {
                 "cache": cache, "cache_partition": cache_partition, "policy": policy, "lock": lock,
-                "on_change": on_change, "apps": apps, "timeout": timeout,
+                "on_change": on_change, "apps": apps, "timeout": timeout, "telemetry": telemetry,
             }),
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
         )
@@ -137,22 +138,19 @@ class Client:
         self._outputs = OutputValidator(output_validation)
         self._max_dispatch = max_dispatch
         self._protocol = protocol
-        self._telemetry = telemetry
         self._wire(transport)
 
     def _wire(self, transport: Transport) -> None:
         """The engine, session and features on ``transport`` (again after a restart)."""
         self.transport = transport
-        self._observer = make_observer(self._telemetry, transport)
         self._engine = Engine(
             transport,
-            on_request=wrap_handler(self._observer, self._seam.receiving_requests(self._handlers.handle)),
+            on_request=self._seam.receiving_requests(self._handlers.handle),
             on_notification=self._seam.receiving_notifications(_weak_notification_handler(self)),
             max_dispatch=self._max_dispatch,
         )
         self._conversation = Conversation(
-            self._engine, self._handlers, self.client_info, self._protocol, transport, self._observer,
-            self._discoveries,
+            self._engine, self._handlers, self.client_info, self._protocol, transport, self._discoveries,
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._tasks = Tasks(self._conversation, self._timeouts, self._outputs)
@@ -246,10 +244,7 @@ class Client:
         self._seam.close()  # the extensions' closers may still send, as MCP Apps' shown views do
         self._finalizer.detach()
         self._notices.listener.stop()
-        dead = self._engine.dead
         self._engine.close()
-        if self._observer is not None:
-            self._observer.session_ended(dead)
 
     def __enter__(self) -> Client:
         try:
@@ -268,8 +263,10 @@ class Client:
 
     @property
     def extensions(self) -> tuple[Extension, ...]:
-        """The extensions plugged in, in order: the user's, the transport's, then the built-ins
-        the options stand for (``apps=True``: an ``mcpclient.apps.Apps``; ``keepalive``)."""
+        """The extensions plugged in, in order: the built-ins that see a call first
+        (telemetry, the tool lock, the policy gate), the user's, the transport's, then the
+        other built-ins the options stand for (``apps=True``: an ``mcpclient.apps.Apps``;
+        ``keepalive``; skills; the cache)."""
         return self._seam.extensions
 
     @property

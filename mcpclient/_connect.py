@@ -13,7 +13,6 @@ import requests
 from . import types as t
 from ._client import DEFAULT_TIMEOUT, Client
 from ._factory import make_client
-from ._observe import TelemetryOption
 from ._exceptions import HTTPStatusError, MCPError, RPCError
 from .cache import CacheStore
 from .extensions import Extension, Middleware
@@ -51,7 +50,7 @@ def connect(
     cache_partition: str | Callable[[], str | None] | None = None,
     output_validation: str = "strict",
     apps: bool = False,
-    telemetry: TelemetryOption = "auto",
+    telemetry: Any = "auto",
     middleware: Sequence[Middleware] = (),
     extensions: Sequence[Extension] = (),
     keepalive: float | None = None,

@@ -35,7 +35,6 @@ from ._elicitation import url_elicitation_error
 from ._extending import compose, merge_meta
 from ._handlers import Handlers
 from ._methods import CHANGE_NOTHING
-from ._observe import Observation, Observer
 from ._race import Finished, Race
 from ._rpc.cancel import Cancel
 from ._rpc.engine import Engine, ProgressCallback
@@ -83,7 +82,6 @@ class Conversation:
         client_info: t.Implementation,
         protocol: str,
         transport: Transport,
-        observer: Observer | None = None,
         discoveries: Discoveries | None = None,
     ) -> None:
         if protocol not in PROTOCOLS:
@@ -105,8 +103,6 @@ class Conversation:
         #: Whether the server's connection ended during the era probe (old SDKs exit on an
         #: unknown method): the client may then start it again and go straight to initialize.
         self.probe_killed = False
-        #: Told of every call when telemetry is on (see _observe); None costs nothing.
-        self.observer = observer
         #: Where eras and discover answers are remembered across processes (``cache=store``);
         #: None: only this process's memory, and the era alone.
         self.discoveries = discoveries
@@ -170,8 +166,6 @@ class Conversation:
                 self.discoveries.remember(identity(self.server_key), self.era, self.version,
                                           self._discover_result if self.era == MODERN else None)
         self.era_strategy = self._choose_era()
-        if self.observer is not None:
-            self.observer.session_started(self.version)
 
     def _probe(self, timeout: float | None, *, grace: float) -> None:
         """``server/discover`` first; ``initialize`` too when discover is still unanswered after
@@ -325,29 +319,24 @@ class Conversation:
     def _open_request(
         self, method: str, params: dict[str, Any], *, timeout: float | None, cancel_on_timeout: bool, cancel: Any = None
     ) -> dict[str, Any]:
-        """A request of the opening (``initialize``, ``server/discover``), observed and passed
-        through the middleware like any call."""
-        middleware = self.handlers.seam.middleware
-        if not middleware and (self.observer is None or self.observer.idle()):
+        """A request of the opening (``initialize``, ``server/discover``), passed through the
+        call middleware and the middleware like any call."""
+        seam = self.handlers.seam
+        if not seam.middleware and not seam.call_middleware:
             return self.engine.request(method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, cancel=cancel)
 
-        def deliver(message: Message, seen: Observation | None) -> dict[str, Any]:
-            sent = merge_meta(message.params, message.options.meta) or {}
+        def deliver(message: Message) -> dict[str, Any]:
+            options = message.options
             return self.engine.request(
-                message.method, seen.inject(sent) if seen is not None else sent, timeout=message.options.timeout,
-                cancel_on_timeout=cancel_on_timeout, cancel=message.options.cancel,
-                on_sent=seen.sent if seen is not None else None,
+                message.method, merge_meta(message.params, options.meta) or {}, timeout=options.timeout,
+                cancel_on_timeout=cancel_on_timeout, cancel=options.cancel, on_sent=options.on_sent,
             )
 
+        send = compose(seam.middleware, deliver)
         message = Message(direction="send", kind="request", method=method, params=params,
                           options=Options(timeout=timeout, cancel=cancel))
-        result: dict[str, Any]
-        if self.observer is None or self.observer.idle():
-            result = compose(middleware, lambda m: deliver(m, None))(message)
-            return result
-        with self.observer.client_call(method, params, "") as seen:
-            result = compose(middleware, lambda m: deliver(m, seen))(message)
-            return result
+        result: dict[str, Any] = compose(seam.call_middleware, send)(message)
+        return result
 
     def _choose_era(self) -> Era:
         """The strategy for the era the opening found; the one place that tests which it is."""
@@ -396,20 +385,29 @@ class Conversation:
         ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
         ``on_sent(request_id)`` learns each round's id before it is written.
         ``meta`` adds keys to the request's ``_meta`` (under the era's keys, which win).
-        Each round goes through the client's middleware as a message of its own.
+        The call middleware sees the whole call; each round goes through the client's
+        middleware as a message of its own.
         """
         try:
-            if self.observer is None or self.observer.idle():
-                return self._call(method, params, None, timeout, on_progress, max_total, cancel, on_sent, meta)
-            with self.observer.client_call(method, params, self.version) as seen:
-                result = self._call(method, params, seen, timeout, on_progress, max_total, cancel, on_sent, meta)
-                seen.finished(result)
-                return result
+            calls = self.handlers.seam.call_middleware
+            if not calls:
+                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta)
+            message = Message(direction="send", kind="request", method=method, params=params, options=Options(
+                timeout=timeout, max_total=max_total, on_progress=on_progress, cancel=cancel, meta=meta,
+                on_sent=on_sent))
+            result: dict[str, Any] = compose(calls, self._call_message)(message)
+            return result
         except RPCError as exc:
             if self.discoveries is not None and modern.supported_from_error(exc) is not None:
                 log.debug("the server refused the protocol version: forgetting its remembered era")
                 self._forget()
             raise
+
+    def _call_message(self, message: Message) -> dict[str, Any]:
+        """The innermost step of the call chain: every round of the call ``message`` is."""
+        options = message.options
+        return self._call(message.method, message.params, options.timeout, options.on_progress, options.max_total,
+                          options.cancel, options.on_sent, options.meta)
 
     def _forget(self) -> None:
         """The server said its era or versions changed: what is remembered of it goes."""
@@ -421,7 +419,6 @@ class Conversation:
         self,
         method: str,
         params: dict[str, Any] | None,
-        seen: Observation | None,
         timeout: float | None,
         on_progress: ProgressCallback | None,
         max_total: float | None,
@@ -429,21 +426,15 @@ class Conversation:
         on_sent: Callable[[Any], None] | None = None,
         meta: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        # ``params`` is not copied: the era's decorate and the observer's inject copy before
-        # they add anything, and an input round copies before it adds its answers.
+        # ``params`` is not copied: the era's decorate copies before it adds anything, and an
+        # input round copies before it adds its answers.
         base = params if params else {}
         middleware = self.handlers.seam.middleware
-        if seen is not None:
-            on_sent = seen.sent if on_sent is None else _both(seen.sent, on_sent)
-            if on_progress is not None:
-                on_progress = _progress_events(seen, on_progress)
-        if not middleware:  # no chain: the era and the observer decorate once, here
+        if not middleware:  # no chain: the caller's meta and the era decorate once, here
             if meta:
                 base = merge_meta(base, meta) or {}
             if self.era_strategy is not None:
                 base = self.era_strategy.decorate(base)
-            if seen is not None:
-                base = seen.inject(base)
         total = None if max_total is None else Deadline(max_total)
         retry = base
         for _ in range(MAX_INPUT_ROUNDS + 1):
@@ -451,8 +442,9 @@ class Conversation:
             try:
                 if middleware:
                     message = Message(direction="send", kind="request", method=method, params=retry or None, options=Options(
-                        timeout=timeout, max_total=left, on_progress=on_progress, cancel=cancel, meta=meta))
-                    result = self._send_chained(message, seen, on_sent)
+                        timeout=timeout, max_total=left, on_progress=on_progress, cancel=cancel, meta=meta,
+                        on_sent=on_sent))
+                    result = self._send_chained(message)
                 else:
                     try:
                         result = self.engine.request(
@@ -460,7 +452,7 @@ class Conversation:
                             cancel=cancel, on_sent=on_sent,
                         )
                     except StreamInterrupted as exc:
-                        result = self._resend(exc, method, seen, lambda: self.engine.request(
+                        result = self._resend(exc, method, lambda: self.engine.request(
                             method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
                             cancel=cancel, on_sent=on_sent,
                         ))
@@ -475,8 +467,6 @@ class Conversation:
                 raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
             retry = dict(base)
             requests = result.get("inputRequests")
-            if seen is not None:
-                seen.event("mcp.input_required", _input_round(requests))
             if requests is not None:
                 retry["inputResponses"] = self.handlers.answer_inputs(requests, cancel, repr(method))
             state = result.get("requestState")
@@ -486,42 +476,32 @@ class Conversation:
                 retry["requestState"] = state
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
 
-    def _send_chained(
-        self, message: Message, seen: Observation | None, on_sent: Callable[[Any], None] | None
-    ) -> dict[str, Any]:
+    def _send_chained(self, message: Message) -> dict[str, Any]:
         """One round through the middleware; a re-send after a broken stream is a message too."""
-        send = compose(self.handlers.seam.middleware, lambda m: self._deliver(m, seen, on_sent))
+        send = compose(self.handlers.seam.middleware, self._deliver)
         try:
             result: dict[str, Any] = send(message)
         except StreamInterrupted as exc:
-            return self._resend(exc, message.method, seen, lambda: send(message))
+            return self._resend(exc, message.method, lambda: send(message))
         return result
 
-    def _deliver(
-        self, message: Message, seen: Observation | None, on_sent: Callable[[Any], None] | None
-    ) -> dict[str, Any]:
-        """The innermost step of the send chain: the caller's ``meta``, the era's keys, the trace
-        context (each over the one before), then the engine (``on_sent`` learns the id)."""
+    def _deliver(self, message: Message) -> dict[str, Any]:
+        """The innermost step of the send chain: the caller's ``meta`` under the era's keys,
+        then the engine (``options.on_sent`` learns the id)."""
         options = message.options
         params = merge_meta(message.params, options.meta)
         if self.era_strategy is not None:
             params = self.era_strategy.decorate(params or {})
-        if seen is not None:
-            params = seen.inject(params or {})
         return self.engine.request(
             message.method, params or None, timeout=options.timeout, on_progress=options.on_progress,
-            max_total=options.max_total, cancel=options.cancel, on_sent=on_sent,
+            max_total=options.max_total, cancel=options.cancel, on_sent=options.on_sent,
         )
 
-    def _resend(
-        self, exc: StreamInterrupted, method: str, seen: Observation | None, again: Callable[[], dict[str, Any]]
-    ) -> dict[str, Any]:
+    def _resend(self, exc: StreamInterrupted, method: str, again: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A request whose reply stream broke, re-sent once (as a new request) if it changes nothing."""
         if method not in IDEMPOTENT_METHODS:
             raise exc
         log.info("the reply stream of %r broke (%s); sending it again", method, exc)
-        if seen is not None:
-            seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
         return again()
 
     def with_meta(self, meta: Mapping[str, Any] | None) -> Wire:
@@ -531,20 +511,18 @@ class Conversation:
     def notify(
         self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None
     ) -> None:
-        """Send a notification, through the middleware; ``meta`` as for ``call``."""
+        """Send a notification, through the call middleware and the middleware; ``meta`` as for ``call``."""
+        seam = self.handlers.seam
         message = Message(direction="send", kind="notification", method=method, params=params,
                           options=Options(timeout=timeout, meta=meta))
-        if self.observer is None or self.observer.idle():
-            compose(self.handlers.seam.middleware, lambda m: self._post(m, None))(message)
-            return
-        with self.observer.client_call(method, params, self.version) as seen:
-            compose(self.handlers.seam.middleware, lambda m: self._post(m, seen))(message)
+        send = compose(seam.middleware, self._post)
+        if seam.call_middleware:
+            send = compose(seam.call_middleware, send)
+        send(message)
 
-    def _post(self, message: Message, seen: Observation | None) -> None:
-        params = merge_meta(message.params, message.options.meta)
-        if seen is not None:
-            params = seen.inject(dict(params or {})) or None
-        self.engine.notify(message.method, params, timeout=message.options.timeout)
+    def _post(self, message: Message) -> None:
+        self.engine.notify(message.method, merge_meta(message.params, message.options.meta),
+                           timeout=message.options.timeout)
 
 
 class _MetaWire:
@@ -565,37 +543,6 @@ class _MetaWire:
 
     def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
         self._conversation.notify(method, params, timeout, self._meta)
-
-
-def _progress_events(seen: Observation, on_progress: ProgressCallback) -> ProgressCallback:
-    """The caller's progress callback, with each notice also an event on the call's span."""
-
-    def observed(progress: float, total: float | None, message: str | None) -> None:
-        attributes: dict[str, Any] = {"mcp.progress": progress}
-        if total is not None:
-            attributes["mcp.progress.total"] = total
-        if message is not None:
-            attributes["mcp.progress.message"] = message
-        seen.event("mcp.progress", attributes)
-        on_progress(progress, total, message)
-
-    return observed
-
-
-def _input_round(requests: Any) -> dict[str, Any]:
-    """The attributes of an input-required round's event: which methods the server asked for."""
-    if not isinstance(requests, dict):
-        return {}
-    methods = [r.get("method") for r in requests.values() if isinstance(r, dict)]
-    return {"mcp.input_required.methods": [m for m in methods if isinstance(m, str)]}
-
-
-def _both(first: Callable[[Any], None], second: Callable[[Any], None]) -> Callable[[Any], None]:
-    def both(request_id: Any) -> None:
-        first(request_id)
-        second(request_id)
-
-    return both
 
 
 def remember_era(key: Hashable | None, era: str | None) -> None:

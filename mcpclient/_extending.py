@@ -150,6 +150,16 @@ class Seam:
         )
         #: The middleware, outermost first; empty when there is none.
         self.middleware: tuple[Middleware, ...] = tuple(chain)
+        calls = [mw for ext in self.extensions for mw in ext.call_middleware()]
+        for mw in calls:
+            if not callable(mw):
+                raise TypeError(f"a call middleware must be callable as mw(message, next), got {mw!r}")
+        #: The extensions' middleware around whole calls (``Extension.call_middleware``),
+        #: outermost first; empty when there is none.
+        self.call_middleware: tuple[Middleware, ...] = tuple(calls)
+        #: Everything a received message passes, outermost first: for one message a call
+        #: is the message, so the call middleware goes around the rest.
+        self._receiving: tuple[Middleware, ...] = (*calls, *chain)
         self._reserved_requests = frozenset(reserved_requests)
         self._reserved_notifications = frozenset(reserved_notifications)
         self._requests: dict[str, RequestHandler] = {}
@@ -170,11 +180,16 @@ class Seam:
         """The send chain ending in ``terminal``; None when there is no middleware."""
         return compose(self.middleware, terminal) if self.middleware else None
 
+    def call_chain(self, terminal: Next) -> Next | None:
+        """The chain around whole calls ending in ``terminal``; None when there is none."""
+        return compose(self.call_middleware, terminal) if self.call_middleware else None
+
     def receiving_requests(
         self, handler: Callable[[str, dict[str, Any], CancelToken], Any]
     ) -> Callable[[str, dict[str, Any], CancelToken], Any]:
-        """The engine's server-request handler with the receive middleware around it."""
-        if not self.middleware:
+        """The engine's server-request handler with the receive middleware around it (the
+        call middleware outermost)."""
+        if not self._receiving:
             return handler
 
         def terminal(message: Message) -> Any:
@@ -182,7 +197,7 @@ class Seam:
             assert isinstance(token, CancelToken)
             return handler(message.method, message.params or {}, token)
 
-        chain = compose(self.middleware, terminal)
+        chain = compose(self._receiving, terminal)
 
         def on_request(method: str, params: dict[str, Any], token: CancelToken) -> Any:
             return chain(Message(direction="receive", kind="request", method=method, params=params,
@@ -194,13 +209,13 @@ class Seam:
         self, handler: Callable[[str, dict[str, Any]], None]
     ) -> Callable[[str, dict[str, Any]], None]:
         """The engine's notification handler with the receive middleware around it."""
-        if not self.middleware:
+        if not self._receiving:
             return handler
 
         def terminal(message: Message) -> None:
             handler(message.method, message.params or {})
 
-        chain = compose(self.middleware, terminal)
+        chain = compose(self._receiving, terminal)
 
         def on_notification(method: str, params: dict[str, Any]) -> None:
             if method in NOT_MESSAGES:

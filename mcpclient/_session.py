@@ -37,7 +37,7 @@ class BoundSession(Session):
         self._check(method)
         return self._conversation.call(
             method, params, timeout=options.timeout, on_progress=options.on_progress, max_total=options.max_total,
-            cancel=options.cancel, meta=options.meta,
+            cancel=options.cancel, meta=options.meta, on_sent=options.on_sent,
         )
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> None:
@@ -64,6 +64,14 @@ class BoundSession(Session):
     @property
     def server_identity(self) -> str | None:
         return identity(self._conversation.server_key)
+
+    @property
+    def peer(self) -> Any:
+        return self._conversation.transport.peer
+
+    @property
+    def ended(self) -> BaseException | None:
+        return self._conversation.engine.dead
 
     @property
     def is_open(self) -> bool:

@@ -71,8 +71,9 @@ class Options:
     For a ``"send"`` message: ``timeout`` is the round's timeout in seconds, already resolved
     (None: no limit), ``max_total`` caps what is left of the whole call, ``on_progress`` and
     ``cancel`` are the caller's, and ``meta`` holds extra ``_meta`` keys (the caller's
-    ``meta=``, or what a middleware adds with ``Message.with_meta``). For a ``"receive"``
-    request, ``timeout`` is None and ``cancel`` is the handler's ``CancelToken``.
+    ``meta=``, or what a middleware adds with ``Message.with_meta``); ``on_sent(request_id)``
+    is told the JSON-RPC id of each request sent for it, before it is written. For a
+    ``"receive"`` request, ``timeout`` is None and ``cancel`` is the handler's ``CancelToken``.
     """
 
     timeout: float | None = None
@@ -80,6 +81,7 @@ class Options:
     on_progress: ProgressCallback | None = None
     cancel: CancelToken | threading.Event | None = None
     meta: Mapping[str, Any] | None = None
+    on_sent: Callable[[Any], None] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -176,6 +178,19 @@ class Session(abc.ABC):
         none. For keys of what is kept about a server (``mcpclient.cache``)."""
         return None
 
+    @property
+    def peer(self) -> Any:
+        """What the transport shows of the server: its ``mcpclient.transports.base.Peer``
+        (network, protocol, address, port, the MCP session id while there is one), read
+        afresh each time; None when the session has no transport to ask."""
+        return None
+
+    @property
+    def ended(self) -> BaseException | None:
+        """Why the connection ended on its own (the server exited, a stream broke), once it
+        has; None while it runs, and when the client closed it."""
+        return None
+
     @abc.abstractmethod
     def run(self, work: Callable[[], None]) -> None:
         """Run ``work`` on a worker thread of this client (never the caller's); errors are logged."""
@@ -214,6 +229,19 @@ class Extension:
 
     def middleware(self) -> Sequence[Middleware]:
         """Middleware of this extension, inside the user's (see the module's docstring)."""
+        return ()
+
+    def call_middleware(self) -> Sequence[Middleware]:
+        """Middleware around a whole call rather than each of its messages.
+
+        Same shape as ``middleware()``. For a request the client sends, the message is the
+        call's first and ``next`` sends all of it (every input-required round, a re-send
+        after a broken reply stream: each a message for ``middleware()``) and returns the
+        final result; for anything else (a notification, a server request) it is the one
+        message. It runs outside every ``middleware()``, the user's too, in extension
+        order: for what times or traces a call as its caller sees it (the built-in
+        telemetry). A client none of whose extensions has any builds no such chain.
+        """
         return ()
 
     def notification_handlers(self) -> Mapping[str, NotificationHandler]:

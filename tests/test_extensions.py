@@ -168,6 +168,43 @@ def test_each_input_round_is_a_message_of_its_own():
     assert "inputResponses" not in calls[0] and "inputResponses" in calls[1]
 
 
+class WholeCalls(Extension):
+    """Records what its call middleware and its middleware see, in order."""
+
+    def __init__(self, events: list[tuple[str, str, str]]) -> None:
+        self.events = events
+
+    def call_middleware(self) -> Any:
+        def around(message: Message, next_: Any) -> Any:
+            self.events.append(("call", message.direction, message.method))
+            return next_(message)
+
+        return (around,)
+
+
+def test_call_middleware_sees_a_whole_call_once_outside_every_middleware():
+    """A 2026 tools/call with an input round: two messages for middleware, one call; the
+    round's sampling request is one received call too."""
+    events: list[tuple[str, str, str]] = []
+
+    def record(message: Message, next_: Any) -> Any:
+        events.append(("message", message.direction, message.method))
+        return next_(message)
+
+    client = Client(StdioTransport(SDK_SERVER), protocol="2026-07-28", timeout=15, middleware=[record],
+                    extensions=[WholeCalls(events)])
+    client.set_sampling_handler(lambda request: {"role": "assistant", "content": {"type": "text", "text": "hi"},
+                                                 "model": "m"})
+    with client:
+        del events[:]
+        assert "hi" in client.call_tool("sample", {"prompt": "x"}).text
+    assert events == [
+        ("call", "send", "tools/call"), ("message", "send", "tools/call"),
+        ("call", "receive", "sampling/createMessage"), ("message", "receive", "sampling/createMessage"),
+        ("message", "send", "tools/call"),
+    ]
+
+
 @pytest.mark.parametrize("protocol", ["legacy", "2026-07-28"])
 def test_receive_middleware_sees_a_server_request_in_either_era(protocol):
     """Legacy: a sampling request on the wire; 2026: one inside an input-required round. A

@@ -50,11 +50,7 @@ RANK = {name: rank for rank, name in enumerate(LAYERS)}
 
 #: Import cycles known and being removed elsewhere, each named by its modules exactly. A cycle
 #: found that is not here fails, and so does an entry here that is no longer a cycle.
-KNOWN_CYCLES: dict[str, frozenset[str]] = {
-    # NOT removed yet: goes when OpenTelemetry becomes a plug-in of the seam (issue 29), built by
-    # the client builder, so that the observer no longer imports the OpenTelemetry observer.
-    "otel": frozenset({"mcpclient._observe", "mcpclient._otel"}),
-}
+KNOWN_CYCLES: dict[str, frozenset[str]] = {}
 #: Upward arrows known and being removed elsewhere, as (importer, imported).
 KNOWN_UPWARD: dict[str, frozenset[tuple[str, str]]] = {}
 

@@ -18,6 +18,7 @@ from .cache import ResultCache
 from .lock import lock_extension
 from .policy import PolicyGate
 from .skills.extension import Skills
+from .telemetry import telemetry_extensions
 
 
 def _guards(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
@@ -57,6 +58,9 @@ def _skills(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequen
     return () if any(isinstance(extension, Skills) for extension in gathered) else (Skills(),)
 
 
+# The outer builders run in this order, their extensions first of all: telemetry outermost,
+# so a call's span covers what the lock and the policy gate do (and the refusals they make).
+register_option_builder(telemetry_extensions, outer=True)
 register_option_builder(_guards, outer=True)
 register_option_builder(_apps, outer=False)  # after the user's: their result hooks see the plain ToolResult
 register_option_builder(_skills, outer=False)

@@ -12,7 +12,8 @@ from opentelemetry import baggage, context, trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
 from mcpclient import Client
-from mcpclient._otel import OTelObserver, _metrics_state
+from mcpclient.plugins.otel import OTelObserver, _metrics_state
+from mcpclient.plugins.telemetry import TelemetryExtension
 from tests.doubles import QueueTransport, ScriptedServer
 
 TRACE_ID = 0x4BF92F3577B34DA6A3CE929D0E0E4736
@@ -23,6 +24,12 @@ def scripted_client(**options) -> tuple[Client, QueueTransport]:
     transport = QueueTransport()
     ScriptedServer(transport, {"tools/call": lambda params, msg: {"content": [{"type": "text", "text": "ok"}]}})
     return Client(transport, protocol="legacy", **options), transport
+
+
+def observer_of(client: Client) -> OTelObserver | None:
+    """The OpenTelemetry observer of ``client``'s telemetry extension (None: telemetry off)."""
+    found = [e for e in client.extensions if isinstance(e, TelemetryExtension)]
+    return found[0].observer if found else None
 
 
 def remote_parent() -> NonRecordingSpan:
@@ -40,7 +47,7 @@ def test_an_unconfigured_api_is_idle_and_calls_skip_the_observer(monkeypatch):
     monkeypatch.setattr(OTelObserver, "client_call", counting)
     client, transport = scripted_client(telemetry=True)
     with client:
-        assert client._observer is not None and client._observer.idle()
+        assert observer_of(client) is not None and observer_of(client).idle()
         assert client.call_tool("x", {}).text == "ok"
         with trace.use_span(remote_parent()):  # a context to propagate: observed again
             assert client.call_tool("x", {}).text == "ok"
@@ -56,9 +63,9 @@ def test_a_provider_propagator_span_or_baggage_is_never_idle(otel, monkeypatch):
         client, _ = scripted_client(telemetry=telemetry)
         with client:
             if telemetry is not True:
-                assert not client._observer.idle()  # providers given: they record
+                assert not observer_of(client).idle()  # providers given: they record
                 continue
-            observer = client._observer
+            observer = observer_of(client)
             assert observer.idle()
             with trace.use_span(remote_parent()):
                 assert not observer.idle()

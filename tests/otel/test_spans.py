@@ -14,6 +14,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
 from mcpclient import Client, ConnectionClosed, RequestTimeout, RPCError
+from mcpclient.plugins.telemetry import TelemetryExtension
 from mcpclient.testing import FakeServer
 from tests.doubles import QueueTransport, Reply, ScriptedServer
 
@@ -256,7 +257,7 @@ def test_telemetry_off_sends_no_context_and_makes_no_spans(otel):
     sent = next(c for c in fake.calls if c.method == "tools/call")
     assert "_meta" not in sent.params
     assert otel.spans() == []
-    assert client._observer is None
+    assert not any(isinstance(e, TelemetryExtension) for e in client.extensions)
 
 
 def test_the_global_provider_is_used_by_default(otel, monkeypatch):
@@ -266,3 +267,40 @@ def test_the_global_provider_is_used_by_default(otel, monkeypatch):
     with fake, Client(fake) as client:
         client.list_tools()
     assert otel.span("tools/list").kind is SpanKind.CLIENT
+
+
+def test_telemetry_is_the_first_extension_of_the_client(otel):
+    transport = QueueTransport()
+    ScriptedServer(transport)
+    client = Client(transport, protocol="legacy", telemetry=otel.telemetry(), cache=True)
+    try:
+        assert isinstance(client.extensions[0], TelemetryExtension)
+        assert sum(isinstance(e, TelemetryExtension) for e in client.extensions) == 1
+    finally:
+        client.close()
+
+
+def test_a_session_the_server_ended_records_its_error_type(otel):
+    transport = QueueTransport()
+    ScriptedServer(transport, {"tools/call": lambda params, msg: transport.hang_up() or {}})
+    with Client(transport, telemetry=otel.telemetry(), protocol="legacy") as client, pytest.raises(ConnectionClosed):
+        client.call_tool("anything", {})
+    [session] = otel.metric_points("mcp.client.session.duration")
+    assert session.attributes["error.type"] == "ConnectionClosed"
+
+
+def test_an_input_rounds_server_request_is_a_server_span_inside_the_call(otel):
+    transport = QueueTransport()
+
+    def tools_call(params, message):
+        if "inputResponses" not in params:
+            return {"resultType": "input_required", "inputRequests": {"r": {"method": "roots/list", "params": {}}}}
+        return {"content": [{"type": "text", "text": "ok"}]}
+
+    modern_server(transport, tools_call)
+    with Client(transport, telemetry=otel.telemetry()) as client:
+        client.set_roots(["file:///r"])
+        client.call_tool("t", {})
+    call, roots = otel.span("tools/call t"), otel.span("roots/list")
+    assert roots.kind is SpanKind.SERVER
+    assert roots.parent is not None and roots.parent.span_id == call.context.span_id

@@ -8,7 +8,7 @@ import pytest
 
 from mcpclient import Client
 from mcpclient._exceptions import StreamInterrupted
-from mcpclient._otel import network_attributes
+from mcpclient.plugins.otel import network_attributes
 from mcpclient.transports.base import LEGACY, Failure, Peer
 from mcpclient.transports.http import StreamableHTTPTransport
 from tests.doubles import QueueTransport, Reply, ScriptedServer
@@ -62,11 +62,11 @@ def test_a_failure_item_fails_only_its_own_call():
 
 
 def test_telemetry_reads_the_peer_not_the_class():
-    assert network_attributes(QueueTransport()) == {}
+    assert network_attributes(QueueTransport().peer) == {}
     transport = StreamableHTTPTransport("https://example.test:8443/mcp")
     try:
         assert transport.peer == Peer(network="tcp", protocol="http", address="example.test", port=8443)
-        assert network_attributes(transport) == {
+        assert network_attributes(transport.peer) == {
             "network.transport": "tcp", "network.protocol.name": "http",
             "server.address": "example.test", "server.port": 8443,
         }

@@ -1,8 +1,10 @@
 """The OpenTelemetry observer: spans, trace context in ``_meta``, and the two client metrics.
 
 Follows the OpenTelemetry semantic conventions for MCP (status Development; the revision is
-named in docs/observability.md). Imported only when a Client turns telemetry on, so an
-installation without ``opentelemetry-api`` never reaches this module.
+named in docs/observability.md). Imported by the telemetry extension (``telemetry.py``) only
+when a Client turns telemetry on, so an installation without ``opentelemetry-api`` never
+reaches this module. It knows nothing of the Client nor of the seam: the extension tells it
+each call, each server request and the session's start and end.
 
 - A CLIENT span per request or notification the client sends, named ``{method} {target}``
   (the tool or prompt name), current while the call runs, so the trace context injected into
@@ -20,16 +22,15 @@ import json
 import threading
 import time
 import weakref
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from opentelemetry import baggage, context, metrics, propagate, trace
 from opentelemetry.metrics import Histogram
 from opentelemetry.trace import Span, SpanKind, StatusCode
 
-from ._exceptions import RequestTimeout, RPCError
-from ._observe import Telemetry
-from ._version import __version__
-from .transports.base import Transport
+from .._exceptions import RequestTimeout, RPCError
+from .._version import __version__
+from ..transports.base import Peer
 
 __all__ = ["OTelObserver", "network_attributes"]
 
@@ -100,11 +101,12 @@ def _make_instruments(provider: metrics.MeterProvider | None) -> tuple[Histogram
     return operations, sessions
 
 
-def network_attributes(transport: Transport) -> dict[str, Any]:
+def network_attributes(peer: Peer | None) -> dict[str, Any]:
     """``network.transport``, ``network.protocol.name`` and ``server.address``/``server.port``,
-    from what the transport shows of its peer (``Transport.peer``); a transport that shows
+    from what a transport shows of its peer (``Transport.peer``); a transport that shows
     nothing (a test double, a replay) gets none."""
-    peer = transport.peer
+    if peer is None:
+        return {}
     found: dict[str, Any] = {}
     if peer.network is not None:
         found["network.transport"] = peer.network
@@ -117,19 +119,22 @@ def network_attributes(transport: Transport) -> dict[str, Any]:
     return found
 
 
-def _session_id(transport: Transport) -> str | None:
-    """The MCP session id, where the transport has one (Streamable HTTP, legacy era)."""
-    return transport.peer.session_id
-
-
 class OTelObserver:
-    def __init__(self, config: Telemetry, transport: Transport) -> None:
-        self._tracer = trace.get_tracer("mcpclient", __version__, tracer_provider=config.tracer_provider)
-        self._operations, self._sessions = _instruments(config.meter_provider)
-        self._propagator = config.propagator
-        self.record_content = config.record_content
-        self._transport = transport
-        self._network = network_attributes(transport)
+    """The spans and metrics of one connection; ``peer()`` reads what its transport shows.
+
+    The providers and propagator default to OpenTelemetry's globals (see ``Telemetry``).
+    """
+
+    def __init__(
+        self, *, tracer_provider: Any, meter_provider: Any, propagator: Any, record_content: bool,
+        peer: Callable[[], Peer | None],
+    ) -> None:
+        self._tracer = trace.get_tracer("mcpclient", __version__, tracer_provider=tracer_provider)
+        self._operations, self._sessions = _instruments(meter_provider)
+        self._propagator = propagator
+        self.record_content = record_content
+        self._peer = peer
+        self._network = network_attributes(peer())
         self._lock = threading.Lock()
         self._session_start: float | None = None
         self._version = ""
@@ -137,9 +142,9 @@ class OTelObserver:
         # given here, or installed before this client, always records or injects.
         self._may_idle = (
             _PROVIDER_GLOBALS
-            and config.tracer_provider is None
-            and config.meter_provider is None
-            and config.propagator is None
+            and tracer_provider is None
+            and meter_provider is None
+            and propagator is None
             and isinstance(self._tracer, trace.ProxyTracer)
             and isinstance(metrics.get_meter_provider(), _ProxyMeterProvider)
         )
@@ -161,6 +166,11 @@ class OTelObserver:
             return True
         return not trace.get_current_span(current).get_span_context().is_valid and not baggage.get_all(current)
 
+    def _session_id(self) -> str | None:
+        """The MCP session id, while the transport has one (Streamable HTTP, legacy era)."""
+        peer = self._peer()
+        return peer.session_id if peer is not None else None
+
     def _inject(self, carrier: dict[str, Any]) -> None:
         (self._propagator or propagate.get_global_textmap()).inject(carrier)
 
@@ -172,7 +182,7 @@ class OTelObserver:
         attributes: dict[str, Any] = {"mcp.method.name": method, **self._network}
         if version:
             attributes["mcp.protocol.version"] = version
-        session = _session_id(self._transport)
+        session = self._session_id()
         if session:
             attributes["mcp.session.id"] = session
         name = params.get("name")
@@ -217,7 +227,7 @@ class OTelObserver:
         attributes: dict[str, Any] = {"mcp.method.name": method, **self._network}
         if self._version:
             attributes["mcp.protocol.version"] = self._version
-        session = _session_id(self._transport)
+        session = self._session_id()
         if session:
             attributes["mcp.session.id"] = session
         with self._tracer.start_as_current_span(
