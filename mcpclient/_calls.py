@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import re
 from collections import abc
-from typing import TYPE_CHECKING, Any, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from . import _bounded
 from . import types as t
@@ -21,7 +21,6 @@ from ._exceptions import ProtocolError, ResourceNotFound, RPCError, TaskSupportE
 from ._pages import Page, page_cursor, pages
 from ._rpc.cancel import Cancel
 from ._rpc.engine import ProgressCallback
-from ._structured import OutputValidator
 from ._text import clean
 from ._task_handle import Task
 from ._tasks import Tasks
@@ -59,12 +58,14 @@ class Calls:
         self,
         session: Conversation,
         transport: Transport,
-        outputs: OutputValidator,
         tasks: Tasks,
+        listed: Callable[[list[t.ToolDef]], list[t.ToolDef]] = lambda tools: tools,
     ) -> None:
         self._conversation = session
         self._transport = transport
-        self._outputs = outputs
+        #: Given every whole tool list, the client's own or one made for a call (the extensions'
+        #: ``result`` hooks: output validation learns the schemas there); returns what to keep.
+        self._listed = listed
         self._tasks = tasks
         self._task_support: dict[str, str] = {}  # tool name -> execution.taskSupport, from the last list
         self._odd_names: set[str] = set()  # tool names already warned about (SEP-986)
@@ -76,8 +77,7 @@ class Calls:
 
     def list_tools(self, timeout: float | None, meta: Meta = None) -> list[t.ToolDef]:
         tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools", meta)
-        tools = self._transport.note_tools(tools)  # the transport may drop tools it cannot call
-        self._outputs.learn(tools)
+        tools = self._listed(self._transport.note_tools(tools))  # the transport may drop tools it cannot call
         self._task_support = {tool.name: _task_support(tool) for tool in tools}
         self._warn_odd_names(tools)
         return tools
@@ -124,7 +124,8 @@ class Calls:
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = max_total if max_total is not None else timeout
             result = self._tasks.finish(result, name, budget, cancel)
-        return self._outputs.check(name, structure_tool_result(result))
+        tool_result: t.ToolResult = structure_tool_result(result)
+        return tool_result  # checked against its outputSchema by the OutputValidation extension's hook
 
     def call_tool_as_task(
         self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None,

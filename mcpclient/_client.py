@@ -27,7 +27,7 @@ from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom, gather
-from ._features import Skill, SkillsFeature, UIResource, UIViews
+from ._features import Skill, SkillsFeature, ToolOutputs, UIResource, UIViews
 from ._handlers import BUILTIN_REQUESTS, Handlers
 from ._notifications import ROUTED_NOTIFICATIONS, Notifications
 from ._rpc.cancel import CancelToken
@@ -35,7 +35,6 @@ from ._rpc.engine import Engine, ProgressCallback
 from ._conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
 from ._pages import ALL_PAGES, Page
 from ._session import BoundSession
-from ._structured import OutputValidator
 from ._subscriptions import Listener
 from ._task_handle import Task
 from ._tasks import Tasks
@@ -127,6 +126,7 @@ class Client:
             gather(extensions, transport, keepalive, {
                 "cache": cache, "cache_partition": cache_partition, "policy": policy, "lock": lock,
                 "on_change": on_change, "apps": apps, "timeout": timeout, "telemetry": telemetry,
+                "output_validation": output_validation,
             }),
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
         )
@@ -135,7 +135,7 @@ class Client:
         self._state_lock = threading.Lock()
         self._keeps_lists = cache is not False and cache is not None
         self._discoveries = Discoveries(cache) if isinstance(cache, CacheStore) else None
-        self._outputs = OutputValidator(output_validation)
+        self._outputs = self._seam.find(ToolOutputs)  # what checks a task's result
         self._max_dispatch = max_dispatch
         self._protocol = protocol
         self._wire(transport)
@@ -154,7 +154,7 @@ class Client:
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._tasks = Tasks(self._conversation, self._timeouts, self._outputs)
-        self._calls = Calls(self._conversation, transport, self._outputs, self._tasks)
+        self._calls = Calls(self._conversation, transport, self._tasks, self._listed)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._tasks, self._elicitation)
         self._session = BoundSession(self._conversation, self._seam, _weak_state(self))
@@ -455,10 +455,7 @@ class Client:
         """
         if cursor is not ALL_PAGES:
             return self._calls.list_page("tools/list", t.ToolDef, cursor, self._ready(timeout), meta)
-        tools = self._calls.list_tools(self._ready(timeout), meta)
-        if self._seam.results:
-            tools = self._seam.result(Call(method="tools/list"), tools)
-        return Listing(tools)
+        return Listing(self._calls.list_tools(self._ready(timeout), meta))  # through _listed
 
     def call_tool(
         self,
@@ -686,6 +683,14 @@ class Client:
     def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Stop notifications for ``uri``."""
         self._notices.unsubscribe(uri, self._ready(timeout), meta)
+
+    def _listed(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
+        """Every whole tool list, through the extensions' result hooks (``list_tools``, and the
+        listings a call makes for itself: a task's tool checked, stale headers refreshed)."""
+        if self._seam.results:
+            listed: list[t.ToolDef] = self._seam.result(Call(method="tools/list"), tools)
+            return listed
+        return tools
 
     def _on_notification(self, method: str, params: dict[str, Any]) -> None:
         self._notices.on_notification(method, params)

@@ -295,11 +295,18 @@ class Seam:
         saying ``missing`` (how to turn the feature on) when no extension implements it.
         (``interface`` is typed as a callable because mypy allows no abstract class as ``type[F]``.)
         """
+        found = self.find(interface)
+        if found is None:
+            raise MCPError(missing)
+        return found
+
+    def find(self, interface: Callable[..., F]) -> F | None:
+        """The first extension that implements ``interface``, or None (see ``feature``)."""
         kind = cast(type, interface)
         for ext in self.extensions:
             if isinstance(ext, kind):
                 return cast(F, ext)
-        raise MCPError(missing)
+        return None
 
     # -- the hooks ---------------------------------------------------------------------------------
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import abc
 from typing import Any, Mapping
 
+from . import types as t
 from ._app_views import UIResource
 from ._skill_model import Skill
 
-__all__ = ["Skill", "SkillsFeature", "UIResource", "UIViews"]
+__all__ = ["Skill", "SkillsFeature", "ToolOutputs", "UIResource", "UIViews"]
 
 #: Extra ``_meta`` keys of one call (``Client``'s ``meta=``).
 Meta = Mapping[str, Any] | None
@@ -30,6 +31,15 @@ class UIViews(abc.ABC):
     @abc.abstractmethod
     def read_ui_resource(self, uri: str, timeout: float | None) -> UIResource:
         """The view at ``uri`` with its ``_meta.ui``, read once per connection."""
+
+
+class ToolOutputs(abc.ABC):
+    """Output validation: a tool's result checked against the ``outputSchema`` it was listed
+    with (``Task.result``; ``call_tool``'s results are checked in the extension's ``result`` hook)."""
+
+    @abc.abstractmethod
+    def check(self, tool: str, result: t.ToolResult) -> t.ToolResult:
+        """``result`` with its tool's schema attached, checked as the client's mode says."""
 
 
 class SkillsFeature(abc.ABC):

@@ -34,7 +34,7 @@ from ._wire import structure
 if TYPE_CHECKING:
     from ._eras.base import Era
     from ._conversation import Conversation
-    from ._structured import OutputValidator
+    from ._features import ToolOutputs
 
 __all__ = ["STATUS_NOTIFICATIONS", "TASKS_EXTENSION", "TERMINAL", "Task"]
 
@@ -69,7 +69,7 @@ class Task:
         self,
         session: Conversation,
         timeouts: Timeouts,
-        outputs: OutputValidator,
+        outputs: ToolOutputs | None,
         task_id: str,
         *,
         tool: str | None = None,
@@ -201,7 +201,7 @@ class Task:
         """
         outcome = self._wait(self._timeouts.resolve(timeout), None)
         tool_result = structure(outcome, t.ToolResult)
-        return self._outputs.check(self.tool, tool_result) if self.tool else tool_result
+        return self._outputs.check(self.tool, tool_result) if self.tool and self._outputs is not None else tool_result
 
     def cancel(self, *, timeout: float | None = DEFAULT) -> None:
         """Ask the server to cancel the task (``tasks/cancel``).

@@ -21,7 +21,7 @@ from ._timeouts import Timeouts
 
 if TYPE_CHECKING:
     from ._conversation import Conversation
-    from ._structured import OutputValidator
+    from ._features import ToolOutputs
 
 __all__ = ["Tasks"]
 
@@ -31,7 +31,7 @@ log = logging.getLogger("mcpclient")
 class Tasks:
     """The tasks of one client: handles are shared, so a notification reaches every waiter."""
 
-    def __init__(self, session: Conversation, timeouts: Timeouts, outputs: OutputValidator) -> None:
+    def __init__(self, session: Conversation, timeouts: Timeouts, outputs: ToolOutputs | None) -> None:
         self._conversation = session
         self._timeouts = timeouts
         self._outputs = outputs

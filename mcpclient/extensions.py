@@ -259,7 +259,12 @@ class Extension:
         """The handshake is done: the server's capabilities and era are known."""
 
     def result(self, call: Call, value: Any) -> Any:
-        """The typed result of a public call (a ``ToolResult``...); return it, or a replacement."""
+        """The typed result of a public call (a ``ToolResult``...); return it, or a replacement.
+
+        Unlike the other hooks it may raise an ``MCPError`` to fail the call with it (output
+        validation's ``OutputValidationError``). Every whole tool list passes here too, the
+        ones the client makes for a call of its own (``Call(method="tools/list")``).
+        """
         return value
 
     def close(self) -> None:

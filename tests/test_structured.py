@@ -107,7 +107,7 @@ def _bad_result():
 
 def test_without_jsonschema_strict_mode_says_once_per_process_that_it_checks_nothing(transport, caplog, monkeypatch):
     """Strict validation with the library missing used to be silent (one debug line): issue #30."""
-    from mcpclient import _structured
+    from mcpclient.plugins import validation as _structured
 
     monkeypatch.setitem(__import__("sys").modules, "jsonschema.validators", None)  # import fails
     monkeypatch.setattr(_structured, "_missing_library_warned", __import__("threading").Event())

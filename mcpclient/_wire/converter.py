@@ -279,7 +279,7 @@ def structure_tool_result(value: Any) -> t.ToolResult:
             "is_error": bool(value.get("isError", False)),
             "structured_content": value.get("structuredContent"),
             "meta": value.get("_meta"),
-            "output_schema": None,  # the client adds the listed schema (_structured.OutputValidator)
+            "output_schema": None,  # the client adds the listed schema (plugins.validation.OutputValidator)
         })
         return result
     except ProtocolError:

@@ -19,6 +19,7 @@ from .lock import lock_extension
 from .policy import PolicyGate
 from .skills.extension import Skills
 from .telemetry import telemetry_extensions
+from .validation import output_validation
 
 
 def _guards(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
@@ -62,6 +63,8 @@ def _skills(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequen
 # so a call's span covers what the lock and the policy gate do (and the refusals they make).
 register_option_builder(telemetry_extensions, outer=True)
 register_option_builder(_guards, outer=True)
+# Before the user's extensions too: their result hooks (and MCP Apps') see a checked result.
+register_option_builder(output_validation, outer=True)
 register_option_builder(_apps, outer=False)  # after the user's: their result hooks see the plain ToolResult
 register_option_builder(_skills, outer=False)
 register_option_builder(_cache, outer=False)

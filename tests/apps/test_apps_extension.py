@@ -15,6 +15,7 @@ import pytest
 from mcpclient import Client, MCPError, StdioTransport, types as t
 from mcpclient.apps import AppResult, Apps
 from mcpclient.extensions import Call, Extension
+from mcpclient.plugins.validation import OutputValidation
 from mcpclient.plugins.skills.extension import Skills
 
 from tests.conftest import SERVERS
@@ -30,7 +31,8 @@ UI = "io.modelcontextprotocol/ui"
 
 
 def vendor_client(era: str, **kwargs: Any) -> Client:
-    return Client(StdioTransport(VENDOR), protocol=ERAS[era], timeout=15, **kwargs)
+    """No telemetry: the lists of extensions below are then the same with and without OpenTelemetry."""
+    return Client(StdioTransport(VENDOR), protocol=ERAS[era], timeout=15, telemetry=False, **kwargs)
 
 
 @pytest.fixture(params=sorted(ERAS))
@@ -51,7 +53,7 @@ class Watcher(Extension):
 
 def test_apps_true_plugs_the_apps_extension_in_and_its_declaration_reaches_the_server(era):
     with vendor_client(era, apps=True) as client:
-        assert [type(ext) for ext in client.extensions] == [Apps, Skills]
+        assert [type(ext) for ext in client.extensions] == [OutputValidation, Apps, Skills]
         caps = json.loads(client.call_tool("client_caps").text)
     assert caps["extensions"][UI] == {"mimeTypes": ["text/html;profile=mcp-app"]}
 
@@ -68,7 +70,8 @@ def test_an_apps_extension_given_by_hand_is_the_same_as_apps_true(era):
 def test_a_user_extension_sees_the_hooks_apps_uses_before_apps_does(era):
     watcher = Watcher()
     with vendor_client(era, extensions=[watcher], apps=True) as client:
-        assert client.extensions[0] is watcher and isinstance(client.extensions[1], Apps)
+        # output validation comes first of all (its checks are what every result hook sees)
+        assert client.extensions[1] is watcher and isinstance(client.extensions[2], Apps)
         tools = client.list_tools()
         result = client.call_tool("client_caps")
     assert {tool.name for tool in tools} >= {"client_caps", "meta"}
@@ -79,7 +82,7 @@ def test_a_user_extension_sees_the_hooks_apps_uses_before_apps_does(era):
 
 def test_the_apps_extension_learns_tools_from_the_listing_and_lists_once_when_asked(era):
     with vendor_client(era, apps=True) as client:
-        apps = client.extensions[0]
+        apps = client.extensions[1]
         assert isinstance(apps, Apps)
         meta = apps.tool("meta")  # not listed yet: the extension lists through its Session
         assert meta is not None and meta.name == "meta" and apps.tool("nope") is None
@@ -88,7 +91,7 @@ def test_the_apps_extension_learns_tools_from_the_listing_and_lists_once_when_as
 
 def test_without_apps_read_ui_resource_says_how_to_turn_it_on(era):
     with vendor_client(era) as client:
-        assert [type(ext) for ext in client.extensions] == [Skills]  # every client has skills
+        assert [type(ext) for ext in client.extensions] == [OutputValidation, Skills]  # every client has these
         with pytest.raises(MCPError, match="apps=True"):
             client.read_ui_resource("ui://x")
 

@@ -1,5 +1,11 @@
-"""Checking a tool's structured output against its ``outputSchema`` (JSON Schema 2020-12),
-and handing the schema to the result for its typed view (``ToolResult.data``).
+"""Output validation as a built-in extension: a tool's structured output checked against its
+``outputSchema`` (JSON Schema 2020-12), and the schema handed to the result for its typed
+view (``ToolResult.data``).
+
+``OutputValidation`` (every Client has one; ``output_validation=`` is its mode) learns the
+schemas from each whole ``list_tools()`` and checks each ``call_tool()`` result, in its
+``result`` hook, before the extensions after it (MCP Apps) see the result; a task's result
+is checked through the ``ToolOutputs`` interface it implements (``mcpclient._features``).
 
 Validation needs the optional ``jsonschema`` package (``pip install mcpclient[validation]``);
 without it results are passed through unchecked, and the first tool result that would have
@@ -13,15 +19,17 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import attrs
 
-from . import types as t
-from ._exceptions import OutputValidationError
-from ._text import clean
+from .. import types as t
+from .._exceptions import OutputValidationError
+from .._features import ToolOutputs
+from .._text import clean
+from ..extensions import Call, Extension
 
-__all__ = ["OUTPUT_VALIDATION", "OutputValidationError", "OutputValidator"]
+__all__ = ["OUTPUT_VALIDATION", "OutputValidation", "OutputValidationError", "OutputValidator", "output_validation"]
 
 log = logging.getLogger("mcpclient")
 
@@ -104,6 +112,30 @@ class OutputValidator:
         with self._lock:
             self._validators[tool] = validator
         return validator
+
+
+class OutputValidation(Extension, ToolOutputs):
+    """The built-in extension of ``Client(output_validation=...)``: "strict" raises
+    ``OutputValidationError`` from ``call_tool``, "lenient" logs a warning, "off" checks
+    nothing (the listed schema still reaches ``ToolResult.data``)."""
+
+    def __init__(self, mode: str = "strict") -> None:
+        self.validator = OutputValidator(mode)
+
+    def result(self, call: Call, value: Any) -> Any:
+        if call.method == "tools/call" and call.name is not None and isinstance(value, t.ToolResult):
+            return self.validator.check(call.name, value)
+        if call.method == "tools/list" and isinstance(value, list):
+            self.validator.learn(value)
+        return value
+
+    def check(self, tool: str, result: t.ToolResult) -> t.ToolResult:
+        return self.validator.check(tool, result)
+
+
+def output_validation(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """``output_validation=`` ("strict", "lenient", "off"): every client has the extension."""
+    return (OutputValidation(options.get("output_validation", "strict")),)
 
 
 def _draft_2020_12() -> Any:
