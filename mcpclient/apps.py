@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from .plugins.apps.extension import Apps
 from .plugins.apps.result import AppResult
-from .plugins.apps.views import (
+from ._app_views import (
     CSP_KEYS,
     EXTENSION,
     MIME_TYPE,

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 from ... import types as t
 from ..._exceptions import MCPError, RPCError, method_not_found
-from .views import CSP_KEYS, PERMISSIONS, AppHost, UIResource, visible_to_app
+from ..._app_views import CSP_KEYS, PERMISSIONS, AppHost, UIResource, visible_to_app
 
 __all__ = ["PROTOCOL_VERSION", "Bridge"]
 

@@ -23,7 +23,7 @@ from ..._timeouts import DEFAULT_TIMEOUT
 from ..._wire import structure_list
 from ...extensions import Call, Extension, Options, Session
 from .result import AppResult
-from .views import EXTENSION, MIME_TYPE, AppCall, AppHost, UIResource, content_security_policy
+from ..._app_views import EXTENSION, MIME_TYPE, AppCall, AppHost, UIResource, content_security_policy
 
 __all__ = ["Apps"]
 

@@ -24,7 +24,7 @@ from ... import types as t
 from ..._display import to_html
 from ..._exceptions import MCPError
 from .bridge import Bridge
-from .views import AppCall, UIResource, allow_attribute, content_security_policy
+from ..._app_views import AppCall, UIResource, allow_attribute, content_security_policy
 
 __all__ = ["SANDBOX", "mimebundle", "with_csp"]
 

@@ -20,7 +20,7 @@ from ..._features import SkillsFeature
 from ..._pages import session_pages
 from ..._wire import structure_list
 from ...extensions import Extension, Options, Session
-from .model import SKILLS_EXTENSION, Skill, bytes_of, check_frontmatter, decode, read_entry
+from ..._skill_model import SKILLS_EXTENSION, Skill, bytes_of, check_frontmatter, decode, read_entry
 
 __all__ = ["Skills"]
 
