@@ -109,6 +109,10 @@ class Conversation:
         #: Whether this opening took a remembered discover answer instead of asking.
         self.recalled = False
         self._discover_result: dict[str, Any] | None = None
+        # The chains of every call, built once: the middleware never changes for a client.
+        seam = handlers.seam
+        self._send = compose(seam.middleware, self._deliver)
+        self._whole_call = compose(seam.call_middleware, self._call_message)
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -395,7 +399,7 @@ class Conversation:
             message = Message(direction="send", kind="request", method=method, params=params, options=Options(
                 timeout=timeout, max_total=max_total, on_progress=on_progress, cancel=cancel, meta=meta,
                 on_sent=on_sent))
-            result: dict[str, Any] = compose(calls, self._call_message)(message)
+            result: dict[str, Any] = self._whole_call(message)
             return result
         except RPCError as exc:
             if self.discoveries is not None and modern.supported_from_error(exc) is not None:
@@ -478,7 +482,7 @@ class Conversation:
 
     def _send_chained(self, message: Message) -> dict[str, Any]:
         """One round through the middleware; a re-send after a broken stream is a message too."""
-        send = compose(self.handlers.seam.middleware, self._deliver)
+        send = self._send
         try:
             result: dict[str, Any] = send(message)
         except StreamInterrupted as exc:
