@@ -393,8 +393,10 @@ class Conversation:
         middleware as a message of its own.
         """
         try:
-            calls = self.handlers.seam.call_middleware
-            if not calls:
+            seam = self.handlers.seam
+            if seam.idle():  # no middleware, or only extensions' that have nothing to do now
+                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta, chained=False)
+            if not seam.call_middleware:
                 return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta)
             message = Message(direction="send", kind="request", method=method, params=params, options=Options(
                 timeout=timeout, max_total=max_total, on_progress=on_progress, cancel=cancel, meta=meta,
@@ -429,11 +431,14 @@ class Conversation:
         cancel: Cancel | None,
         on_sent: Callable[[Any], None] | None = None,
         meta: Mapping[str, Any] | None = None,
+        *,
+        chained: bool = True,
     ) -> dict[str, Any]:
         # ``params`` is not copied: the era's decorate copies before it adds anything, and an
-        # input round copies before it adds its answers.
+        # input round copies before it adds its answers. ``chained``: the rounds go through
+        # the middleware (there is some, and it is not all idle for this call).
         base = params if params else {}
-        middleware = self.handlers.seam.middleware
+        middleware = chained and bool(self.handlers.seam.middleware)
         if not middleware:  # no chain: the caller's meta and the era decorate once, here
             if meta:
                 base = merge_meta(base, meta) or {}

@@ -160,6 +160,14 @@ class Seam:
         #: Everything a received message passes, outermost first: for one message a call
         #: is the message, so the call middleware goes around the rest.
         self._receiving: tuple[Middleware, ...] = (*calls, *chain)
+        #: The extensions whose middleware a call may skip when they say they are idle (all
+        #: that bring any, when the user's ``middleware=`` is empty and each overrides ``idle``).
+        with_middleware = [ext for ext in self.extensions if ext.middleware() or ext.call_middleware()]
+        self._idlers: tuple[Extension, ...] | None = (
+            tuple(with_middleware)
+            if not list(middleware) and all(type(ext).idle is not Extension.idle for ext in with_middleware)
+            else None
+        )
         self._reserved_requests = frozenset(reserved_requests)
         self._reserved_notifications = frozenset(reserved_notifications)
         self._requests: dict[str, RequestHandler] = {}
@@ -179,6 +187,17 @@ class Seam:
     def chain(self, terminal: Next) -> Next | None:
         """The send chain ending in ``terminal``; None when there is no middleware."""
         return compose(self.middleware, terminal) if self.middleware else None
+
+    def idle(self) -> bool:
+        """Whether the next call may skip every middleware (each extension that brings some is
+        idle, and the user gave none): it then takes the path with no chain."""
+        idlers = self._idlers
+        if idlers is None:
+            return False
+        for ext in idlers:
+            if not ext.idle():
+                return False
+        return True
 
     def call_chain(self, terminal: Next) -> Next | None:
         """The chain around whole calls ending in ``terminal``; None when there is none."""

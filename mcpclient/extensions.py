@@ -252,6 +252,16 @@ class Extension:
         """Custom server requests this extension answers, by method."""
         return {}
 
+    def idle(self) -> bool:
+        """Whether this extension's middleware and call middleware would pass every message of
+        the next call straight through (telemetry with nothing to record or propagate).
+
+        Asked once per call, on the caller's thread, only of extensions that bring
+        middleware; keep it cheap. When the client has no middleware of its own and every
+        extension that brings any is idle, the call builds no chain at all (the fast path).
+        """
+        return False
+
     def bind(self, session: Session) -> None:
         """Given the session once per connection (again after the client restarts a server)."""
 

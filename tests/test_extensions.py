@@ -504,3 +504,37 @@ def test_meta_goes_with_ping_and_the_log_level():
         client.set_log_level("info", meta={"com.example/k": "level"})
     assert ("ping", {"com.example/k": "ping"}) in server.seen
     assert ("logging/setLevel", {"com.example/k": "level"}) in server.seen
+
+
+class Sometimes(Extension):
+    """Middleware that says, through ``idle``, when it has nothing to do."""
+
+    def __init__(self) -> None:
+        self.resting = True
+        self.seen: list[str] = []
+
+    def idle(self) -> bool:
+        return self.resting
+
+    def middleware(self) -> Any:
+        def note(message: Message, next_: Any) -> Any:
+            self.seen.append(message.method)
+            return next_(message)
+
+        return (note,)
+
+
+def test_a_call_skips_the_middleware_of_idle_extensions_and_no_one_elses():
+    ext = Sometimes()
+    with vendor_client("legacy", extensions=[ext], telemetry=False) as client:
+        ext.seen.clear()
+        client.call_tool("meta")
+        assert ext.seen == []  # idle: the call took the path with no chain
+        ext.resting = False
+        client.call_tool("meta")
+        assert ext.seen == ["tools/call"]
+    ext = Sometimes()
+    with vendor_client("legacy", extensions=[ext], middleware=[lambda m, n: n(m)], telemetry=False) as client:
+        ext.seen.clear()
+        client.call_tool("meta")
+        assert ext.seen == ["tools/call"]  # the user's middleware runs: so does everyone's

@@ -17,8 +17,8 @@ never imports OpenTelemetry):
 The extension sits first of the built-ins (``mcpclient.plugins`` registers its builder
 before the others), and the call middleware runs outside every middleware anyway: a call's
 span includes what the policy gate, the cache and the user's middleware do. With the API
-installed and nothing configured to record or propagate (``OTelObserver.idle``), each call
-passes straight through.
+installed and nothing configured to record or propagate (``OTelObserver.idle``), the
+extension says it is ``idle`` and a call builds no chain for it at all.
 """
 
 from __future__ import annotations
@@ -119,6 +119,12 @@ class TelemetryExtension(Extension):
     def close(self) -> None:
         if self.observer is not None:
             self.observer.session_ended(self._session.ended if self._session is not None else None)
+
+    def idle(self) -> bool:
+        """Nothing to record nor to propagate now (``OTelObserver.idle``): calls skip the
+        middleware, as a client without telemetry does."""
+        observer = self.observer
+        return observer is None or observer.idle()
 
     def call_middleware(self) -> Sequence[Middleware]:
         return (self._observe,)
