@@ -27,6 +27,7 @@ The hierarchy::
     │   └── HTTPStatusError       the HTTP server answered with an error status
     ├── ConfigError               also a ValueError: a config file or entry cannot be used
     ├── UnknownToolError          also a LookupError: no server of a ClientGroup has that tool
+    ├── StubOutOfDate             a typed stub's tools differ from the server's (mcpclient stubs)
     └── ToolCallDenied            also a PermissionError: the policy gate refused a tool call
         └── ToolChanged           the tool changed since it was locked (mcp.lock); refused
 
@@ -70,6 +71,7 @@ __all__ = [
     "RequestTimeout",
     "ResourceNotFound",
     "StreamInterrupted",
+    "StubOutOfDate",
     "SubscriptionError",
     "SkillVerificationError",
     "TaskSupportError",
@@ -387,6 +389,19 @@ class UnknownToolError(MCPError, LookupError):
 
     def __init__(self, message: str, *, tool: str) -> None:
         self.tool = tool
+        super().__init__(message)
+
+
+class StubOutOfDate(MCPError):
+    """A typed stub (``mcpclient stubs``) no longer matches the server: a tool it wraps was
+    removed or changed (description, schemas, annotations). Generate the stub again.
+
+    ``missing`` and ``changed`` name the tools, sorted.
+    """
+
+    def __init__(self, message: str, *, missing: Sequence[str] = (), changed: Sequence[str] = ()) -> None:
+        self.missing = tuple(missing)
+        self.changed = tuple(changed)
         super().__init__(message)
 
 

@@ -40,7 +40,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
         "mcpclient.cli", "mcpclient.config", "mcpclient._approvals", "mcpclient._project",
         "mcpclient.notebook", "mcpclient.integrations", "mcpclient.llm", "mcpclient.testing",
         "mcpclient.contrib", "mcpclient.group", "mcpclient._shared_group", "mcpclient.ai",
-        "mcpclient.prompting", "mcpclient.policy", "mcpclient.lock", "mcpclient.apps",
+        "mcpclient.prompting", "mcpclient.policy", "mcpclient.lock", "mcpclient.apps", "mcpclient.devtools",
     ),
     # The public surface that re-exports everything, and ``python -m mcpclient``.
     "surface": ("mcpclient", "mcpclient.__main__"),

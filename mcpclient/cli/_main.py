@@ -29,6 +29,7 @@ from . import _format as fmt
 from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
 from ._args import UsageError, parse_arguments, parse_json_object, read_headers, resolve_target, split_command
 from ._progress import Progress, supports_progress
+from ._devtools import EXIT_DOCTOR, doctor_command, stubs_command
 from ._lock import lock_command
 from ._trust import ask_consent, trust_command
 
@@ -52,6 +53,7 @@ EXIT_CODES = {
     EXIT_SERVER_ERROR: "the server answered with an error, or broke the protocol",
     EXIT_TIMEOUT: "no answer in time (--timeout)",
     EXIT_DRIFT: "mcpclient lock --check: a server's tools differ from the lockfile",
+    EXIT_DOCTOR: "mcpclient doctor: the server broke a rule (an error in the report)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
@@ -183,6 +185,17 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, _Parser]]:
     lock = add("lock", "write mcp.lock: what the servers offer, to notice when it changes", "[SERVER ...]")
     lock.add_argument("--check", action="store_true", help="compare with the lockfile instead; exit 6 on drift")
     lock.add_argument("--file", dest="lock_file", default="mcp.lock", help="the lockfile (default: mcp.lock)")
+    doctor = add("doctor", "check a server from the client side and report what it breaks (see docs/doctor.md)",
+                 "[SERVER]")
+    doctor.add_argument("--cancel-tool", metavar="NAME", default=None,
+                        help="a tool that takes a while, to cancel in flight (default: cancel a tools/list)")
+    doctor.add_argument("--cancel-args", metavar="OBJECT", default="{}",
+                        help="the --cancel-tool's arguments as a JSON object")
+    stubs = add("stubs", "write a typed Python module with a method per tool (see docs/stubs.md)", "[SERVER]")
+    stubs.add_argument("--class", dest="class_name", metavar="NAME", default=None,
+                       help="the class name (default: from the server's name)")
+    stubs.add_argument("--file", dest="stub_file", metavar="PATH", default=None,
+                       help="write the module to PATH instead of standard output")
     return parser, commands
 
 
@@ -231,6 +244,14 @@ class _Run:
                                                 for name in ("header", "header_env", "header_file")))
 
     def open(self, target: Any) -> Any:
+        target, options = self.prepare(target)
+        client = open_target(target, **options)
+        self.opened = True
+        return client
+
+    def prepare(self, target: Any) -> tuple[Any, dict[str, Any]]:
+        """The target (consented to, when a project's entry and there is a terminal to ask)
+        and the options to open it with."""
         env = dict(_pairs(getattr(self.args, "env", []) or [], "=", "--env"))
         headers = read_headers(getattr(self.args, "header", []) or [], getattr(self.args, "header_env", []) or [],
                                getattr(self.args, "header_file", []) or [], os.environ)
@@ -243,9 +264,7 @@ class _Run:
             options["stderr"] = stderr
         if isinstance(target, cfg.ServerConfig) and not target.approved and self.terminal is not None:
             target = ask_consent(target, self.terminal)  # without a terminal, opening it says how to consent
-        client = open_target(target, **options)
-        self.opened = True
-        return client
+        return target, options
 
     def print(self, text: str) -> None:
         self.out.write(text if text.endswith("\n") else text + "\n")
@@ -309,6 +328,10 @@ def _run_command(run: _Run) -> int:
                             path=run.args.lock_file, check_only=run.args.check, out=run.out, options=options)
         return EXIT_OK if fine else EXIT_DRIFT
     target = run.take_target(_has_target_word(run, name))
+    if name == "doctor":
+        target, options = run.prepare(target)
+        cancel = (run.args.cancel_tool, parse_json_object(run.args.cancel_args)) if run.args.cancel_tool else None
+        return doctor_command(target, options, cancel_call=cancel, as_json=run.as_json, out=run.out)
     if name == "complete" and len(run.words) not in (2, 3):
         raise UsageError("complete takes REF ARGUMENT [VALUE]")
     if name in ("read", "call", "prompt") and not run.words:
@@ -481,6 +504,8 @@ def _info(run: _Run, client: Any) -> int:
 _COMMANDS: dict[str, Callable[[_Run, Any], int]] = {
     "tools": _tools, "call": _call, "resources": _resources, "read": _read, "prompts": _prompts,
     "prompt": _prompt, "complete": _complete, "ping": _ping, "info": _info,
+    "stubs": lambda run, client: stubs_command(client, class_name=run.args.class_name, path=run.args.stub_file,
+                                               out=run.out, err=run.err),
 }
 
 

@@ -1,0 +1,457 @@
+"""The server doctor: check a server from the client side and report what it breaks.
+
+``diagnose(target, **options)`` opens ``target`` (a command, a URL, a config entry: what
+``open_target`` takes, ``options`` going to it) and returns a ``Report`` of ``Finding``s, each
+"ok", "info", "warning" or "error"::
+
+    report = diagnose(["python", "server.py"])
+    print(report.text())           # readable, server text cleaned (_text.clean)
+    report.to_json()               # for CI; report.errors is what makes `mcpclient doctor` fail
+
+What is checked, in order:
+
+* ``start``: the server opened with the era probe (``protocol="auto"``) and again with its era
+  known; both timed. A known-era open over ``SLOW_START`` seconds is a warning; a probe that
+  costs over ``SLOW_PROBE`` more than the known-era open is a warning (a server should answer
+  ``server/discover`` at once, with -32601 if it does not know it);
+* ``era``: the era and protocol version; ``capabilities``: what the server declares;
+* ``tool names``: the specification's format (SEP-986, the rule the client warns about) and
+  duplicates; ``input schemas`` / ``output schemas``: an object schema, valid JSON Schema
+  (with ``jsonschema`` installed; the check the client's output validation relies on);
+* ``x-mcp-header``: the headers the tools' parameters declare, and the annotations that break
+  the rules (the client refuses such tools on modern HTTP);
+* ``cache hints``: ``ttlMs`` / ``cacheScope`` on ``tools/list`` (modern), ``listChanged``;
+* ``listing order``: ``tools/list`` twice: the same tools in the same order;
+* ``unknown method``: a method no server has gets -32601 (not a result, silence or a crash);
+* ``cancel``: a request cancelled in flight, then a ``ping``: the server keeps serving (name a
+  slow tool, ``cancel_call``, for a cancel that surely lands; else a ``tools/list`` is cancelled
+  at once, which its reply may beat: "info");
+* ``stdout`` / ``stderr`` (stdio servers): lines on stdout that are not protocol (an error: the
+  client skips them, but a line that happens to parse would be taken as a message), and how
+  much the server writes to stderr while the doctor runs;
+* ``client warnings``: whatever mcpclient itself logged as a warning meanwhile.
+
+Each check runs whatever the others found; a server that cannot be opened gives one error.
+Not checked (yet): results that break their ``outputSchema`` (that needs calling tools with
+arguments), a lost HTTP session.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from typing import Any, Callable, Mapping, Sequence
+
+import attrs
+
+from .._calls import TOOL_NAME
+from .._eras.headers import InvalidToolHeaders, tool_header_paths
+from .._exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout, RPCError
+from .._open import Target, describe_target, open_target
+from .._text import clean
+from ..plugins.lock import fingerprint
+from .stubs import list_tools_raw
+
+__all__ = ["LEVELS", "Finding", "Report", "diagnose"]
+
+#: The levels of a finding, mildest first.
+LEVELS = ("ok", "info", "warning", "error")
+#: A known-era open slower than this (seconds) is a slow start-up.
+SLOW_START = 5.0
+#: An era probe that costs this much more (seconds) than a known-era open is a slow probe.
+SLOW_PROBE = 0.75
+#: More stderr than this (lines, bytes) while the doctor runs is a warning.
+STDERR_LINES, STDERR_BYTES = 200, 64 * 1024
+#: How long the unknown-method and cancel probes wait (seconds).
+PROBE_TIMEOUT = 5.0
+UNKNOWN_METHOD = "mcpclient-doctor/no-such-method"
+#: How long a ``cancel_call`` runs before it is cancelled (seconds).
+CANCEL_AFTER = 0.3
+
+
+@attrs.frozen(kw_only=True)
+class Finding:
+    """One result: ``check`` (its name), ``level`` (see ``LEVELS``), ``message`` (may quote the
+    server: clean it before showing it; ``Report.text`` does), ``details`` (more lines)."""
+
+    check: str
+    level: str
+    message: str
+    details: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class Report:
+    """What ``diagnose`` found about ``target``; ``server`` is its serverInfo (or None)."""
+
+    target: str
+    server: Mapping[str, Any] | None
+    findings: tuple[Finding, ...]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "error"]
+
+    @property
+    def warnings(self) -> list[Finding]:
+        return [f for f in self.findings if f.level == "warning"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"target": self.target, "server": dict(self.server) if self.server else None,
+                "findings": [attrs.asdict(f) for f in self.findings],
+                "errors": len(self.errors), "warnings": len(self.warnings)}
+
+    def text(self) -> str:
+        """The report for a terminal: one cleaned line a finding, its details indented."""
+        name = " ".join(str(self.server.get(k)) for k in ("name", "version") if self.server and self.server.get(k))
+        lines = [f"server doctor: {clean(name or '(server not opened)', 200)}  [{clean(self.target, 200)}]"]
+        width = max((len(f.check) for f in self.findings), default=0)
+        for finding in self.findings:
+            lines.append(f"  {finding.level:<8}{finding.check:<{width}}  {clean(finding.message, 500)}")
+            lines += [f"  {'':<8}{'':<{width}}    {clean(line, 300)}" for line in finding.details[:20]]
+            if len(finding.details) > 20:
+                lines.append(f"  {'':<8}{'':<{width}}    ... and {len(finding.details) - 20} more")
+        lines.append(f"{len(self.errors)} error(s), {len(self.warnings)} warning(s)")
+        return "\n".join(lines)
+
+
+class _Stderr:
+    """A stdio server's stderr sink that counts what it writes (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.lines = 0
+        self.bytes = 0
+        self.last: list[str] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, line: str) -> None:
+        with self._lock:
+            self.lines += 1
+            self.bytes += len(line.encode("utf-8", "replace")) + 1
+            self.last = (self.last + [line])[-3:]
+
+
+class _Warnings(logging.Handler):
+    """Keeps the warnings mcpclient logs while the doctor runs."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.records: list[logging.LogRecord] = []
+        self._lock_records = threading.Lock()
+
+    def emit(self, record: logging.LogRecord) -> None:
+        with self._lock_records:
+            self.records.append(record)
+
+    def messages(self) -> list[str]:
+        with self._lock_records:
+            records = list(self.records)
+        return [record.getMessage() for record in records]
+
+
+def diagnose(target: Target, *, timeout: float = 30.0, cancel_call: tuple[str, Mapping[str, Any]] | None = None,
+             **options: Any) -> Report:
+    """Check the server ``target`` (see the module docstring); never raises for the server's
+    faults, which are findings. ``timeout`` bounds each opening and listing; ``cancel_call``
+    (a tool that takes a while, and its arguments) is the call the cancel check cancels;
+    ``options`` go to ``open_target`` (``env``, ``headers``, ...; ``protocol`` and ``stderr``
+    are the doctor's)."""
+    options = {k: v for k, v in options.items() if k not in ("protocol", "stderr")}
+    stdio = not isinstance(target, str)
+    sink = _Stderr()
+    catcher = _Warnings()
+    logger = logging.getLogger("mcpclient")
+    logger.addHandler(catcher)
+    findings: list[Finding] = []
+    server: dict[str, Any] | None = None
+    try:
+        server = _run(target, timeout, options, sink if stdio else None, findings, cancel_call)
+    finally:
+        logger.removeHandler(catcher)
+    warnings = catcher.messages()
+    if stdio:
+        findings += _stdio_findings(sink, warnings)
+    others = [w for w in warnings if not _is_noise(w)]
+    findings.append(Finding(check="client warnings", level="warning" if others else "ok",
+                            message=f"mcpclient logged {len(others)} warning(s)" if others
+                            else "mcpclient logged no warning", details=tuple(others[:20])))
+    return Report(target=describe_target(target), server=server, findings=tuple(findings))
+
+
+def _open(target: Target, protocol: str, timeout: float, options: dict[str, Any], sink: Any) -> tuple[Any, float]:
+    extra = {"stderr": sink} if sink is not None else {}
+    start = time.perf_counter()
+    client = open_target(target, protocol=protocol, timeout=timeout, call_timeout=timeout, **extra, **options)
+    return client, time.perf_counter() - start
+
+
+def _run(target: Target, timeout: float, options: dict[str, Any], sink: Any, findings: list[Finding],
+         cancel_call: tuple[str, Mapping[str, Any]] | None) -> dict[str, Any] | None:
+    try:
+        probing, probed = _open(target, "auto", timeout, options, sink)
+    except MCPError as exc:
+        findings.append(Finding(check="start", level="error", message=f"the server could not be opened: {exc}"))
+        return None
+    try:
+        modern = probing.protocol_version == "2026-07-28"
+        version = probing.protocol_version
+    finally:
+        probing.close()
+    try:
+        client, known = _open(target, "2026-07-28" if modern else "legacy", timeout, options, sink)
+    except MCPError as exc:
+        findings.append(Finding(check="start", level="error",
+                                message=f"opened once, but not again with its era known: {exc}"))
+        return None
+    with client:
+        info = client.server_info
+        server = {"name": info.name, "version": info.version} if info else None
+        findings += _start_findings(probed, known, modern, version)
+        findings.append(_capabilities(client.server_capabilities))
+        tools = _listing(client, timeout, findings)
+        if tools is not None:
+            findings += _tool_findings(tools)
+        findings.append(_unknown_method(client))
+        findings.append(_cancel(client, cancel_call))
+    return server
+
+
+def _start_findings(probed: float, known: float, modern: bool, version: str) -> list[Finding]:
+    era = "modern (server/discover)" if modern else "legacy (initialize)"
+    found = [Finding(check="era", level="ok", message=f"{era}, protocol version {version}")]
+    level = "warning" if known > SLOW_START else "ok"
+    found.append(Finding(check="start", level=level,
+                         message=f"opened in {known * 1000:.0f} ms with the era known"
+                         + (f" (over {SLOW_START:.0f} s: slow)" if level == "warning" else "")))
+    cost = probed - known
+    slow = cost > SLOW_PROBE
+    found.append(Finding(
+        check="era probe", level="warning" if slow else "ok",
+        message=f"opened in {probed * 1000:.0f} ms with the era probe (protocol auto), "
+                f"{max(cost, 0) * 1000:.0f} ms more" + (
+                    ": the server is slow to answer server/discover (answer -32601 at once if it is unknown)"
+                    if slow and not modern else ""),
+    ))
+    return found
+
+
+def _capabilities(capabilities: Mapping[str, Any]) -> Finding:
+    names = sorted(str(name) for name in capabilities)
+    return Finding(check="capabilities", level="info" if names else "warning",
+                   message=", ".join(names) if names else "the server declares no capability")
+
+
+def _listing(client: Any, timeout: float, findings: list[Finding]) -> list[dict[str, Any]] | None:
+    if "tools" not in client.server_capabilities:
+        findings.append(Finding(check="tools", level="info", message="no tools capability: tool checks skipped"))
+        return None
+    try:
+        first = client.request("tools/list", None, timeout=timeout)
+        tools = list_tools_raw(client, timeout=timeout)
+        again = list_tools_raw(client, timeout=timeout)
+    except MCPError as exc:
+        findings.append(Finding(check="tools", level="error", message=f"tools/list failed: {exc}"))
+        return None
+    findings.append(Finding(check="tools", level="ok", message=f"{len(tools)} tool(s) listed"))
+    findings.append(_order(tools, again))
+    findings.append(_cache_hints(first, client.server_capabilities))
+    return tools
+
+
+def _order(first: Sequence[Mapping[str, Any]], second: Sequence[Mapping[str, Any]]) -> Finding:
+    names = [str(t["name"]) for t in first]
+    again = [str(t["name"]) for t in second]
+    if names == again and [fingerprint("tools", t) for t in first] == [fingerprint("tools", t) for t in second]:
+        return Finding(check="listing order", level="ok", message="tools/list twice: the same tools in the same order")
+    if sorted(names) == sorted(again):
+        return Finding(check="listing order", level="warning",
+                       message="tools/list twice: the same tools in another order (caches, prompt caches and "
+                               "generated code change for nothing)" if names != again else
+                               "tools/list twice: the same names, but definitions changed in between")
+    return Finding(check="listing order", level="warning", message="tools/list twice: different tools",
+                   details=tuple(f"only once: {name}" for name in sorted(set(names) ^ set(again))))
+
+
+def _cache_hints(result: Mapping[str, Any], capabilities: Mapping[str, Any]) -> Finding:
+    hints = {key: result[key] for key in ("ttlMs", "cacheScope") if key in result}
+    changes = capabilities.get("tools")
+    announces = isinstance(changes, dict) and changes.get("listChanged") is True
+    shown = ", ".join(f"{key}={json.dumps(value)}" for key, value in hints.items())
+    if hints:
+        bad = [key for key, value in hints.items()
+               if (key == "ttlMs" and (not isinstance(value, int) or isinstance(value, bool) or value < 0))
+               or (key == "cacheScope" and value not in ("public", "private"))]
+        if bad:
+            return Finding(check="cache hints", level="error", message=f"tools/list carries invalid {', '.join(bad)}: {shown}")
+        return Finding(check="cache hints", level="ok", message=f"tools/list carries {shown}")
+    note = "it announces changes (listChanged), so a client may keep the list" if announces else \
+        "and no listChanged: a client cannot know how long to keep the list"
+    return Finding(check="cache hints", level="info", message=f"no ttlMs nor cacheScope on tools/list; {note}")
+
+
+def _tool_findings(tools: Sequence[Mapping[str, Any]]) -> list[Finding]:
+    names = [str(t["name"]) for t in tools]
+    odd = sorted({n for n in names if not TOOL_NAME.fullmatch(n)})
+    twice = sorted({n for n in names if names.count(n) > 1})
+    found = [Finding(check="tool names", level="error" if twice else "warning" if odd else "ok",
+                     message="; ".join(part for part in (
+                         f"{len(twice)} listed twice" if twice else "",
+                         f"{len(odd)} outside the format (1 to 128 of A-Z a-z 0-9 _ - ., SEP-986)" if odd else "",
+                     ) if part) or "every name fits the format (SEP-986) and is unique",
+                     details=tuple(json.dumps(n) for n in [*twice, *odd]))]
+    found.append(_schemas(tools, "inputSchema", required=True))
+    found.append(_schemas(tools, "outputSchema", required=False))
+    found.append(_headers(tools))
+    return found
+
+
+def _validator() -> Callable[[Any], None] | None:
+    try:
+        from jsonschema.exceptions import SchemaError
+        from jsonschema.validators import validator_for
+    except ImportError:
+        return None
+
+    def check(schema: Any) -> None:
+        try:
+            validator_for(schema, default=_draft_2020_12()).check_schema(schema)
+        except SchemaError as exc:
+            raise ValueError(f"not valid JSON Schema: {exc.message}") from None
+
+    return check
+
+
+def _draft_2020_12() -> Any:
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator
+
+
+def _schemas(tools: Sequence[Mapping[str, Any]], key: str, *, required: bool) -> Finding:
+    check = _validator()
+    problems: list[str] = []
+    present = 0
+    for tool in tools:
+        name = json.dumps(str(tool["name"]))
+        if key not in tool:
+            if required:
+                problems.append(f"{name}: no {key}")
+            continue
+        present += 1
+        schema = tool[key]
+        if not isinstance(schema, dict):
+            problems.append(f"{name}: the {key} is not an object")
+            continue
+        if schema.get("type") != "object":
+            problems.append(f"{name}: the {key}'s type is {json.dumps(schema.get('type'))}, not \"object\"")
+        if check is not None:
+            try:
+                check(schema)
+            except ValueError as exc:
+                problems.append(f"{name}: {exc}")
+    label = "input schemas" if required else "output schemas"
+    unchecked = "" if check is not None else " (JSON Schema validity not checked: install jsonschema)"
+    if problems:
+        return Finding(check=label, level="error", message=f"{len(problems)} problem(s) in {present} {key}(s)",
+                       details=tuple(problems))
+    return Finding(check=label, level="ok", message=f"{present} {key}(s) fine{unchecked}")
+
+
+def _headers(tools: Sequence[Mapping[str, Any]]) -> Finding:
+    used: list[str] = []
+    broken: list[str] = []
+    for tool in tools:
+        name = json.dumps(str(tool["name"]))
+        try:
+            paths = tool_header_paths(tool.get("inputSchema"))
+        except InvalidToolHeaders as exc:
+            broken.append(f"{name}: {exc}")
+            continue
+        used += [f"{name}: Mcp-Param-{header} <- {'.'.join(path)}" for header, path in paths]
+    if broken:
+        return Finding(check="x-mcp-header", level="error",
+                       message=f"{len(broken)} tool(s) break the x-mcp-header rules (the client refuses them on "
+                               "modern HTTP)", details=tuple(broken + used))
+    if used:
+        return Finding(check="x-mcp-header", level="info", message=f"{len(used)} parameter(s) mirrored as headers",
+                       details=tuple(used))
+    return Finding(check="x-mcp-header", level="ok", message="no x-mcp-header annotations")
+
+
+def _unknown_method(client: Any) -> Finding:
+    start = time.perf_counter()
+    try:
+        result = client.request(UNKNOWN_METHOD, None, timeout=PROBE_TIMEOUT)
+    except RPCError as exc:
+        ms = (time.perf_counter() - start) * 1000
+        if exc.code == -32601:
+            return Finding(check="unknown method", level="ok", message=f"-32601 (method not found) in {ms:.0f} ms")
+        return Finding(check="unknown method", level="warning",
+                       message=f"error {exc.code} in {ms:.0f} ms, not -32601 (method not found): {exc.message}")
+    except RequestTimeout:
+        return Finding(check="unknown method", level="error",
+                       message=f"no answer in {PROBE_TIMEOUT:.0f} s: a server must answer every request (-32601)")
+    except ConnectionClosed as exc:
+        return Finding(check="unknown method", level="error", message=f"the server went away: {exc.reason}")
+    except MCPError as exc:
+        return Finding(check="unknown method", level="error", message=f"{type(exc).__name__}: {exc}")
+    return Finding(check="unknown method", level="error",
+                   message=f"answered with a result, not -32601: {json.dumps(result)[:200]}")
+
+
+def _cancel(client: Any, call: tuple[str, Mapping[str, Any]] | None) -> Finding:
+    """A request cancelled once sent, then a ``ping``: ``call`` (a slow tool and its arguments)
+    cancelled after ``CANCEL_AFTER``; without one, a ``tools/list`` cancelled at once, which
+    races with its reply."""
+    token = threading.Event()
+    timer = threading.Timer(0.0 if call is None else CANCEL_AFTER, token.set)
+    cancelled = False
+    timer.start()
+    try:
+        if call is not None:
+            client.call_tool(call[0], dict(call[1]), timeout=PROBE_TIMEOUT + CANCEL_AFTER, cancel=token)
+        else:
+            client.request("tools/list" if "tools" in client.server_capabilities else UNKNOWN_METHOD, None,
+                           timeout=PROBE_TIMEOUT, cancel=token)
+    except RequestCancelled as exc:
+        cancelled = exc.delivered
+    except MCPError:
+        pass  # answered (an error reply included) before the cancel
+    finally:
+        timer.cancel()
+    start = time.perf_counter()
+    try:
+        client.ping(timeout=PROBE_TIMEOUT)
+    except MCPError as exc:
+        return Finding(check="cancel", level="error",
+                       message=f"after {'a cancel' if cancelled else 'a request'}, ping failed: {exc}")
+    ms = (time.perf_counter() - start) * 1000
+    if cancelled:
+        return Finding(check="cancel", level="ok",
+                       message=f"a request cancelled in flight (notifications/cancelled), then ping answered in {ms:.0f} ms")
+    if call is not None:
+        return Finding(check="cancel", level="warning",
+                       message=f"the tool {json.dumps(call[0])} answered within {CANCEL_AFTER} s, before its cancel; "
+                               "name a slower one")
+    return Finding(check="cancel", level="info",
+                   message=f"the request was answered before its cancel went out (name a slow tool to cancel: "
+                           f"cancel_call, --cancel-tool); ping answered in {ms:.0f} ms")
+
+
+def _is_noise(message: str) -> bool:
+    return message.startswith(("skipping a malformed message", "skipping a message", "the server sent a line of over"))
+
+
+def _stdio_findings(sink: _Stderr, warnings: Sequence[str]) -> list[Finding]:
+    noise = [w for w in warnings if _is_noise(w)]
+    found = [Finding(check="stdout", level="error" if noise else "ok",
+                     message=f"{len(noise)} line(s) on stdout that are not protocol messages (log to stderr)"
+                     if noise else "protocol messages only", details=tuple(noise[:5]))]
+    loud = sink.lines > STDERR_LINES or sink.bytes > STDERR_BYTES
+    found.append(Finding(check="stderr", level="warning" if loud else "ok",
+                         message=f"{sink.lines} line(s), {sink.bytes} byte(s) while the doctor ran"
+                         + (" (a lot: is it logging every message?)" if loud else ""),
+                         details=tuple(sink.last if loud else ())))
+    return found

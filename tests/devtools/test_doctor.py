@@ -1,0 +1,89 @@
+"""``mcpclient doctor``: real servers pass, a deliberately broken one fails on each rule it
+breaks, and the report is inert on a terminal."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from mcpclient.cli import main
+from mcpclient.cli._main import EXIT_CODES
+from mcpclient.devtools.doctor import diagnose
+from tests.node_tools import NODE_DIR, everything_server_cmd
+
+pytestmark = pytest.mark.timeout(120)
+
+ROOT = Path(__file__).resolve().parents[2]
+SDK_SERVER = [sys.executable, str(ROOT / "tests" / "servers" / "sdk_server.py")]
+BROKEN = [sys.executable, str(ROOT / "tests" / "servers" / "broken_server.py")]
+
+
+def levels(report) -> dict[str, str]:
+    return {finding.check: finding.level for finding in report.findings}
+
+
+def test_server_everything_has_no_error():
+    try:
+        argv = everything_server_cmd("stdio")
+    except FileNotFoundError as exc:  # CI installs them; locally: `npm ci` in tests/node
+        pytest.skip(f"server-everything needs Node 22 and {NODE_DIR}/node_modules: {exc}")
+    report = diagnose(argv, timeout=30, cancel_call=("trigger-long-running-operation", {"duration": 5, "steps": 5}))
+    found = levels(report)
+    assert report.errors == [], report.text()
+    assert report.server == {"name": "mcp-servers/everything", "version": "2.0.0"}
+    era = next(f for f in report.findings if f.check == "era")
+    assert era.message == "legacy (initialize), protocol version 2025-11-25"
+    assert found["unknown method"] == "ok" and found["stdout"] == "ok" and found["tool names"] == "ok"
+    assert found["cancel"] == "ok", report.text()  # cancelled in flight, and the server answered ping after
+
+
+def test_an_official_sdk_server_is_modern_and_gives_cache_hints():
+    report = diagnose(SDK_SERVER, timeout=30, cancel_call=("slow", {"seconds": 5, "steps": 5}))
+    found = levels(report)
+    assert report.errors == [], report.text()
+    era = next(f for f in report.findings if f.check == "era")
+    assert era.message == "modern (server/discover), protocol version 2026-07-28"
+    hints = next(f for f in report.findings if f.check == "cache hints")
+    assert hints.level == "ok" and "ttlMs=" in hints.message
+    assert found["input schemas"] == found["output schemas"] == found["listing order"] == "ok"
+    assert found["cancel"] == "ok", report.text()
+
+
+def test_a_broken_server_fails_each_rule_it_breaks():
+    report = diagnose(BROKEN, timeout=30)
+    found = levels(report)
+    for check in ("tool names", "input schemas", "output schemas", "x-mcp-header", "unknown method", "stdout"):
+        assert found[check] == "error", (check, report.text())
+    assert found["listing order"] == "warning" and found["stderr"] == "warning"
+    details = {f.check: f.details for f in report.findings}
+    assert '"dup"' in details["tool names"]
+    assert any("stringly" in line and '"string"' in line for line in details["input schemas"])
+    assert any("invalid" in line and "not valid JSON Schema" in line for line in details["input schemas"])
+    assert any("headless" in line for line in details["input schemas"])
+    assert any("listy" in line for line in details["output schemas"])
+    assert any("'Where'" in line for line in details["x-mcp-header"])
+
+
+def test_the_command_exits_7_on_errors_and_its_report_is_inert():
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["doctor", "--", *BROKEN], stdout=out, stderr=err) == 7
+    assert EXIT_CODES[7].startswith("mcpclient doctor")
+    text = out.getvalue()
+    assert "\x1b" not in text and "\u202e" not in text
+    assert '"bad name!\\u001b[2J\\u202e"' in text  # the name as JSON: its escapes shown as text
+    out = io.StringIO()
+    assert main(["doctor", "--json", "--", *BROKEN], stdout=out, stderr=err) == 7
+    raw = out.getvalue()
+    assert "\x1b" not in raw and "\u202e" not in raw
+    report = json.loads(raw)
+    assert report["errors"] >= 6 and report["server"] == {"name": "broken-server", "version": "0.1"}
+
+
+def test_a_server_that_cannot_start_is_one_error():
+    report = diagnose([sys.executable, "-c", "import sys; sys.exit(3)"], timeout=10)
+    assert [f.check for f in report.errors] == ["start"]
+    assert "could not be opened" in report.errors[0].message
