@@ -38,6 +38,7 @@ arguments), a lost HTTP session.
 
 from __future__ import annotations
 
+import collections
 import json
 import logging
 import threading
@@ -294,7 +295,7 @@ def _cache_hints(result: Mapping[str, Any], capabilities: Mapping[str, Any]) -> 
 def _tool_findings(tools: Sequence[Mapping[str, Any]]) -> list[Finding]:
     names = [str(t["name"]) for t in tools]
     odd = sorted({n for n in names if not TOOL_NAME.fullmatch(n)})
-    twice = sorted({n for n in names if names.count(n) > 1})
+    twice = sorted(name for name, count in collections.Counter(names).items() if count > 1)
     found = [Finding(check="tool names", level="error" if twice else "warning" if odd else "ok",
                      message="; ".join(part for part in (
                          f"{len(twice)} listed twice" if twice else "",
@@ -319,6 +320,8 @@ def _validator() -> Callable[[Any], None] | None:
             validator_for(schema, default=_draft_2020_12()).check_schema(schema)
         except SchemaError as exc:
             raise ValueError(f"not valid JSON Schema: {exc.message}") from None
+        except Exception as exc:  # jsonschema's own failures on a schema built to break it (a recursion, ...)
+            raise ValueError(f"cannot be checked as JSON Schema ({type(exc).__name__})") from None
 
     return check
 
@@ -368,6 +371,9 @@ def _headers(tools: Sequence[Mapping[str, Any]]) -> Finding:
             paths = tool_header_paths(tool.get("inputSchema"))
         except InvalidToolHeaders as exc:
             broken.append(f"{name}: {exc}")
+            continue
+        except RecursionError:
+            broken.append(f"{name}: the inputSchema nests too deeply to be read")
             continue
         used += [f"{name}: Mcp-Param-{header} <- {'.'.join(path)}" for header, path in paths]
     if broken:

@@ -216,7 +216,7 @@ class _Module:
                    refs: tuple[str, ...]) -> str:
         properties = node["properties"]
         required = node.get("required")
-        needed = set(required) if isinstance(required, list) else set()
+        needed = {key for key in required if isinstance(key, str)} if isinstance(required, list) else set()
         fields = []
         for key in sorted(properties, key=str):
             kind = self.annotation(properties[key], wanted + "_" + str(key), root, depth + 1, refs)
@@ -357,7 +357,7 @@ def _method(module: _Module, tool: Mapping[str, Any], method: str) -> str:
     properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
     assert isinstance(properties, dict)
     listed = schema.get("required")
-    required = set(listed) if isinstance(listed, list) else set()
+    required = {key for key in listed if isinstance(key, str)} if isinstance(listed, list) else set()
     keys = sorted(properties, key=str)
     kinds = {key: module.annotation(properties[key], f"{method}_{key}", schema) for key in keys}
     output = tool.get("outputSchema")

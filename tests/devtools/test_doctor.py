@@ -87,3 +87,18 @@ def test_a_server_that_cannot_start_is_one_error():
     report = diagnose([sys.executable, "-c", "import sys; sys.exit(3)"], timeout=10)
     assert [f.check for f in report.errors] == ["start"]
     assert "could not be opened" in report.errors[0].message
+
+
+def test_a_url_server_is_checked_without_the_stdio_checks():
+    from tests.http.conftest import start_sdk_server
+
+    server = start_sdk_server("--transport", "streamable-http")
+    try:
+        report = diagnose(server.url, timeout=30, cancel_call=("slow", {"seconds": 5, "steps": 5}))
+    finally:
+        server.stop()
+    found = levels(report)
+    assert report.errors == [], report.text()
+    assert "stdout" not in found and "stderr" not in found
+    assert found["cancel"] == "ok" and found["unknown method"] == "ok"
+    assert report.target == server.url

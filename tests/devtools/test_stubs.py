@@ -197,9 +197,11 @@ HOSTILE_TOOLS = [
     {"name": "Any", "inputSchema": {"type": "object"}},
     {"name": "9lives", "inputSchema": {"type": "object"}},
     {"name": "\u0430dd", "inputSchema": {"type": "object"}},  # a Cyrillic "a"
+    {"name": "odd-required", "inputSchema": {"type": "object", "required": [{"x": 1}, ["y"], "a"],
+                                             "properties": {"a": {"type": "string"}, "b": True, "c": []}}},
     {"name": "deep", "inputSchema": {"type": "object"}},
 ]
-node: dict = HOSTILE_TOOLS[-1]["inputSchema"]
+node: dict = HOSTILE_TOOLS[-1]["inputSchema"]  # "deep"
 for _ in range(100):  # nested far past MAX_DEPTH
     node["properties"] = {"x": {"type": "object"}}
     node = node["properties"]["x"]
@@ -234,6 +236,8 @@ def test_hostile_names_become_distinct_valid_identifiers_in_a_stable_way():
     for name in methods:
         assert name.isidentifier() and name.isascii() and not name.startswith("_")
     assert {"class_", "match_", "print_", "check_tools_2", "dd"} <= set(methods)
+    odd = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name == "odd_required")
+    assert ast.unparse(odd.args) == "self, *, a: str, b: Any=None, c: Any=None"
     assert source == hostile_source()
     hostile = next(n for n in cls.body if isinstance(n, ast.FunctionDef) and n.name.startswith("x_"))
     params = [a.arg for a in hostile.args.kwonlyargs]
