@@ -53,6 +53,7 @@ from .._exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestT
 from .._open import Target, describe_target, open_target
 from .._text import clean
 from ..plugins.lock import fingerprint
+from ..transports._requester import safe_url
 from .stubs import list_tools_raw
 
 __all__ = ["LEVELS", "Finding", "Report", "diagnose"]
@@ -155,7 +156,8 @@ class _Warnings(logging.Handler):
 def diagnose(target: Target, *, timeout: float = 30.0, cancel_call: tuple[str, Mapping[str, Any]] | None = None,
              **options: Any) -> Report:
     """Check the server ``target`` (see the module docstring); never raises for the server's
-    faults, which are findings. ``timeout`` bounds each opening and listing; ``cancel_call``
+    faults, which are findings. It collects every warning mcpclient logs while it runs, so run
+    it alone (the command line does), not beside other clients of the process. ``timeout`` bounds each opening and listing; ``cancel_call``
     (a tool that takes a while, and its arguments) is the call the cancel check cancels;
     ``options`` go to ``open_target`` (``env``, ``headers``, ...; ``protocol`` and ``stderr``
     are the doctor's)."""
@@ -172,13 +174,24 @@ def diagnose(target: Target, *, timeout: float = 30.0, cancel_call: tuple[str, M
     finally:
         logger.removeHandler(catcher)
     warnings = catcher.messages()
-    if stdio:
+    if stdio and server is not None:
         findings += _stdio_findings(sink, warnings)
     others = [w for w in warnings if not _is_noise(w)]
     findings.append(Finding(check="client warnings", level="warning" if others else "ok",
                             message=f"mcpclient logged {len(others)} warning(s)" if others
                             else "mcpclient logged no warning", details=tuple(others[:20])))
-    return Report(target=describe_target(target), server=server, findings=tuple(findings))
+    return Report(target=_shown(target), server=server, findings=tuple(findings))
+
+
+def _shown(target: Target) -> str:
+    """The target for the report: a URL without its user info, query and fragment (where a
+    token may stand)."""
+    if not isinstance(target, str):
+        return describe_target(target)
+    try:
+        return safe_url(target)
+    except ValueError:
+        return "<invalid URL>"
 
 
 def _open(target: Target, protocol: str, timeout: float, options: dict[str, Any], sink: Any) -> tuple[Any, float]:

@@ -102,3 +102,10 @@ def test_a_url_server_is_checked_without_the_stdio_checks():
     assert "stdout" not in found and "stderr" not in found
     assert found["cancel"] == "ok" and found["unknown method"] == "ok"
     assert report.target == server.url
+
+
+def test_a_url_is_shown_without_what_may_hold_a_token():
+    report = diagnose("http://user:secret@127.0.0.1:9/mcp?token=secret#x", timeout=5)
+    assert report.target == "http://127.0.0.1:9/mcp"
+    assert "secret" not in report.text() and "secret" not in json.dumps(report.to_json())
+    assert [f.check for f in report.errors] == ["start"]
