@@ -225,7 +225,7 @@ class _Module:
         doc = _doc_lines(node["description"]) if isinstance(node.get("description"), str) else []
         block = [f"{name} = TypedDict({name!r}, {{", *fields, "})"]
         if doc:
-            block.insert(0, "\n".join(f"#: {line}" for line in doc))
+            block.insert(0, "\n".join(f"#: {line}".rstrip() for line in doc))  # one comment a line
         self.classes.append("\n".join(block))
         self.exported.append(name)
         return name

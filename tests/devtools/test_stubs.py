@@ -180,7 +180,8 @@ HOSTILE_TOOLS = [
          "": {"type": "string"}, "str": {"type": "string"}, "_cast": {"type": "number"},
          "choice": {"enum": ["a'\"", "\x1b]52;c;x\x07", 3, None, True]},
          "floaty": {"enum": [1.5, 2.5]},
-         "nested": {"type": "object", "required": ["deep"], "properties": {
+         "nested": {"type": "object", "required": ["deep"], "description": "a comment?\nimport os\r\u2028os.exit()",
+                    "properties": {
              "deep": {"type": "array", "items": {"$ref": "#/$defs/loop"}},
              "key with \"quotes\"": {"type": ["string", "null"]}}},
      }, "required": ["self"], "$defs": {"loop": {"type": "object", "properties": {
@@ -213,7 +214,8 @@ def hostile_source(class_name: str = "1 class\n") -> str:
 
 def test_a_hostile_server_cannot_inject_code():
     source = hostile_source()
-    tree = ast.parse(source)
+    tree = ast.parse(source, feature_version=(3, 10))  # the oldest Python mcpclient runs on
+    assert "#: a comment?\n#: import os\n#:\n#: os.exit()\n" in source  # each line of it a comment
     for statement in tree.body:
         assert isinstance(statement, (ast.Expr, ast.ImportFrom, ast.Assign, ast.ClassDef)), ast.dump(statement)
         if isinstance(statement, ast.ImportFrom):
