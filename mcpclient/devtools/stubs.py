@@ -32,26 +32,20 @@ hash ``mcp.lock`` holds); ``Stub.__init__`` lists the server's tools and raises
 
 from __future__ import annotations
 
-import builtins
-import hashlib
-import keyword
 import re
 from typing import Any, ClassVar, Iterable, Mapping, Sequence
 
 from .._client import Client
 from .._exceptions import StructuredOutputError, StubOutOfDate
-from .._text import clean, clean_lines
+from .._text import clean
 from ..plugins.lock import fingerprint
 from ..types import ToolResult
+from ._annotations import MAX_DEPTH, TYPE_WORDS, Module, camel, doc_lines, identifier, wrapped_output
 
 __all__ = ["MAX_DEPTH", "Stub", "generate", "list_tools_raw", "stubs_for"]
 
-#: How deeply schemas nest before the rest is typed ``Any``.
-MAX_DEPTH = 32
 #: How many pages of ``tools/list`` are read at most.
 MAX_PAGES = 1000
-#: How long a generated identifier may grow before it is cut (with a hash of the original).
-MAX_IDENTIFIER = 80
 
 
 def list_tools_raw(client: Client, *, timeout: float | None = None) -> list[dict[str, Any]]:
@@ -138,175 +132,12 @@ class Stub:
         return content
 
 
-# -- generating ------------------------------------------------------------------------------------
-
-#: What the generated module imports or defines besides its classes: never taken by a name of it.
-_MODULE_NAMES = frozenset({"annotations", "Any", "Literal", "NotRequired", "TypedDict", "ToolResult", "Stub",
-                           "_cast", "__all__"})
-_SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bool", "null": "None"}
-#: The builtins a generated type names: a parameter never takes them (the ``_cast`` in the body
-#: names its type as text, which a parameter of that name would shadow).
-_TYPE_WORDS = frozenset({"str", "int", "float", "bool", "list", "dict"})
-
-
-def _is_reserved(name: str) -> bool:
-    return keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in ("self", "cls")
-
-
-def identifier(text: str, taken: set[str], *, fallback: str, avoid: Iterable[str] = ()) -> str:
-    """A new ASCII, non-keyword Python identifier for ``text``, not in ``taken`` nor ``avoid``;
-    added to ``taken``. Leading underscores are dropped (such names read as private)."""
-    name = re.sub(r"[^0-9A-Za-z_]", "_", text).lstrip("_") or fallback
-    if name[0].isdigit():
-        name = f"{fallback}_{name}"
-    if len(name) > MAX_IDENTIFIER:
-        name = name[: MAX_IDENTIFIER - 9] + "_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    blocked = set(avoid)
-    if _is_reserved(name) or name in blocked:
-        name += "_"
-    base, number = name, 1
-    while name in taken or name in blocked or _is_reserved(name):
-        number += 1
-        name = f"{base}_{number}"
-    taken.add(name)
-    return name
-
-
-def _camel(text: str) -> str:
-    return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^0-9A-Za-z]+", text) if part)
-
-
-def _doc_lines(text: str) -> list[str]:
-    """Server text as docstring lines: cleaned, with ``\\`` and ``"`` escaped (inert)."""
-    lines = [line.rstrip() for line in clean_lines(text, 2000)]
-    while lines and not lines[-1]:
-        lines.pop()
-    while lines and not lines[0]:
-        lines.pop(0)
-    return [line.replace("\\", "\\\\").replace('"', '\\"') for line in lines]
-
-
-def _literal(value: Any) -> str | None:
-    """A ``Literal[...]`` member for an enum or const value, or None when it cannot be one."""
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, (int, str)):
-        return repr(value)
-    return None
-
-
-class _Module:
-    """The classes of one generated module, and the names already taken in it."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set(_MODULE_NAMES) | set(dir(builtins))  # a class shadows none of them
-        self.defined: set[str] = set(_MODULE_NAMES)  # what the module itself defines or imports
-        self.classes: list[str] = []  # source blocks, dependencies first
-        self.exported: list[str] = []
-
-    def new_name(self, wanted: str) -> str:
-        name = identifier(_camel(wanted) or "Model", self.names, fallback="Model")
-        if not name[0].isupper():
-            self.names.discard(name)
-            name = identifier("M" + name, self.names, fallback="Model")
-        self.defined.add(name)
-        return name
-
-    def typed_dict(self, node: Mapping[str, Any], wanted: str, root: Mapping[str, Any], depth: int,
-                   refs: tuple[str, ...]) -> str:
-        properties = node["properties"]
-        required = node.get("required")
-        needed = {key for key in required if isinstance(key, str)} if isinstance(required, list) else set()
-        fields = []
-        for key in sorted(properties, key=str):
-            kind = self.annotation(properties[key], wanted + "_" + str(key), root, depth + 1, refs)
-            fields.append(f"    {key!r}: {kind if key in needed else f'NotRequired[{kind}]'},")
-        name = self.new_name(wanted)
-        doc = _doc_lines(node["description"]) if isinstance(node.get("description"), str) else []
-        block = [f"{name} = TypedDict({name!r}, {{", *fields, "})"]
-        if doc:
-            block.insert(0, "\n".join(f"#: {line}".rstrip() for line in doc))  # one comment a line
-        self.classes.append("\n".join(block))
-        self.exported.append(name)
-        return name
-
-    def annotation(self, node: Any, wanted: str, root: Mapping[str, Any], depth: int = 0,
-                   refs: tuple[str, ...] = ()) -> str:
-        """The type of a schema ``node``, as source text; ``TypedDict`` classes added as needed."""
-        if not isinstance(node, dict) or depth > MAX_DEPTH:
-            return "Any"
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            target = _resolve(root, ref)
-            if target is None or ref in refs:
-                return "Any"  # outside the schema, or recursive
-            return self.annotation(target, ref.rsplit("/", 1)[-1] or wanted, root, depth + 1, refs + (ref,))
-        if "const" in node:
-            member = _literal(node["const"])
-            return f"Literal[{member}]" if member is not None else "Any"
-        enum = node.get("enum")
-        if isinstance(enum, list) and enum:
-            members = [_literal(value) for value in enum]
-            if all(member is not None for member in members):
-                unique = list(dict.fromkeys(m for m in members if m is not None))
-                return f"Literal[{', '.join(unique)}]"
-            return "Any"
-        for key in ("anyOf", "oneOf"):
-            options = node.get(key)
-            if isinstance(options, list) and options:
-                return _union(self.annotation(option, wanted, root, depth + 1, refs) for option in options)
-        kind = node.get("type")
-        if isinstance(kind, list) and kind:
-            return _union(self.annotation({**node, "type": k}, wanted, root, depth + 1, refs) for k in kind)
-        if kind == "array":
-            return f"list[{self.annotation(node.get('items'), wanted + '_item', root, depth + 1, refs)}]"
-        if kind == "object" or (kind is None and isinstance(node.get("properties"), dict)):
-            if isinstance(node.get("properties"), dict) and node["properties"]:
-                return self.typed_dict(node, wanted, root, depth, refs)
-            extra = node.get("additionalProperties")
-            value = self.annotation(extra, wanted + "_value", root, depth + 1, refs) if isinstance(extra, dict) else "Any"
-            return f"dict[str, {value}]"
-        return _SCALARS.get(kind, "Any") if isinstance(kind, str) else "Any"
-
-
-def _union(parts: Iterable[str]) -> str:
-    unique = list(dict.fromkeys(parts))
-    if "Any" in unique:
-        return "Any"
-    if "None" in unique:  # None last reads best: int | None
-        unique = [part for part in unique if part != "None"] + ["None"]
-    return " | ".join(unique)
-
-
-def _resolve(root: Mapping[str, Any], ref: str) -> Any:
-    """The node a local ``#/...`` reference names inside ``root``; None for any other."""
-    if not ref.startswith("#"):
-        return None
-    target: Any = root
-    for part in ref[1:].split("/")[1:] if ref != "#" else []:
-        part = part.replace("~1", "/").replace("~0", "~")
-        if isinstance(target, list) and part.isdigit() and int(part) < len(target):
-            target = target[int(part)]
-        else:
-            target = target.get(part) if isinstance(target, dict) else None
-    return target
-
-
-def _wrapped(schema: Mapping[str, Any]) -> bool:
-    """The official SDKs' ``{"result": x}`` output of a tool returning a non-object."""
-    properties = schema.get("properties")
-    title = schema.get("title")
-    return schema.get("x-fastmcp-wrap-result") is True or (
-        isinstance(properties, dict) and list(properties) == ["result"] and schema.get("required") == ["result"]
-        and isinstance(title, str) and title.endswith("Output"))
-
-
 def generate(tools: Sequence[Mapping[str, Any]], *, class_name: str, server_name: str | None = None,
              server_version: str | None = None) -> str:
     """The source of a stub module for ``tools`` (``tools/list`` items as sent); see the module
     docstring. ``class_name`` is made a valid identifier the way tool names are."""
     by_name = {str(tool["name"]): tool for tool in tools if isinstance(tool.get("name"), str)}
-    module = _Module()
+    module = Module()
     stub_name = identifier(class_name, module.names, fallback="Server")
     methods_taken: set[str] = set(dir(Stub))
     methods: list[str] = []
@@ -318,7 +149,7 @@ def generate(tools: Sequence[Mapping[str, Any]], *, class_name: str, server_name
     for tool_name in sorted(by_name):
         methods.append(_method(module, by_name[tool_name], names[tool_name]))
     hashes = tool_hashes(by_name[name] for name in sorted(by_name))
-    title = (_doc_lines(" ".join(part for part in (server_name, server_version) if part)) or ["an MCP server"])[0]
+    title = (doc_lines(" ".join(part for part in (server_name, server_version) if part)) or ["an MCP server"])[0]
     head: list[str | None] = [
         '"""Typed stubs for the tools of ' + title + ' (written by mcpclient stubs).',
         "",
@@ -350,7 +181,7 @@ def generate(tools: Sequence[Mapping[str, Any]], *, class_name: str, server_name
     return "\n\n\n".join(parts) + "\n"
 
 
-def _method(module: _Module, tool: Mapping[str, Any], method: str) -> str:
+def _method(module: Module, tool: Mapping[str, Any], method: str) -> str:
     name = str(tool["name"])
     schema = tool.get("inputSchema") if isinstance(tool.get("inputSchema"), dict) else {}
     assert isinstance(schema, dict)
@@ -362,7 +193,7 @@ def _method(module: _Module, tool: Mapping[str, Any], method: str) -> str:
     kinds = {key: module.annotation(properties[key], f"{method}_{key}", schema) for key in keys}
     output = tool.get("outputSchema")
     structured = isinstance(output, dict) and (output.get("type") == "object" or isinstance(output.get("properties"), dict))
-    wrapped = structured and isinstance(output, dict) and _wrapped(output)
+    wrapped = structured and isinstance(output, dict) and wrapped_output(output)
     if isinstance(output, dict) and structured:
         returns = module.annotation(output["properties"]["result"] if wrapped else output, f"{method}_output", output)
     else:
@@ -371,7 +202,7 @@ def _method(module: _Module, tool: Mapping[str, Any], method: str) -> str:
     taken: set[str] = set()
     params: list[tuple[str, str, str, bool]] = []  # python name, wire key, type, required
     for key in keys:
-        python = identifier(str(key), taken, fallback="arg", avoid=module.defined | _TYPE_WORDS)
+        python = identifier(str(key), taken, fallback="arg", avoid=module.defined | TYPE_WORDS)
         params.append((python, str(key), kinds[key], key in required))
     params.sort(key=lambda p: (not p[3], p[1]))
     signature = ["self"]
@@ -399,15 +230,15 @@ def _arguments(params: Sequence[tuple[str, str, str, bool]]) -> str:
 def _docstring(tool: Mapping[str, Any], params: Sequence[tuple[str, str, str, bool]],
                properties: Mapping[str, Any]) -> list[str]:
     description = tool.get("description")
-    lines = _doc_lines(description) if isinstance(description, str) else []
+    lines = doc_lines(description) if isinstance(description, str) else []
     if not lines:
-        lines = ["Call the tool " + _doc_lines(repr(str(tool["name"])))[0] + "."]
+        lines = ["Call the tool " + doc_lines(repr(str(tool["name"])))[0] + "."]
     documented = []
     for python, key, _, _ in params:
         prop = properties.get(key)
         text = prop.get("description") if isinstance(prop, dict) else None
-        if isinstance(text, str) and _doc_lines(text):
-            first, *rest = _doc_lines(text)
+        if isinstance(text, str) and doc_lines(text):
+            first, *rest = doc_lines(text)
             documented.append(f"    {python}: {first}")
             documented += [f"        {line}" for line in rest]
     if documented:
@@ -421,7 +252,7 @@ def _docstring(tool: Mapping[str, Any], params: Sequence[tuple[str, str, str, bo
 
 def class_name_for(server_name: str | None) -> str:
     """The default class name for a server's stub: its name in CamelCase, plus ``Api``."""
-    base = _camel((server_name or "").rsplit("/", 1)[-1]) or "Server"
+    base = camel((server_name or "").rsplit("/", 1)[-1]) or "Server"
     return base if base.endswith("Api") else base + "Api"
 
 
