@@ -191,6 +191,10 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, _Parser]]:
                         help="a tool that takes a while, to cancel in flight (default: cancel a tools/list)")
     doctor.add_argument("--cancel-args", metavar="OBJECT", default="{}",
                         help="the --cancel-tool's arguments as a JSON object")
+    doctor.add_argument("--check-tool", metavar="NAME", default=None,
+                        help="a tool with an outputSchema, called to check its result against it")
+    doctor.add_argument("--check-args", metavar="OBJECT", default="{}",
+                        help="the --check-tool's arguments as a JSON object")
     stubs = add("stubs", "write a typed Python module with a method per tool (see docs/stubs.md)", "[SERVER]")
     stubs.add_argument("--class", dest="class_name", metavar="NAME", default=None,
                        help="the class name (default: from the server's name)")
@@ -331,7 +335,8 @@ def _run_command(run: _Run) -> int:
     if name == "doctor":
         target, options = run.prepare(target)
         cancel = (run.args.cancel_tool, parse_json_object(run.args.cancel_args)) if run.args.cancel_tool else None
-        return doctor_command(target, options, cancel_call=cancel, as_json=run.as_json, out=run.out)
+        check = (run.args.check_tool, parse_json_object(run.args.check_args)) if run.args.check_tool else None
+        return doctor_command(target, options, cancel_call=cancel, output_call=check, as_json=run.as_json, out=run.out)
     if name == "complete" and len(run.words) not in (2, 3):
         raise UsageError("complete takes REF ARGUMENT [VALUE]")
     if name in ("read", "call", "prompt") and not run.words:

@@ -42,7 +42,8 @@ def test_server_everything_has_no_error():
 
 
 def test_an_official_sdk_server_is_modern_and_gives_cache_hints():
-    report = diagnose(SDK_SERVER, timeout=30, cancel_call=("slow", {"seconds": 5, "steps": 5}))
+    report = diagnose(SDK_SERVER, timeout=30, cancel_call=("slow", {"seconds": 5, "steps": 5}),
+                      output_call=("forecast", {"city": "Oslo"}))
     found = levels(report)
     assert report.errors == [], report.text()
     era = next(f for f in report.findings if f.check == "era")
@@ -51,6 +52,7 @@ def test_an_official_sdk_server_is_modern_and_gives_cache_hints():
     assert hints.level == "ok" and "ttlMs=" in hints.message
     assert found["input schemas"] == found["output schemas"] == found["listing order"] == "ok"
     assert found["cancel"] == "ok", report.text()
+    assert found["output"] == "ok", report.text()  # the forecast matches its outputSchema
 
 
 def test_a_broken_server_fails_each_rule_it_breaks():
@@ -66,6 +68,14 @@ def test_a_broken_server_fails_each_rule_it_breaks():
     assert any("headless" in line for line in details["input schemas"])
     assert any("listy" in line for line in details["output schemas"])
     assert any("'Where'" in line for line in details["x-mcp-header"])
+    assert found["output"] == "info"  # no tool named: none called
+
+
+def test_a_result_that_breaks_its_output_schema_is_an_error():
+    report = diagnose(BROKEN, timeout=30, output_call=("liar", {}))
+    finding = next(f for f in report.findings if f.check == "output")
+    assert finding.level == "error" and finding.message == 'the result of "liar" breaks its outputSchema'
+    assert any("'five' is not of type 'integer'" in line for line in finding.details), finding.details
 
 
 def test_the_command_exits_7_on_errors_and_its_report_is_inert():

@@ -16,8 +16,9 @@ What it does wrong:
   (outside the SEP-986 format, and text a report must clean), ``dup`` twice, ``stringly`` (an inputSchema of
   type "string"), ``invalid`` (a property whose ``type`` is 5: not JSON Schema), ``headless``
   (no inputSchema), ``listy`` (an outputSchema of type "array") and ``header`` (an
-  ``x-mcp-header`` on an object parameter);
-* ``tools/call`` answers every tool with a text "ok".
+  ``x-mcp-header`` on an object parameter), and ``liar`` (see below);
+* ``tools/call`` answers every tool with a text "ok"; ``liar`` adds structured content that
+  breaks its ``outputSchema`` (``n`` is a string, not an integer).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ TOOLS = [
     {"name": "listy", "inputSchema": {"type": "object"}, "outputSchema": {"type": "array"}},
     {"name": "header", "inputSchema": {"type": "object", "properties": {
         "where": {"type": "object", "x-mcp-header": "Where"}}}},
+    {"name": "liar", "inputSchema": {"type": "object"},
+     "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}},
 ]
 
 
@@ -64,6 +67,8 @@ def main() -> int:
             result = {"tools": TOOLS if listings % 2 else TOOLS[::-1]}
         elif method == "tools/call":
             result = {"content": [{"type": "text", "text": "ok"}]}
+            if message.get("params", {}).get("name") == "liar":
+                result["structuredContent"] = {"n": "five"}  # not the integer its outputSchema promises
         else:
             result = {}  # an unknown method "succeeds"
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}) + "\n")
