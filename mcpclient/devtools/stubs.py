@@ -33,7 +33,7 @@ hash ``mcp.lock`` holds); ``Stub.__init__`` lists the server's tools and raises
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Iterable, Mapping, Sequence
+from typing import Any, ClassVar, Iterable, Mapping, Protocol, Sequence
 
 from .._client import Client
 from .._exceptions import StructuredOutputError, StubOutOfDate
@@ -42,13 +42,22 @@ from ..plugins.lock import fingerprint
 from ..types import ToolResult
 from ._annotations import MAX_DEPTH, TYPE_WORDS, Module, camel, doc_lines, identifier, wrapped_output
 
-__all__ = ["MAX_DEPTH", "Stub", "generate", "list_tools_raw", "stubs_for"]
+__all__ = ["MAX_DEPTH", "Stub", "ToolClient", "generate", "list_tools_raw", "stubs_for"]
 
 #: How many pages of ``tools/list`` are read at most.
 MAX_PAGES = 1000
 
 
-def list_tools_raw(client: Client, *, timeout: float | None = None) -> list[dict[str, Any]]:
+class ToolClient(Protocol):
+    """What a stub needs of its client: ``mcpclient.Client`` and ``SharedClient`` both fit."""
+
+    def request(self, method: str, params: Mapping[str, Any] | None = None, *,
+                timeout: float | None = ...) -> dict[str, Any]: ...
+
+    def call_tool(self, name: str, arguments: Mapping[str, Any] | None = None) -> ToolResult: ...
+
+
+def list_tools_raw(client: ToolClient, *, timeout: float | None = None) -> list[dict[str, Any]]:
     """Every tool of ``client``'s server as sent (all pages of ``tools/list``), skipping items
     without a string name."""
     tools: list[dict[str, Any]] = []
@@ -83,13 +92,13 @@ class Stub:
     #: Tool name -> lockfile hash (``mcpclient.lock.fingerprint``), of every wrapped tool.
     TOOLS: ClassVar[Mapping[str, str]] = {}
 
-    def __init__(self, client: Client, *, check: bool = True) -> None:
+    def __init__(self, client: ToolClient, *, check: bool = True) -> None:
         self._client = client
         if check:
             self.check_tools()
 
     @property
-    def client(self) -> Client:
+    def client(self) -> ToolClient:
         """The client the calls go through."""
         return self._client
 

@@ -83,13 +83,15 @@ def test_a_stub_of_an_official_sdk_server_types_nested_and_wrapped_output(tmp_pa
         source = stubs_for(client, class_name="Weather")
         (tmp_path / "weather_api.py").write_text(source, encoding="utf-8")
         (tmp_path / "program.py").write_text(
-            "from mcpclient import Client\n"
+            "from mcpclient import Client, SharedClient\n"
             "from weather_api import Weather\n\n\n"
             "def run(client: Client) -> int:\n"
             "    api = Weather(client)\n"
             "    report = api.forecast(city='Oslo')\n"
             "    total: int = api.add(a=1, b=2)\n"
-            "    return total + report['days'][0]['high'] + len(report['place']['name'])\n",
+            "    return total + report['days'][0]['high'] + len(report['place']['name'])\n"
+            "\n\ndef shared(client: SharedClient) -> int:\n"
+            "    return Weather(client).add(a=1, b=2)  # a SharedClient fits the stub too\n",
             encoding="utf-8",
         )
         checked = run_mypy(tmp_path, mypy_cache, "program.py", "weather_api.py")
