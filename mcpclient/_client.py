@@ -17,7 +17,7 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Mapping, Sequence, overload
+from typing import Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex, overload
 
 from . import types as t
 from ._version import __version__
@@ -245,6 +245,13 @@ class Client:
         self._finalizer.detach()
         self._notices.listener.stop()
         self._engine.close()
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        raise TypeError(
+            "a Client cannot be pickled: it is a live connection (a server process or an HTTP session, and "
+            "its reader thread); to pass one to another process, use mcpclient.SharedClient(target, **options), "
+            "which pickles as what it connects to and opens its own client in each process"
+        )
 
     def __enter__(self) -> Client:
         try:

@@ -34,6 +34,7 @@ from ._pages import ALL_PAGES, Page
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import ProgressCallback
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
+from ._travel import check_travels, made, received
 from .extensions import Extension, NotificationHandler, RequestHandler
 from .transports.stdio import StdioTransport
 
@@ -76,6 +77,13 @@ class SharedClient:
     Handlers, roots, log level and subscriptions set on it are applied to every client it
     opens (handlers given as keyword arguments are declared at the handshake; set later, they
     take effect like ``Client``'s late setters).
+
+    It pickles as what it connects to and how (the target, the options, ``retry``), never as
+    a connection: passed to a worker process (``ProcessPoolExecutor``, joblib, Dask, Ray), it
+    opens its own client there on first use, one per process however many tasks receive it.
+    An option that cannot be pickled (a lambda as a handler, say) is named in the
+    ``TypeError``; settings made after construction (``set_roots``, ``on_request``, the
+    handler setters) do not travel: pass them as options, or make them in the worker.
     """
 
     def __init__(
@@ -102,6 +110,25 @@ class SharedClient:
         self._setup: dict[str, Callable[[Client], None]] = {}
         self._subscribed: set[str] = set()
         self._tool_safety: dict[str, bool] = {}
+        self._ident = made(self)
+
+    # -- travelling to another process ------------------------------------------------------
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the spec (see the class docstring); raise ``TypeError`` naming what cannot."""
+        with self._setup_lock:
+            late = sorted(key for key in self._setup if key != "timeout")
+            subscribed = sorted(self._subscribed)
+        if late:
+            raise TypeError(
+                f"this SharedClient cannot be pickled: {', '.join(late)} {'was' if len(late) == 1 else 'were'} set "
+                "after it was made, and such settings do not travel; pass them to SharedClient(...) as options "
+                "(roots=, sampling_handler=, ...), or make them in the worker"
+            )
+        options = [(f"the option {key}", value) for key, value in self._options.items()]
+        check_travels("this SharedClient", [("its target", self.target), *options])
+        spec = (self.target, self.retry, self._holder.lock_timeout, dict(self._options), subscribed)
+        return (_received_client, (self._ident, spec))
 
     # -- life cycle -------------------------------------------------------------------------
 
@@ -510,6 +537,19 @@ def release_inherited(client: Client) -> None:
     """
     if isinstance(client.transport, StdioTransport):
         client.transport.close()
+
+
+def _received_client(ident: str, spec: tuple[Any, ...]) -> SharedClient:
+    """Unpickle a ``SharedClient``: this process's one for ``ident`` (made on first receipt)."""
+    target, retry, lock_timeout, options, subscribed = spec
+
+    def build() -> SharedClient:
+        shared = SharedClient(target, retry=retry, lock_timeout=lock_timeout, **options)
+        shared._ident = ident
+        shared._subscribed.update(subscribed)
+        return shared
+
+    return received(ident, build)
 
 
 def _close_client(client: Client) -> None:

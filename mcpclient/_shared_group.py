@@ -17,6 +17,7 @@ from ._holder import ProcessLocal
 from ._open import Target
 from ._shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
 from ._timeouts import DEFAULT
+from ._travel import check_travels, made, received
 from .group import DEFAULT_OPEN_TIMEOUT, ClientGroup
 
 __all__ = ["SharedGroup"]
@@ -28,6 +29,9 @@ class SharedGroup:
     ``servers`` and keyword arguments are ``ClientGroup``'s. ``retry`` is as for
     ``SharedClient``: "fail" (default) or "safe" (retry once the tool calls whose annotations
     say they are read-only or idempotent, and listings).
+
+    Pickles as its servers and options, like ``SharedClient``: a worker process that
+    receives it opens its own group on first use, one per process.
     """
 
     def __init__(self, servers: Mapping[str, Target], *, retry: str = "fail", **options: Any) -> None:
@@ -42,6 +46,14 @@ class SharedGroup:
             what="the MCP server group",
         )
         self._safe: dict[str, bool] = {}
+        self._ident = made(self)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the servers and options; raise ``TypeError`` naming what cannot travel."""
+        servers = [(f"the server {name!r}", target) for name, target in self.servers.items()]
+        options = [(f"the option {key}", value) for key, value in self._options.items()]
+        check_travels("this SharedGroup", [*servers, *options])
+        return (_received_group, (self._ident, (self.servers, self.retry, dict(self._options))))
 
     @classmethod
     def from_config(
@@ -151,6 +163,18 @@ class SharedGroup:
             "opened": self._holder.opened,
             "last_error": self._holder.last_error,
         }
+
+
+def _received_group(ident: str, spec: tuple[Any, ...]) -> SharedGroup:
+    """Unpickle a ``SharedGroup``: this process's one for ``ident`` (made on first receipt)."""
+    servers, retry, options = spec
+
+    def build() -> SharedGroup:
+        group = SharedGroup(servers, retry=retry, **options)
+        group._ident = ident
+        return group
+
+    return received(ident, build)
 
 
 def _line(error: BaseException) -> str:

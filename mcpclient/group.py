@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Iterator, Mapping, NoReturn, Sequence, SupportsIndex
 
 import attrs
 
@@ -159,6 +159,13 @@ class ClientGroup:
             thread.start()
         for thread in threads:
             thread.join()
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> NoReturn:
+        raise TypeError(
+            "a ClientGroup cannot be pickled: it holds live connections; to pass one to another process, use "
+            "mcpclient.SharedGroup(servers, **options), which pickles as its servers and opens its own group "
+            "in each process"
+        )
 
     def __enter__(self) -> ClientGroup:
         return self.open()

@@ -114,7 +114,9 @@ def no_thread_leak():
 def child_pids(pid: int | None = None) -> set[int]:
     """The live children of ``pid`` (default: this process), from /proc.
 
-    The stdio watchdog (one per process, for its whole life) is not counted.
+    The stdio watchdog (one per process, for its whole life) is not counted, nor are the
+    helpers multiprocessing starts once per process with ``spawn`` and ``forkserver`` (its
+    resource tracker and fork server).
     """
     from mcpclient.transports import _watchdog
 
@@ -129,5 +131,10 @@ def child_pids(pid: int | None = None) -> set[int]:
             continue
         fields = stat.rsplit(")", 1)[1].split()
         if int(fields[1]) == pid and fields[0] != "Z":
-            children.add(int(entry.name))
+            try:
+                command = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"from multiprocessing." not in command:
+                children.add(int(entry.name))
     return children - {_watchdog.pid()}

@@ -1,0 +1,35 @@
+"""Module-level task functions for the engine tests (a worker process imports them by name)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from mcpclient import SharedClient, SharedGroup
+from mcpclient.transports.stdio import StdioTransport
+
+
+def add(shared: SharedClient, a: int, b: int) -> dict[str, Any]:
+    """One call through a received SharedClient, and who answered it."""
+    text = shared.call_tool("add", {"a": a, "b": b}).text
+    transport = shared.get().transport
+    server = transport.pid if isinstance(transport, StdioTransport) else None
+    return {"sum": text, "worker": os.getpid(), "server": server, "opened": shared.opened, "id": id(shared)}
+
+
+def add_many(shared: SharedClient, pairs: list[tuple[int, int]]) -> dict[str, Any]:
+    """A chunk of calls through one received SharedClient (the engines' 10,000-call job)."""
+    sums = [shared.call_tool("add", {"a": a, "b": b}).text for a, b in pairs]
+    transport = shared.get().transport
+    server = transport.pid if isinstance(transport, StdioTransport) else None
+    return {"sums": sums, "worker": os.getpid(), "server": server, "opened": shared.opened}
+
+
+def group_add(group: SharedGroup, tool: str, a: int, b: int) -> dict[str, Any]:
+    """One call through a received SharedGroup."""
+    return {"sum": group.call_tool(tool, {"a": a, "b": b}).text, "worker": os.getpid(), "opened": group.opened}
+
+
+def handler(*args: Any) -> Any:
+    """A module-level handler: it travels by name."""
+    return None
