@@ -17,10 +17,11 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex, overload
+from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence, SupportsIndex, overload
 
 from . import types as t
 from ._version import __version__
+from ._batch import map_calls
 from ._calls import Calls
 from ._discovery import Discoveries
 from ._display import Capabilities, Listing
@@ -498,6 +499,37 @@ class Client:
         if self._seam.results:
             result = self._seam.result(Call(method="tools/call", name=name, arguments=arguments), result)
         return result
+
+    def map_tool(
+        self,
+        name: str,
+        arguments: Iterable[Mapping[str, Any] | None],
+        *,
+        concurrency: int = 8,
+        ordered: bool = True,
+        errors: str = "raise",
+        retry: str = "fail",
+        timeout: float | None = DEFAULT,
+        cancel: CancelToken | threading.Event | None = None,
+        progress: bool = False,
+    ) -> Iterator[t.ToolResult | MCPError]:
+        """Call tool ``name`` once for each item of ``arguments`` (mappings, read lazily), at
+        most ``concurrency`` at a time; an iterator of the results (the calls start when it is
+        iterated).
+
+        ``ordered=False`` hands results out as they complete. ``errors="raise"`` raises the
+        first failure (``ToolError`` for a result with ``is_error``) and cancels the rest;
+        ``errors="return"`` hands out the ``MCPError`` in place of that item's result.
+        ``retry="safe"`` sends an item once more after a timeout or a lost connection if the
+        tool's annotations say it changes nothing. ``timeout`` is one deadline for the whole
+        batch (default: each call has the client's timeout), ``cancel`` cancels it all, and
+        ``progress=True`` shows a bar on stderr (the ``cli`` extra). See ``docs/scale.md``.
+        """
+        return map_calls(
+            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
+            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
+            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
+        )
 
     def call_tool_as_task(
         self,

@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Sequence, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar, Union, overload
 
 from . import types as t
+from ._batch import map_calls
 from ._client import Client
 from ._exceptions import ConnectionClosed, MCPError
 from ._extending import check_claim
@@ -317,6 +318,27 @@ class SharedClient:
         return self._run_tool(name, lambda c: c.call_tool(
             name, arguments, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta
         ))
+
+    def map_tool(
+        self,
+        name: str,
+        arguments: Iterable[Mapping[str, Any] | None],
+        *,
+        concurrency: int = 8,
+        ordered: bool = True,
+        errors: str = "raise",
+        retry: str = "fail",
+        timeout: float | None = DEFAULT,
+        cancel: CancelToken | threading.Event | None = None,
+        progress: bool = False,
+    ) -> Iterator[t.ToolResult | MCPError]:
+        """``Client.map_tool`` through this process's client; each call as ``call_tool`` makes it
+        (a dead server is handled as ``retry`` of the shared client says)."""
+        return map_calls(
+            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
+            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
+            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
+        )
 
     def call_tool_as_task(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, ttl: float | None = None,

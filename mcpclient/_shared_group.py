@@ -8,13 +8,16 @@ servers together, in parallel, so this costs one open's time, not one per server
 from __future__ import annotations
 
 import os
-from typing import Any, Mapping, Sequence
+import threading
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from . import ai
 from . import types as t
 from ._exceptions import ConnectionClosed, MCPError
+from ._batch import map_calls
 from ._holder import ProcessLocal
 from ._open import Target
+from ._rpc.cancel import CancelToken
 from ._shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
 from ._timeouts import DEFAULT
 from ._travel import check_travels, made, received
@@ -126,6 +129,26 @@ class SharedGroup:
             if not self._safe.get(name, False):
                 raise
             return fresh.call_tool(name, arguments, timeout=timeout, **kwargs)
+
+    def map_tool(
+        self,
+        name: str,
+        arguments: Iterable[Mapping[str, Any] | None],
+        *,
+        concurrency: int = 8,
+        ordered: bool = True,
+        errors: str = "raise",
+        retry: str = "fail",
+        timeout: float | None = DEFAULT,
+        cancel: CancelToken | threading.Event | None = None,
+        progress: bool = False,
+    ) -> Iterator[t.ToolResult | MCPError]:
+        """``Client.map_tool`` for the prefixed tool ``name``, through this process's group."""
+        return map_calls(
+            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
+            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
+            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
+        )
 
     def tools(self, *, timeout: float | None = DEFAULT) -> list[ai.Tool]:
         """``ai.Tool`` objects with prefixed names, run through this shared group."""

@@ -15,16 +15,18 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Iterator, Mapping, NoReturn, Sequence, SupportsIndex
+from typing import Any, Iterable, Iterator, Mapping, NoReturn, Sequence, SupportsIndex
 
 import attrs
 
 from . import ai
 from . import types as t
+from ._batch import map_calls
 from ._client import DEFAULT, Client
 from ._exceptions import MCPError, RequestTimeout, UnknownToolError
 from ._names import MAX_NAME_LENGTH, sanitize, unique_names
 from ._open import Target, open_target
+from ._rpc.cancel import CancelToken
 from .plugins.naming import named
 from .apps import visible_to_model
 
@@ -232,6 +234,26 @@ class ClientGroup:
             for d in self.list_tools(timeout=timeout)
             if visible_to_model(d)
         ]
+
+    def map_tool(
+        self,
+        name: str,
+        arguments: Iterable[Mapping[str, Any] | None],
+        *,
+        concurrency: int = 8,
+        ordered: bool = True,
+        errors: str = "raise",
+        retry: str = "fail",
+        timeout: float | None = DEFAULT,
+        cancel: CancelToken | threading.Event | None = None,
+        progress: bool = False,
+    ) -> Iterator[t.ToolResult | MCPError]:
+        """``Client.map_tool`` for the prefixed tool ``name``, on its server."""
+        return map_calls(
+            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
+            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
+            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
+        )
 
     def route(self, name: str) -> tuple[str, str]:
         """``(server, tool)`` for a prefixed name; lists the tools once if it is not known.
