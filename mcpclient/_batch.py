@@ -35,7 +35,6 @@ import sys
 import threading
 import time
 from collections import deque
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sized, Union
 
 from . import types as t
@@ -157,62 +156,111 @@ class _Batch:
     def run(
         self, items: Iterator[Mapping[str, Any] | None], *, ordered: bool, errors: str, bar: Any
     ) -> Iterator[Outcome]:
+        """Hand out the outcomes; ``concurrency`` threads each read an item and call it.
+
+        Each thread takes a slot before it reads (``taken - handed < concurrency``), and the
+        caller frees one with every result it takes: the bound on reading ahead is the bound on
+        calls in flight, and no thread waits for the caller to hand it work.
+        """
         if self.timeout is not DEFAULT and self.timeout is not None:
             self.deadline = time.monotonic() + self.timeout
-        stopper: Future[None] = Future()
-
-        def stop() -> None:
-            if not stopper.done():
-                stopper.set_result(None)
-
-        self.token.add_callback(stop)
+        self._items = items
+        self._cond = threading.Condition(threading.RLock())
+        self._read_lock = threading.Lock()
+        self._taken = self._read = self._handed = 0
+        self._exhausted = False
+        self._stopped = False
+        self._read_error: BaseException | None = None
+        self._results: dict[int, tuple[t.ToolResult | None, BaseException | None]] = {}
+        self._completed: deque[int] = deque()
+        self.token.add_callback(self._wake)
         caller = self.caller_cancel
         if isinstance(caller, CancelToken):
             caller.add_callback(self._cancelled_by_caller)
-        pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="mcpclient-map")
-        queued: deque[Future[t.ToolResult]] = deque()  # in input order: in flight, or done and not handed out
-        exhausted = False
-        handed = 0
+        threads = [
+            threading.Thread(target=self._work, name=f"mcpclient-map-{i}", daemon=True)
+            for i in range(self.concurrency)
+        ]
         try:
+            for thread in threads:
+                thread.start()
             while True:
-                while not exhausted and len(queued) < self.concurrency:
-                    self._check_stop(handed)
-                    try:
-                        arguments = next(items)
-                    except StopIteration:
-                        exhausted = True
-                        break
-                    queued.append(pool.submit(self.one, arguments))
-                if not queued:
+                outcome = self._take(ordered)
+                if outcome is None:
                     return
-                future = self._next_done(queued, stopper, ordered, handed)
-                queued.remove(future)
-                handed += 1
                 if bar is not None:
                     bar.update(1)
-                yield self._outcome(future, errors)
+                yield self._outcome(outcome, errors)
         finally:
+            with self._cond:
+                self._stopped = True
+                self._cond.notify_all()
             self.token.cancel(ENDED)
             if isinstance(caller, CancelToken):
                 caller.remove_callback(self._cancelled_by_caller)
-            if queued:
-                wait(queued, timeout=SETTLE)
-            pool.shutdown(wait=False, cancel_futures=True)
+            settle = time.monotonic() + SETTLE
+            for thread in threads:
+                if thread.ident is not None:
+                    thread.join(max(0.0, settle - time.monotonic()))
             if bar is not None:
                 bar.close()
 
-    def _next_done(
-        self, queued: deque[Future[t.ToolResult]], stopper: Future[None], ordered: bool, handed: int
-    ) -> Future[t.ToolResult]:
-        """The next future to hand out (the first in order, or any done), waiting as needed."""
+    def _work(self) -> None:
+        """One thread: take a slot, read an item, call it, keep its outcome; until the end."""
+        cond = self._cond
         while True:
-            self._check_stop(handed)
-            candidates = [queued[0]] if ordered else list(queued)
-            done = [future for future in candidates if future.done()]
-            if done:
-                return done[0]
-            watched: list[Future[Any]] = [*candidates, stopper]
-            wait(watched, timeout=self._wait_slice(), return_when=FIRST_COMPLETED)
+            with cond:
+                while not self._stopped and not self._exhausted and self._taken - self._handed >= self.concurrency:
+                    cond.wait()
+                if self._stopped or self._exhausted:
+                    return
+                self._taken += 1
+            with self._read_lock:
+                try:
+                    if self._exhausted or self._stopped:
+                        raise StopIteration
+                    arguments = next(self._items)
+                    index = self._read
+                    self._read += 1
+                except BaseException as exc:  # the end of the input, or its error: handed out last
+                    with cond:
+                        self._taken -= 1
+                        self._exhausted = True
+                        if not isinstance(exc, StopIteration) and self._read_error is None:
+                            self._read_error = exc
+                        cond.notify_all()
+                    return
+            try:
+                outcome: tuple[t.ToolResult | None, BaseException | None] = (self.one(arguments), None)
+            except BaseException as exc:
+                outcome = (None, exc)
+            with cond:
+                self._results[index] = outcome
+                self._completed.append(index)
+                cond.notify_all()
+
+    def _take(self, ordered: bool) -> tuple[t.ToolResult | None, BaseException | None] | None:
+        """The next outcome to hand out (None at the end), waiting for it as needed."""
+        with self._cond:
+            while True:
+                self._check_stop()
+                if ordered:
+                    found = self._results.pop(self._handed, None)
+                else:
+                    found = self._results.pop(self._completed.popleft()) if self._completed else None
+                if found is not None:
+                    self._handed += 1
+                    self._cond.notify_all()
+                    return found
+                if self._exhausted and self._handed == self._taken:
+                    if self._read_error is not None:
+                        raise self._read_error
+                    return None
+                self._cond.wait(self._wait_slice())
+
+    def _wake(self) -> None:
+        with self._cond:
+            self._cond.notify_all()
 
     def _wait_slice(self) -> float | None:
         slices = []
@@ -222,31 +270,37 @@ class _Batch:
             slices.append(EVENT_POLL)
         return min(slices) if slices else None
 
-    def _check_stop(self, handed: int) -> None:
+    def _check_stop(self) -> None:
         """Raise if the batch is to end: the caller cancelled, or the deadline passed."""
         caller = self.caller_cancel
         if isinstance(caller, threading.Event) and caller.is_set():
-            self.token.cancel(BY_CALLER)
+            self._stop(BY_CALLER)
         if self.token.cancelled and self.token.reason != DEADLINE:
             raise RequestCancelled(
-                f"map_tool({clean(self.tool, 200)}) was cancelled after {handed} results; the calls in "
+                f"map_tool({clean(self.tool, 200)}) was cancelled after {self._handed} results; the calls in "
                 "flight were cancelled and no more arguments were read", method="tools/call",
             )
         if self._past_deadline():
-            self.token.cancel(DEADLINE)
+            self._stop(DEADLINE)
             raise RequestTimeout(
-                f"map_tool({clean(self.tool, 200)}) passed its deadline of {self.timeout} s after {handed} "
+                f"map_tool({clean(self.tool, 200)}) passed its deadline of {self.timeout} s after {self._handed} "
                 "results; the calls in flight were cancelled and no more arguments were read",
                 method="tools/call", timeout=self.timeout,
             )
 
+    def _stop(self, reason: str) -> None:
+        """Stop the threads and cancel the calls in flight (the condition is re-entrant: the
+        token's callback takes it again in this thread)."""
+        self._stopped = True
+        self.token.cancel(reason)
+
     def _cancelled_by_caller(self) -> None:
         self.token.cancel(BY_CALLER)
 
-    def _outcome(self, future: Future[t.ToolResult], errors: str) -> Outcome:
-        error = future.exception()
+    def _outcome(self, outcome: tuple[t.ToolResult | None, BaseException | None], errors: str) -> Outcome:
+        result, error = outcome
         if error is None:
-            result = future.result()
+            assert result is not None
             if errors == "raise" and result.is_error:
                 result.raise_for_error(self.tool)
             return result
