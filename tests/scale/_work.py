@@ -33,3 +33,12 @@ def group_add(group: SharedGroup, tool: str, a: int, b: int) -> dict[str, Any]:
 def handler(*args: Any) -> Any:
     """A module-level handler: it travels by name."""
     return None
+
+
+def add_chunk(shared: SharedClient, start: int, count: int) -> dict[str, Any]:
+    """``count`` calls of ``add`` (``a`` = ``start`` + i, ``b`` = 1) through ``map_tool`` in one task."""
+    results = shared.map_tool("add", ({"a": start + i, "b": 1} for i in range(count)), concurrency=8)
+    sums = [int(result.text) for result in results]  # type: ignore[union-attr]
+    transport = shared.get().transport
+    server = transport.pid if isinstance(transport, StdioTransport) else None
+    return {"start": start, "sums": sums, "worker": os.getpid(), "server": server, "opened": shared.opened}
