@@ -165,7 +165,9 @@ class _Batch:
         if self.timeout is not DEFAULT and self.timeout is not None:
             self.deadline = time.monotonic() + self.timeout
         self._items = items
-        self._cond = threading.Condition(threading.RLock())
+        lock = threading.RLock()
+        self._cond = threading.Condition(lock)  # the caller waits on it for an outcome
+        self._slots = threading.Condition(lock)  # the threads wait on it for a slot
         self._read_lock = threading.Lock()
         self._taken = self._read = self._handed = 0
         self._exhausted = False
@@ -194,7 +196,7 @@ class _Batch:
         finally:
             with self._cond:
                 self._stopped = True
-                self._cond.notify_all()
+                self._slots.notify_all()
             self.token.cancel(ENDED)
             if isinstance(caller, CancelToken):
                 caller.remove_callback(self._cancelled_by_caller)
@@ -211,7 +213,7 @@ class _Batch:
         while True:
             with cond:
                 while not self._stopped and not self._exhausted and self._taken - self._handed >= self.concurrency:
-                    cond.wait()
+                    self._slots.wait()
                 if self._stopped or self._exhausted:
                     return
                 self._taken += 1
@@ -229,6 +231,7 @@ class _Batch:
                         if not isinstance(exc, StopIteration) and self._read_error is None:
                             self._read_error = exc
                         cond.notify_all()
+                        self._slots.notify_all()
                     return
             try:
                 outcome: tuple[t.ToolResult | None, BaseException | None] = (self.one(arguments), None)
@@ -237,7 +240,7 @@ class _Batch:
             with cond:
                 self._results[index] = outcome
                 self._completed.append(index)
-                cond.notify_all()
+                cond.notify()
 
     def _take(self, ordered: bool) -> tuple[t.ToolResult | None, BaseException | None] | None:
         """The next outcome to hand out (None at the end), waiting for it as needed."""
@@ -250,7 +253,7 @@ class _Batch:
                     found = self._results.pop(self._completed.popleft()) if self._completed else None
                 if found is not None:
                     self._handed += 1
-                    self._cond.notify_all()
+                    self._slots.notify()
                     return found
                 if self._exhausted and self._handed == self._taken:
                     if self._read_error is not None:
@@ -292,6 +295,7 @@ class _Batch:
         """Stop the threads and cancel the calls in flight (the condition is re-entrant: the
         token's callback takes it again in this thread)."""
         self._stopped = True
+        self._slots.notify_all()
         self.token.cancel(reason)
 
     def _cancelled_by_caller(self) -> None:
