@@ -83,3 +83,15 @@ def test_quick_http_benchmark_reports_every_number_for_every_client_and_reply_mo
         for mode in ("sequential", "concurrent_8"):
             assert results["targets"][f"{reply} {mode} vs SDK"]["value"] > 0, (reply, mode)
     assert all(t["met"] is not None for t in results["targets"].values())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_the_map_tool_benchmark_reports_every_client_and_its_ratios() -> None:
+    pytest.importorskip("mcp")
+    results = run_quick(ROOT / "benchmarks" / "bench_map.py")
+
+    assert results["failures"] == []
+    for client in ("map_tool", "threadpool", "sdk"):
+        assert results["medians"][client]["rate"] > 0 and results["medians"][client]["cpu_us"] > 0, client
+    assert all(value > 0 for value in results["ratios"].values())
