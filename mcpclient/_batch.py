@@ -174,7 +174,8 @@ class _Batch:
         self._stopped = False
         self._read_error: BaseException | None = None
         self._results: dict[int, tuple[t.ToolResult | None, BaseException | None]] = {}
-        self._completed: deque[int] = deque()
+        self._completed: deque[int] = deque()  # in the order they completed (ordered=False only)
+        self._ordered = ordered
         self.token.add_callback(self._wake)
         caller = self.caller_cancel
         if isinstance(caller, CancelToken):
@@ -239,7 +240,8 @@ class _Batch:
                 outcome = (None, exc)
             with cond:
                 self._results[index] = outcome
-                self._completed.append(index)
+                if not self._ordered:
+                    self._completed.append(index)
                 cond.notify()
 
     def _take(self, ordered: bool) -> tuple[t.ToolResult | None, BaseException | None] | None:

@@ -87,6 +87,16 @@ def test_errors_raise_the_first_failure_or_come_back_in_place(client):
     assert [r.is_error for r in results] == [False, True, False]  # a tool's error reply is data
     with pytest.raises(ToolError):
         list(client.map_tool("add", rows, errors="raise"))
+
+    def broken():
+        yield from rows[:1]
+        raise OSError("the input file went away")
+
+    got = []
+    with pytest.raises(OSError, match="went away"):  # the input's own error, after what was read before it
+        for result in client.map_tool("add", broken()):
+            got.append(result.structured_content)
+    assert got == [{"result": 3}]
     with pytest.raises(ValueError, match="errors must be one of raise, return"):
         client.map_tool("add", rows, errors="ignore")
     with pytest.raises(ValueError, match="concurrency"):
