@@ -116,7 +116,7 @@ def child_pids(pid: int | None = None) -> set[int]:
 
     The stdio watchdog (one per process, for its whole life) is not counted, nor are the
     helpers multiprocessing starts once per process with ``spawn`` and ``forkserver`` (its
-    resource tracker and fork server).
+    resource tracker and fork server), nor joblib's loky resource tracker (the same, for loky).
     """
     from mcpclient.transports import _watchdog
 
@@ -135,6 +135,6 @@ def child_pids(pid: int | None = None) -> set[int]:
                 command = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if b"from multiprocessing." not in command:
+            if b"from multiprocessing." not in command and b"loky.backend.resource_tracker" not in command:
                 children.add(int(entry.name))
     return children - {_watchdog.pid()}
