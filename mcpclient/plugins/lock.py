@@ -37,10 +37,12 @@ from typing import Any, Callable, Mapping, Sequence, Union
 
 import attrs
 
-from .._exceptions import ConfigError, MCPError, ToolChanged
+from .._exceptions import ConfigError, MCPError, RequestTimeout, ToolChanged
 from .._text import clean
+from .._timeouts import Deadline
 from ..extensions import Extension, Message, Middleware, Next, Options, Session
 from ..types import Implementation
+from ._call_time import CallTime
 
 __all__ = ["KINDS", "ON_CHANGE", "Change", "Lock", "LockFile", "ToolLock", "compare", "describe", "entry_for"]
 
@@ -58,6 +60,8 @@ KINDS: Mapping[str, tuple[str, str, tuple[str, ...]]] = {
 #: The server capability each kind needs before it is listed.
 _CAPABILITY = {"tools": "tools", "prompts": "prompts", "resourceTemplates": "resources"}
 MAX_PAGES = 1000
+#: How long a comparison no call waits for (on connect, after list_changed) may list.
+BACKGROUND_TIMEOUT = 30.0
 
 Request = Callable[[str, "dict[str, Any] | None"], "dict[str, Any]"]
 
@@ -263,7 +267,11 @@ class ToolLock(Extension):
         self._state = threading.Lock()
         self._changed: dict[str, Change] = {}  # tools that differ from the lock, by name
         self._locked: dict[str, Any] | None = None
-        self._stale = False
+        # Each list_changed (and each new connection) is a generation; calls wait for the
+        # comparison of the newest one. One comparison runs at a time (``_comparing``).
+        self._generation = 0
+        self._compared = -1
+        self._comparing = threading.Lock()
         self._raw = threading.local()
 
     def middleware(self) -> Sequence[Middleware]:
@@ -271,12 +279,13 @@ class ToolLock(Extension):
 
     def bind(self, session: Session) -> None:
         self._session = session
+        with self._state:
+            self._generation += 1
 
     def opened(self, session: Session) -> None:
-        try:
-            self._recheck(None)
-        except MCPError as exc:
-            log.error("lock: could not compare the server's tools with %s: %s", self.file.path, exc)
+        # Compared in the background, so a slow tools/list never holds connect(); until it
+        # is done, each tools/list and tools/call compares first, within its own time.
+        session.run(self._compare_logged)
 
     def _name(self) -> str:
         if self.lock.server is not None:
@@ -284,15 +293,45 @@ class ToolLock(Extension):
         info = self._session.server_info if self._session is not None else None
         return info.name if isinstance(info, Implementation) else "(unnamed)"
 
-    def _recheck(self, options: Options | None) -> None:
+    def _fresh(self) -> bool:
+        with self._state:
+            return self._compared == self._generation
+
+    def _compare(self, time: CallTime | None) -> None:
+        """Compare the server's lists with the lockfile unless the newest generation was.
+
+        ``time``: the call's (None: the background's own ``BACKGROUND_TIMEOUT``). Raises
+        ``RequestTimeout`` when the call's time runs out first, else what the listing raises.
+        """
+        if self._fresh():
+            return
+        left = time.remaining() if time is not None else BACKGROUND_TIMEOUT
+        if not self._comparing.acquire(timeout=-1 if left is None else left):
+            raise RequestTimeout(f"the call's time ran out while the tools were compared with {self.file.path}; "
+                                 "nothing was sent", method="tools/list", timeout=left)
+        try:
+            with self._state:
+                generation = self._generation
+                if self._compared == generation:
+                    return
+            self._recheck(time)
+            with self._state:
+                self._compared = max(self._compared, generation)
+        finally:
+            self._comparing.release()
+
+    def _recheck(self, time: CallTime | None) -> None:
         session = self._session
         if session is None:
             return
-        with self._state:
-            self._stale = False
+        background = Deadline(BACKGROUND_TIMEOUT)
 
         def request(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-            return session.request(method, params, options=options or Options(timeout=30.0))
+            if time is not None:
+                options = time.request_options(method)
+            else:
+                options = Options(timeout=background.remaining())
+            return session.request(method, params, options=options)
 
         self._raw.on = True  # this listing is compared as the server sent it, not filtered
         try:
@@ -331,27 +370,33 @@ class ToolLock(Extension):
         if message.kind == "notification":
             if message.direction == "receive" and message.method == "notifications/tools/list_changed":
                 with self._state:
-                    self._stale = True
+                    self._generation += 1
                 session = self._session
                 if session is not None:
-                    session.run(lambda: self._recheck_logged())
+                    session.run(self._compare_logged)
             return next_(message)
         if message.direction != "send" or message.method not in ("tools/list", "tools/call"):
             return next_(message)
-        with self._state:
-            stale = self._stale
-        if stale and message.method == "tools/call":
-            self._recheck(message.options)  # a change announced but not yet compared: compare first
+        if getattr(self._raw, "on", False):
+            return next_(message)  # the comparison's own listing
+        if not self._fresh():
+            # Not compared since the connection opened or a change was announced: compare
+            # first, out of this call's time, so nothing unchecked is listed or sent.
+            time = CallTime(message.options)
+            self._compare(time)
+            message = time.passed_on(message)
         if message.method == "tools/call":
             self._refuse_call(message)
             return next_(message)
         return self._filter(next_(message))
 
-    def _recheck_logged(self) -> None:
+    def _compare_logged(self) -> None:
         try:
-            self._recheck(None)
+            self._compare(None)
         except MCPError as exc:
-            log.error("lock: could not compare the changed tools with %s: %s", self.file.path, exc)
+            if self._session is not None and self._session.is_open:
+                log.error("lock: could not compare the server's tools with %s: %s (each call compares first)",
+                          self.file.path, exc)
 
     def _refuse_call(self, message: Message) -> None:
         name = (message.params or {}).get("name")

@@ -56,10 +56,11 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from .._exceptions import ConfigError, MCPError, ToolCallDenied
+from .._exceptions import ConfigError, MCPError, RequestTimeout, ToolCallDenied
 from .._text import clean
-from ..extensions import Extension, Message, Middleware, Next, Options, Session
+from ..extensions import Extension, Message, Middleware, Next, Session
 from ..types import Implementation
+from ._call_time import CallTime
 
 __all__ = [
     "ACTIONS",
@@ -485,8 +486,9 @@ class PolicyGate(Extension):
             return result
         if message.method != "tools/call":
             return next_(message)
-        self._check(message)
-        return next_(message)
+        time = CallTime(message.options)
+        self._check(message, time)
+        return next_(time.passed_on(message))
 
     def _learn(self, result: Any) -> None:
         tools = result.get("tools") if isinstance(result, dict) else None
@@ -498,7 +500,7 @@ class PolicyGate(Extension):
                     annotations = tool.get("annotations")
                     self._tools[tool["name"]] = annotations if isinstance(annotations, dict) else None
 
-    def _annotations(self, name: str, options: Options) -> Mapping[str, Any] | None:
+    def _annotations(self, name: str, time: CallTime) -> Mapping[str, Any] | None:
         with self._lock:
             if name in self._tools:
                 return self._tools[name]
@@ -509,7 +511,9 @@ class PolicyGate(Extension):
         for _ in range(100):  # a server that pages forever is not believed further
             try:
                 result = session.request("tools/list", {"cursor": cursor} if cursor else None,
-                                         options=Options(timeout=options.timeout, cancel=options.cancel))
+                                         options=time.request_options("tools/list"))
+            except RequestTimeout:
+                raise  # the call's own time is spent: it ends here, unsent
             except MCPError as exc:
                 log.warning("policy: could not list the tools to judge %s: %s",
                             clean(json.dumps(name, ensure_ascii=False), 120), exc)
@@ -522,7 +526,7 @@ class PolicyGate(Extension):
                 return None
         return None
 
-    def _check(self, message: Message) -> None:
+    def _check(self, message: Message, time: CallTime) -> None:
         params = message.params or {}
         name = params.get("name")
         if not isinstance(name, str):
@@ -533,7 +537,7 @@ class PolicyGate(Extension):
         session = self._session
         info = session.server_info if session is not None else None
         claimed = info.name if isinstance(info, Implementation) else None
-        call = ToolCall(tool=name, arguments=arguments, annotations=self._annotations(name, message.options),
+        call = ToolCall(tool=name, arguments=arguments, annotations=self._annotations(name, time),
                         server=self.policy.server, claimed_server=claimed if isinstance(claimed, str) else None)
         decision = self.policy.decide(call)
         key = (name, _json(arguments))

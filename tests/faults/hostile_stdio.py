@@ -45,6 +45,9 @@ Fault knobs:
 ``--ignore-sigterm``     ignore SIGTERM (only SIGKILL ends the server).
 ``--close-stdin-at-initialize``  close stdin on ``initialize``, answer it, then sleep until
                          killed: ``notifications/initialized`` cannot be written.
+``--slow-list D``        answer each ``tools/list`` after ``D`` seconds (from a thread, so other
+                         requests are answered meanwhile), a page of one tool (``echo``) and a
+                         ``nextCursor``: the listing never ends.
 """
 
 from __future__ import annotations
@@ -108,6 +111,7 @@ def main() -> int:
     ignore_eof = "--ignore-eof" in argv
     modern = "--modern" in argv
     close_stdin = "--close-stdin-at-initialize" in argv
+    slow_list = float(argv[argv.index("--slow-list") + 1]) if "--slow-list" in argv else None
     if ignore_eof or "--ignore-sigterm" in argv:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if "--stderr-flood" in argv:
@@ -163,6 +167,12 @@ def main() -> int:
                 "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO}})
         elif method == "ping":
             send({"jsonrpc": "2.0", "id": msg_id, "result": {}})
+        elif method == "tools/list" and slow_list is not None:
+            page = {"jsonrpc": "2.0", "id": msg_id, "result": {
+                "tools": [{"name": "echo", "inputSchema": {"type": "object"}}], "nextCursor": "more"}}
+            timer = threading.Timer(slow_list, send, args=(page,))
+            timer.daemon = True
+            timer.start()
         elif method == "tools/call":
             name = params.get("name")
             args = params.get("arguments") or {}
