@@ -7,9 +7,12 @@
 
 The calling thread (a worker running the agent, a Celery task) blocks in ``approvals(request)``
 until ``answer`` is called for its id from any thread (a Django admin action, a Flask view),
-or until ``timeout`` seconds have passed: then the call is denied. A request nobody answers
-never holds a thread longer than that. ``on_request(pending)``, if given, is told of each new
-request (to notify a person), on the calling thread, before it waits; what it raises is logged.
+or until the first of these ends it, denied: ``timeout`` seconds (the approver's own limit),
+the call's deadline (a call with ``timeout=5`` waits 5 s at most), the call's cancel or its
+client's ``close()``, and ``WebApprovals.close()`` (the app shutting down: every wait ends at
+once, and later requests are denied without waiting). A request nobody answers never holds a
+thread longer than that. ``on_request(pending)``, if given, is told of each new request (to
+notify a person), on the calling thread, before it waits; what it raises is logged.
 """
 
 from __future__ import annotations
@@ -57,16 +60,21 @@ class WebApprovals:
         self.on_request = on_request
         self._slots: dict[str, _Slot] = {}
         self._lock = threading.Lock()
+        self._closed = False
 
     def __call__(self, request: ApprovalRequest) -> bool:
-        """Wait for an answer to ``request``; False when the deadline passes first."""
+        """Wait for an answer to ``request``; False when its wait ends first (module docstring)."""
         timeout = self.timeout
         if request.deadline is not None:
             timeout = min(timeout, max(0.0, request.deadline - time.monotonic()))
         slot = _Slot(Pending(id=secrets.token_urlsafe(12), request=request, deadline=time.time() + timeout,
                              lines=tuple(request.lines())))
         with self._lock:
+            if self._closed:
+                log.info("policy: approvals are closed: the call is denied without asking")
+                return False
             self._slots[slot.pending.id] = slot
+        request.ended.add_callback(slot.answered.set)  # the call ended: stop waiting, denied
         try:
             if self.on_request is not None:
                 try:
@@ -74,12 +82,23 @@ class WebApprovals:
                 except Exception:
                     log.exception("policy: on_request raised")
             if not slot.answered.wait(timeout):
-                log.info("policy: nobody answered approval %s within %.0f s: denied", slot.pending.id, timeout)
+                log.info("policy: nobody answered approval %s within %.1f s: denied", slot.pending.id, timeout)
                 return False
+            if request.ended.cancelled and not slot.allowed:
+                log.info("policy: approval %s ended unanswered (%s): denied", slot.pending.id, request.ended.reason)
             return slot.allowed
         finally:
+            request.ended.remove_callback(slot.answered.set)
             with self._lock:
                 self._slots.pop(slot.pending.id, None)
+
+    def close(self) -> None:
+        """Deny every call waiting now and every later one at once (for an app shutting down)."""
+        with self._lock:
+            self._closed = True
+            slots = list(self._slots.values())
+        for slot in slots:
+            slot.answered.set()
 
     def pending(self) -> list[Pending]:
         """The calls waiting now, oldest first."""

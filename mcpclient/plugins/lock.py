@@ -297,15 +297,15 @@ class ToolLock(Extension):
         with self._state:
             return self._compared == self._generation
 
-    def _compare(self, time: CallTime | None) -> None:
+    def _compare(self, budget: CallTime | None) -> None:
         """Compare the server's lists with the lockfile unless the newest generation was.
 
-        ``time``: the call's (None: the background's own ``BACKGROUND_TIMEOUT``). Raises
+        ``budget``: the call's (None: the background's own ``BACKGROUND_TIMEOUT``). Raises
         ``RequestTimeout`` when the call's time runs out first, else what the listing raises.
         """
         if self._fresh():
             return
-        left = time.remaining() if time is not None else BACKGROUND_TIMEOUT
+        left = budget.remaining() if budget is not None else BACKGROUND_TIMEOUT
         if not self._comparing.acquire(timeout=-1 if left is None else left):
             raise RequestTimeout(f"the call's time ran out while the tools were compared with {self.file.path}; "
                                  "nothing was sent", method="tools/list", timeout=left)
@@ -314,21 +314,21 @@ class ToolLock(Extension):
                 generation = self._generation
                 if self._compared == generation:
                     return
-            self._recheck(time)
+            self._recheck(budget)
             with self._state:
                 self._compared = max(self._compared, generation)
         finally:
             self._comparing.release()
 
-    def _recheck(self, time: CallTime | None) -> None:
+    def _recheck(self, budget: CallTime | None) -> None:
         session = self._session
         if session is None:
             return
         background = Deadline(BACKGROUND_TIMEOUT)
 
         def request(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
-            if time is not None:
-                options = time.request_options(method)
+            if budget is not None:
+                options = budget.request_options(method)
             else:
                 options = Options(timeout=background.remaining())
             return session.request(method, params, options=options)
@@ -382,9 +382,9 @@ class ToolLock(Extension):
         if not self._fresh():
             # Not compared since the connection opened or a change was announced: compare
             # first, out of this call's time, so nothing unchecked is listed or sent.
-            time = CallTime(message.options)
-            self._compare(time)
-            message = time.passed_on(message)
+            budget = CallTime(message.options)
+            self._compare(budget)
+            message = budget.passed_on(message)
         if message.method == "tools/call":
             self._refuse_call(message)
             return next_(message)

@@ -56,6 +56,7 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
+from .._rpc.cancel import CancelToken
 from .._exceptions import ConfigError, MCPError, RequestTimeout, ToolCallDenied
 from .._text import clean
 from ..extensions import Extension, Message, Middleware, Next, Session
@@ -303,7 +304,10 @@ class ApprovalRequest:
 
     The fields are the server's text as sent; ``lines()`` gives them inert (escapes, newlines,
     bidi controls shown, not obeyed), as every built-in approver shows them. ``deadline`` is
-    the ``time.monotonic()`` after which the call is denied anyway (None: the approver's own).
+    the ``time.monotonic()`` after which the call is denied anyway (the call's own deadline;
+    None: the approver's own). ``ended`` is cancelled when the call ends without waiting for
+    the answer (the caller cancelled it, or its client closed): an approver that waits should
+    wait on it too (``ended.wait(timeout)``, ``ended.add_callback``), as the built-in ones do.
     """
 
     server: str | None
@@ -312,6 +316,7 @@ class ApprovalRequest:
     annotations: Mapping[str, Any] | None
     rule: str
     deadline: float | None = None
+    ended: CancelToken = attrs.field(factory=CancelToken, eq=False, repr=False)
 
     def lines(self) -> list[str]:
         """The request as one-line, cleaned text: who, which tool, its hints, each argument."""
@@ -463,9 +468,18 @@ class PolicyGate(Extension):
         self._lock = threading.Lock()
         self._session: Session | None = None
         self._approved = threading.local()
+        self._asking: set[CancelToken] = set()  # the approvals waited for now: ended at close
+        self._closed = False
 
     def middleware(self) -> Sequence[Middleware]:
         return (self._gate,)
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            asking, self._asking = set(self._asking), set()
+        for ended in asking:
+            ended.cancel("the client closed")
 
     def bind(self, session: Session) -> None:
         self._session = session
@@ -486,9 +500,9 @@ class PolicyGate(Extension):
             return result
         if message.method != "tools/call":
             return next_(message)
-        time = CallTime(message.options)
-        self._check(message, time)
-        return next_(time.passed_on(message))
+        budget = CallTime(message.options)
+        self._check(message, budget)
+        return next_(budget.passed_on(message))
 
     def _learn(self, result: Any) -> None:
         tools = result.get("tools") if isinstance(result, dict) else None
@@ -500,7 +514,7 @@ class PolicyGate(Extension):
                     annotations = tool.get("annotations")
                     self._tools[tool["name"]] = annotations if isinstance(annotations, dict) else None
 
-    def _annotations(self, name: str, time: CallTime) -> Mapping[str, Any] | None:
+    def _annotations(self, name: str, budget: CallTime) -> Mapping[str, Any] | None:
         with self._lock:
             if name in self._tools:
                 return self._tools[name]
@@ -511,7 +525,7 @@ class PolicyGate(Extension):
         for _ in range(100):  # a server that pages forever is not believed further
             try:
                 result = session.request("tools/list", {"cursor": cursor} if cursor else None,
-                                         options=time.request_options("tools/list"))
+                                         options=budget.request_options("tools/list"))
             except RequestTimeout:
                 raise  # the call's own time is spent: it ends here, unsent
             except MCPError as exc:
@@ -526,7 +540,7 @@ class PolicyGate(Extension):
                 return None
         return None
 
-    def _check(self, message: Message, time: CallTime) -> None:
+    def _check(self, message: Message, budget: CallTime) -> None:
         params = message.params or {}
         name = params.get("name")
         if not isinstance(name, str):
@@ -537,7 +551,7 @@ class PolicyGate(Extension):
         session = self._session
         info = session.server_info if session is not None else None
         claimed = info.name if isinstance(info, Implementation) else None
-        call = ToolCall(tool=name, arguments=arguments, annotations=self._annotations(name, time),
+        call = ToolCall(tool=name, arguments=arguments, annotations=self._annotations(name, budget),
                         server=self.policy.server, claimed_server=claimed if isinstance(claimed, str) else None)
         decision = self.policy.decide(call)
         key = (name, _json(arguments))
@@ -551,7 +565,7 @@ class PolicyGate(Extension):
         if decision.action == "deny":
             reason = "denied by the rule"
         else:
-            allowed, reason = self._ask(call, decision)
+            allowed, reason = self._ask(call, decision, budget)
             if allowed:
                 self._approved.call = key
                 self.policy.record(call, decision, True, reason)
@@ -562,16 +576,34 @@ class PolicyGate(Extension):
             tool=name, server=call.server or call.claimed_server, rule=decision.rule, reason=reason,
         )
 
-    def _ask(self, call: ToolCall, decision: Decision) -> tuple[bool, str]:
+    def _ask(self, call: ToolCall, decision: Decision, budget: CallTime) -> tuple[bool, str]:
         if self.policy.approver is deny_all:
             return False, "the rule says ask, and the policy has no approver"
+        left = budget.remaining()
         request = ApprovalRequest(server=call.server or call.claimed_server, tool=call.tool,
-                                  arguments=call.arguments, annotations=call.annotations, rule=decision.rule)
+                                  arguments=call.arguments, annotations=call.annotations, rule=decision.rule,
+                                  deadline=None if left is None else time.monotonic() + left)
+        ended = request.ended
+        cancel = budget.options.cancel
+        on_cancel = (lambda: ended.cancel("the call was cancelled")) if isinstance(cancel, CancelToken) else None
+        with self._lock:
+            if self._closed:
+                return False, "the client closed"
+            self._asking.add(ended)
+        if on_cancel is not None and isinstance(cancel, CancelToken):
+            cancel.add_callback(on_cancel)
         try:
             answer = self.policy.approver(request)
         except Exception as exc:  # an approver that fails says no
             log.warning("policy: the approver raised %s: %s; the call is denied", type(exc).__name__, exc)
             return False, f"the approver failed ({type(exc).__name__})"
+        finally:
+            with self._lock:
+                self._asking.discard(ended)
+            if on_cancel is not None and isinstance(cancel, CancelToken):
+                cancel.remove_callback(on_cancel)
+        if ended.cancelled:
+            return False, f"{ended.reason} before an answer came"
         if answer is True:
             return True, "approved"
         return False, "not approved"
