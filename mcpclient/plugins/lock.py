@@ -31,12 +31,13 @@ import hashlib
 import json
 import logging
 import os
-import tempfile
 import threading
+from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, Union
 
 import attrs
 
+from .._files import write_atomic
 from .._exceptions import ConfigError, MCPError, RequestTimeout, ToolChanged
 from .._text import clean
 from .._timeouts import Deadline
@@ -221,21 +222,15 @@ class LockFile:
         return found if isinstance(found, dict) else None
 
     def update(self, entries: Mapping[str, Mapping[str, Any]]) -> None:
-        """Set the entries of ``entries``' servers, keeping the others; atomic (rename)."""
+        """Set the entries of ``entries``' servers, keeping the others; atomic (rename), and
+        with the mode of any file you commit (0666 less the umask), not a private one's."""
         with self._lock:
             servers = self.read()
             servers.update({name: dict(entry) for name, entry in entries.items()})
             text = json.dumps({"servers": servers, "version": VERSION}, sort_keys=True, indent=2, ensure_ascii=True)
-            folder = os.path.dirname(os.path.abspath(self.path))
             try:
-                fd, temporary = tempfile.mkstemp(prefix=".mcp.lock.", dir=folder)
-                try:
-                    with os.fdopen(fd, "w", encoding="ascii", newline="\n") as handle:
-                        handle.write(text + "\n")
-                    os.replace(temporary, self.path)
-                except BaseException:
-                    os.unlink(temporary)
-                    raise
+                # A file to review and commit: the usual mode (0644 under the usual umask).
+                write_atomic(Path(os.path.abspath(self.path)), (text + "\n").encode("ascii"))
             except OSError as exc:
                 raise ConfigError(f"cannot write the lockfile {self.path}: {exc}") from exc
 

@@ -118,3 +118,17 @@ def test_the_lock_command_writes_and_checks(tmp_path: Path) -> None:
     out = io.StringIO()
     assert main([*args, "--check"], stdout=out, stderr=io.StringIO()) == 6
     assert "id_rsa" in out.getvalue()
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and umask")
+def test_the_lockfile_has_the_mode_of_a_file_you_commit(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    old = os.umask(0o022)
+    try:
+        path = locked(tmp_path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["mcp.lock"]
