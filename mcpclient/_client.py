@@ -134,7 +134,7 @@ class Client:
         self._handlers = Handlers(self._seam)
         self._state = UNOPENED
         self._state_lock = threading.Lock()
-        self._keeps_lists = cache is not False and cache is not None
+        self._keeps_lists = (cache is not False and cache is not None) or self._seam.wants_list_changes
         self._discoveries = Discoveries(cache) if isinstance(cache, CacheStore) else None
         self._outputs = self._seam.find(ToolOutputs)  # what checks a task's result
         self._max_dispatch = max_dispatch

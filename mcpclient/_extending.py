@@ -168,6 +168,8 @@ class Seam:
             if not list(middleware) and all(type(ext).idle is not Extension.idle for ext in with_middleware)
             else None
         )
+        #: Whether an extension needs the lists' change notices (the modern era's listen stream).
+        self.wants_list_changes = any(ext.wants_list_changes() for ext in self.extensions)
         self._reserved_requests = frozenset(reserved_requests)
         self._reserved_notifications = frozenset(reserved_notifications)
         self._requests: dict[str, RequestHandler] = {}

@@ -262,6 +262,12 @@ class Extension:
         """
         return False
 
+    def wants_list_changes(self) -> bool:
+        """Whether this extension needs the server's ``notifications/*/list_changed`` (its
+        middleware sees them): the 2026-07-28 era sends them only to a listen stream that
+        asks, which the Client then holds; the legacy era sends them anyway. Asked once."""
+        return False
+
     def bind(self, session: Session) -> None:
         """Given the session once per connection (again after the client restarts a server)."""
 

@@ -272,6 +272,9 @@ class ToolLock(Extension):
     def middleware(self) -> Sequence[Middleware]:
         return (self._check,)
 
+    def wants_list_changes(self) -> bool:
+        return True  # a changed tool is judged again, in either era
+
     def bind(self, session: Session) -> None:
         self._session = session
         with self._state:

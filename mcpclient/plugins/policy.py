@@ -481,6 +481,9 @@ class PolicyGate(Extension):
         for ended in asking:
             ended.cancel("the client closed")
 
+    def wants_list_changes(self) -> bool:
+        return True  # a changed tool is judged again, in either era
+
     def bind(self, session: Session) -> None:
         self._session = session
         with self._lock:

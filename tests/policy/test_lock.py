@@ -20,13 +20,20 @@ V1 = [sys.executable, str(SERVERS / "sdk_policy_server.py")]
 V2 = [*V1, "--variant", "2"]
 
 
-def connect(target: list[str], lock: Path, on_change: str) -> mcpclient.Client:
-    return mcpclient.connect(target, lock=str(lock), on_change=on_change, protocol="legacy", timeout=30)
+#: The legacy era (initialize) and the 2026-07-28 one (server/discover, stateless), each
+#: spoken by the same official-SDK server.
+ERAS = pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
 
 
-def locked(tmp_path: Path) -> Path:
+def connect(target: list[str], lock: Path, on_change: str, era: str = "legacy") -> mcpclient.Client:
+    client = mcpclient.connect(target, lock=str(lock), on_change=on_change, protocol=era, timeout=30)
+    assert (client.protocol_version == "2026-07-28") == (era == "2026-07-28")
+    return client
+
+
+def locked(tmp_path: Path, era: str = "legacy") -> Path:
     path = tmp_path / "mcp.lock"
-    write({"policy-test-server": V1}, path, protocol="legacy")
+    write({"policy-test-server": V1}, path, protocol=era)
     return path
 
 
@@ -43,9 +50,10 @@ def test_the_lockfile_is_stable_and_holds_each_tool(tmp_path: Path) -> None:
     assert entry["tools"]["write_file"]["annotations"]["destructiveHint"] is True
 
 
-def test_a_tool_changed_between_connects_is_refused_with_a_diff(tmp_path: Path) -> None:
-    path = locked(tmp_path)
-    with connect(V2, path, "refuse") as client:
+@ERAS
+def test_a_tool_changed_between_connects_is_refused_with_a_diff(tmp_path: Path, era: str) -> None:
+    path = locked(tmp_path, era)
+    with connect(V2, path, "refuse", era) as client:
         assert "read_file" not in [t.name for t in client.list_tools()]
         with pytest.raises(ToolChanged) as caught:
             client.call_tool("read_file", {"path": "x"})
@@ -54,26 +62,29 @@ def test_a_tool_changed_between_connects_is_refused_with_a_diff(tmp_path: Path) 
         client.call_tool("write_file", {"path": "p", "content": ""})  # unchanged tools still work
 
 
-def test_warn_uses_the_changed_tool_and_logs_the_diff(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    path = locked(tmp_path)
+@ERAS
+def test_warn_uses_the_changed_tool_and_logs_the_diff(tmp_path: Path, era: str, caplog: pytest.LogCaptureFixture) -> None:
+    path = locked(tmp_path, era)
     with caplog.at_level(logging.WARNING, logger="mcpclient.lock"):
-        with connect(V2, path, "warn") as client:
+        with connect(V2, path, "warn", era) as client:
             assert "read_file" in [t.name for t in client.list_tools()]
             assert client.call_tool("read_file", {"path": "x"}).text.startswith("read x")
     assert any("id_rsa" in r.getMessage() for r in caplog.records)
 
 
-def test_update_rewrites_the_lockfile(tmp_path: Path) -> None:
-    path = locked(tmp_path)
-    with connect(V2, path, "update") as client:
+@ERAS
+def test_update_rewrites_the_lockfile(tmp_path: Path, era: str) -> None:
+    path = locked(tmp_path, era)
+    with connect(V2, path, "update", era) as client:
         client.call_tool("read_file", {"path": "x"})
     assert "id_rsa" in json.loads(path.read_text())["servers"]["policy-test-server"]["tools"]["read_file"]["description"]
-    assert check({"policy-test-server": V2}, path, protocol="legacy") == {"policy-test-server": []}
+    assert check({"policy-test-server": V2}, path, protocol=era) == {"policy-test-server": []}
 
 
-def test_a_rug_pull_announced_with_list_changed_is_caught(tmp_path: Path) -> None:
-    path = locked(tmp_path)
-    with connect(V1, path, "refuse") as client:
+@ERAS
+def test_a_rug_pull_announced_with_list_changed_is_caught(tmp_path: Path, era: str) -> None:
+    path = locked(tmp_path, era)
+    with connect(V1, path, "refuse", era) as client:
         assert client.call_tool("read_file", {"path": "x"}).text == "read x"
         client.call_tool("rug_pull")
         deadline = time.monotonic() + 10
