@@ -19,6 +19,7 @@ from .._exceptions import (
     MCPError,
     RequestTimeout,
     ResourceNotFound,
+    ToolCallDenied,
     TransportError,
 )
 from .._open import open_target
@@ -43,6 +44,7 @@ EXIT_CONNECTION = 3
 EXIT_SERVER_ERROR = 4
 EXIT_TIMEOUT = 5
 EXIT_DRIFT = 6
+EXIT_DENIED = 8
 EXIT_INTERRUPTED = 130
 
 EXIT_CODES = {
@@ -54,6 +56,7 @@ EXIT_CODES = {
     EXIT_TIMEOUT: "no answer in time (--timeout)",
     EXIT_DRIFT: "mcpclient lock --check: a server's tools differ from the lockfile",
     EXIT_DOCTOR: "mcpclient doctor: the server broke a rule (an error in the report)",
+    EXIT_DENIED: "the config file's policy refused the tool call; it was not sent",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 
@@ -232,8 +235,11 @@ class _Run:
         #: Whether the connection opened (its handshake done): a failure before is the opening's.
         self.opened = False
         self._handlers: dict[str, Any] = {}
+        #: Who approves a call the policy says to ask about: the person, else nobody (denied).
+        self.approver: Callable[[Any], bool] | None = None
         if interactive(getattr(args, "no_input", False), sys.stdin, err):
             prompter, self.terminal = terminal_prompter(sys.stdin, err)
+            self.approver = prompter.approve_tool
             self._handlers = {"elicitation_handler": prompter.elicit, "elicitation_modes": ("form", "url"),
                               "sampling_handler": prompter.sample}
 
@@ -268,6 +274,10 @@ class _Run:
             options["stderr"] = stderr
         if isinstance(target, cfg.ServerConfig) and not target.approved and self.terminal is not None:
             target = ask_consent(target, self.terminal)  # without a terminal, opening it says how to consent
+        # The "policy" of the config files (docs/policy.md), bound to the server's configured name.
+        policy = cfg.load_policy(self.config_path, approver=self.approver, trust_project=self.trust_project)
+        if policy is not None:
+            options["policy"] = policy.for_server(target.name) if isinstance(target, cfg.ServerConfig) else policy
         return target, options
 
     def print(self, text: str) -> None:
@@ -576,6 +586,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
     except RequestTimeout as exc:
         _say(err, f"timeout: {_one_line(exc)}")
         return EXIT_TIMEOUT
+    except ToolCallDenied as exc:
+        _say(err, f"denied: {_one_line(exc)}")
+        return EXIT_DENIED
     except TransportError as exc:
         reason = f"connection closed: {exc.reason}" if isinstance(exc, ConnectionClosed) else _one_line(exc)
         _say(err, f"connection error: {reason}")
