@@ -317,19 +317,27 @@ class ApprovalRequest:
     rule: str
     deadline: float | None = None
     ended: CancelToken = attrs.field(factory=CancelToken, eq=False, repr=False)
+    description: str | None = None
 
     def lines(self) -> list[str]:
-        """The request as one-line, cleaned text: who, which tool, its hints, each argument."""
+        """The request as one-line, cleaned text: who, which tool, its hints, what the server
+        says the tool does (quoted: the server's words, not the client's), each argument."""
+        out = self._head()
+        if self.description:
+            out.append(f"  description: {clean(json.dumps(self.description, ensure_ascii=False), 300)}")
+        if not self.arguments:
+            out.append("  (no arguments)")
+        for key, value in self.arguments.items():
+            out.append(f"  {clean(key, 80)} = {clean(_json(value), 300)}")
+        return out
+
+    def _head(self) -> list[str]:
         hints = effective_hints(self.annotations)
         marks = [label for hint, label in (("readOnlyHint", "read-only"), ("destructiveHint", "destructive"),
                                            ("openWorldHint", "open-world")) if hints[hint]]
         server = clean(json.dumps(self.server, ensure_ascii=False), 80) if self.server else "(unnamed)"
         out = [f"Tool call on server {server}: {clean(json.dumps(self.tool, ensure_ascii=False), 120)}"
                f" ({', '.join(marks) or 'no hints'}; rule: {clean(self.rule, 80)})"]
-        if not self.arguments:
-            out.append("  (no arguments)")
-        for key, value in self.arguments.items():
-            out.append(f"  {clean(key, 80)} = {clean(_json(value), 300)}")
         return out
 
 
@@ -465,6 +473,7 @@ class PolicyGate(Extension):
             raise TypeError(f"policy= takes a mcpclient.policy.Policy, got {policy!r}")
         self.policy = policy
         self._tools: dict[str, Mapping[str, Any] | None] = {}
+        self._descriptions: dict[str, str] = {}  # shown to an approver, cleaned
         self._lock = threading.Lock()
         self._session: Session | None = None
         self._approved = threading.local()
@@ -488,12 +497,14 @@ class PolicyGate(Extension):
         self._session = session
         with self._lock:
             self._tools.clear()
+            self._descriptions.clear()
 
     def _gate(self, message: Message, next_: Next) -> Any:
         if message.kind == "notification":
             if message.direction == "receive" and message.method == "notifications/tools/list_changed":
                 with self._lock:
                     self._tools.clear()
+                    self._descriptions.clear()
             return next_(message)
         if message.direction != "send":
             return next_(message)
@@ -516,6 +527,11 @@ class PolicyGate(Extension):
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                     annotations = tool.get("annotations")
                     self._tools[tool["name"]] = annotations if isinstance(annotations, dict) else None
+                    description = tool.get("description")
+                    if isinstance(description, str):
+                        self._descriptions[tool["name"]] = description
+                    else:
+                        self._descriptions.pop(tool["name"], None)
 
     def _annotations(self, name: str, budget: CallTime) -> Mapping[str, Any] | None:
         with self._lock:
@@ -583,8 +599,11 @@ class PolicyGate(Extension):
         if self.policy.approver is deny_all:
             return False, "the rule says ask, and the policy has no approver"
         left = budget.remaining()
+        with self._lock:
+            description = self._descriptions.get(call.tool)
         request = ApprovalRequest(server=call.server or call.claimed_server, tool=call.tool,
                                   arguments=call.arguments, annotations=call.annotations, rule=decision.rule,
+                                  description=description,
                                   deadline=None if left is None else time.monotonic() + left)
         ended = request.ended
         cancel = budget.options.cancel
