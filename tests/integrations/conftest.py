@@ -33,3 +33,27 @@ def group(monkeypatch):
 def sdk():
     with mcpclient.connect(SDK_SERVER, timeout=30) as client:
         yield client
+
+
+#: The official-SDK policy server (annotated tools; ``calls`` reports what reached it).
+POLICY_SERVER = [sys.executable, str(ROOT / "tests" / "servers" / "sdk_policy_server.py")]
+#: The refusal's words, as every adapter passes them to the model.
+REFUSED = "refused by the policy"
+
+
+@pytest.fixture
+def gated():
+    """The policy server behind a gate: reads allowed, ``delete_all`` denied by "no deletes"."""
+    from mcpclient.policy import Policy, Rule
+
+    policy = Policy([Rule("allow", annotations={"readOnlyHint": True}), Rule("deny", tool="delete_all",
+                                                                              name="no deletes")])
+    with mcpclient.connect(POLICY_SERVER, policy=policy, protocol="legacy", timeout=30) as client:
+        yield client
+
+
+def reached(client) -> dict:
+    """The calls of each tool that reached the server (it counts them itself)."""
+    import json
+
+    return json.loads(client.call_tool("calls").text)

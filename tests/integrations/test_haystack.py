@@ -60,3 +60,13 @@ def test_failures_and_timeouts_are_error_results(sdk):
     first, second = text.split(" | ")
     assert first.startswith("ERROR") and "this tool always fails" in first
     assert second.startswith("ERROR") and "within 0.3s" in second
+
+
+def test_a_call_the_policy_denies_is_an_error_result_and_never_sent(gated):
+    from .conftest import REFUSED, reached
+
+    text, _ = run_agent(mcp_haystack.tools(gated), ("delete_all", {}), ("read_file", {"path": "a"}))
+    results = sorted(text.split(" | "))
+    assert results[0].startswith("ERROR") and REFUSED in results[0] and "no deletes" in results[0]
+    assert results[1] == "read a"
+    assert reached(gated) == {"read_file": 1}

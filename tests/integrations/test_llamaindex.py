@@ -64,3 +64,12 @@ def test_images_are_image_blocks(sdk):
     output = image.call()
     assert output.blocks[0].image_mimetype == "image/png"
     assert output.blocks[0].image.startswith(b"iVBORw0KGgo")  # the server's PNG (LlamaIndex keeps it base64)
+
+
+def test_a_call_the_policy_denies_is_an_error_output_and_never_sent(gated):
+    from .conftest import REFUSED, reached
+
+    text, _, response = run_agent(mcp_llamaindex.tools(gated), ("delete_all", {}), ("read_file", {"path": "a"}))
+    assert [c.tool_output.is_error for c in response.tool_calls] == [True, False]
+    assert REFUSED in text and "no deletes" in text and "read a" in text
+    assert reached(gated) == {"read_file": 1}

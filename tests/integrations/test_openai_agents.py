@@ -72,3 +72,13 @@ def test_failures_bad_json_and_timeouts_are_error_outputs(sdk):
 def test_images_are_image_outputs(sdk):
     text, _ = run_agent(mcp_agents.tools(sdk), ("image", "{}"))
     assert "input_image" in text and "data:image/png;base64,iVBOR" in text
+
+
+def test_a_call_the_policy_denies_is_an_error_output_and_never_sent(gated):
+    from .conftest import REFUSED, reached
+
+    text, _ = run_agent(mcp_agents.tools(gated), ("delete_all", "{}"), ("read_file", '{"path": "a"}'))
+    denied, read = text.split(" | ")
+    assert denied.startswith("An error occurred while running the tool") and REFUSED in denied
+    assert read == "read a"
+    assert reached(gated) == {"read_file": 1}

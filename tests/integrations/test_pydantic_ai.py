@@ -82,3 +82,14 @@ def test_images_reach_the_model_as_binary_content(sdk):
     result = Agent(model, tools=mcp_pydantic_ai.tools(sdk)).run_sync("go")
     dump = repr(result.all_messages())
     assert "BinaryContent" in dump and "image/png" in dump
+
+
+def test_a_call_the_policy_denies_is_a_failed_result_and_never_sent(gated):
+    from .conftest import REFUSED, reached
+
+    model, seen = scripted([("delete_all", {})])
+    Agent(model, tools=mcp_pydantic_ai.tools(gated)).run_sync("go")
+    (denied,) = seen["returns"]
+    assert isinstance(denied, ToolReturnPart) and denied.outcome == "failed"
+    assert REFUSED in str(denied.content) and "no deletes" in str(denied.content)
+    assert reached(gated) == {}

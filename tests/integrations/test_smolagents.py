@@ -86,3 +86,14 @@ def test_inputs_keep_the_schema_and_mark_optional_arguments():
         "when": {"type": "any", "description": "when", "nullable": True},
         "n": {"type": ["integer"], "maximum": 3, "description": "n", "nullable": True},
     }
+
+
+def test_a_call_the_policy_denies_is_reported_to_the_model_and_never_sent(gated):
+    from .conftest import REFUSED, reached
+
+    model = ScriptedModel([("delete_all", {})])
+    agent = ToolCallingAgent(tools=mcp_smolagents.tools(gated), model=model, max_steps=5, verbosity_level=0)
+    agent.run("go")
+    errors = [str(step.error) for step in agent.memory.steps if getattr(step, "error", None)]
+    assert any(REFUSED in e and "no deletes" in e for e in errors), errors
+    assert reached(gated) == {}
