@@ -173,7 +173,22 @@ class Conversation:
 
     def _probe(self, timeout: float | None, *, grace: float) -> None:
         """``server/discover`` first; ``initialize`` too when discover is still unanswered after
-        ``PROBE_GRACE``; the first era to answer properly wins (see docs/transports.md)."""
+        ``PROBE_GRACE``; the first era to answer properly wins (see docs/transports.md).
+
+        The server's side output is held meanwhile: a server that refuses the probe may
+        complain about it there (the Python SDK 1.x logs a hundred-line validation error), and
+        the complaint is left out when it is released (``_refused``)."""
+        self.transport.hold_side_output()
+        try:
+            self._race(timeout, grace=grace)
+        finally:
+            self.transport.release_side_output()
+
+    def _refused(self) -> None:
+        """The server refused the probe: pass its side output on without its complaint."""
+        self.transport.release_side_output(refused="server/discover")
+
+    def _race(self, timeout: float | None, *, grace: float) -> None:
         deadline = Deadline(timeout)  # the whole opening: the grace does not come on top of it
         probe = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
         version = modern.MODERN_VERSIONS[0]
@@ -217,6 +232,8 @@ class Conversation:
                     else:
                         log.debug("server/discover answered after %.2fs: the server is modern", done.elapsed)
                         return  # a late initialize answer is ignored (its thread ends on its own)
+                elif isinstance(done.error, RPCError):
+                    self._refused()
                 elif isinstance(done.error, ConnectionClosed) and _is_fatal(done.error):
                     self.probe_killed = True
                     raise done.error
@@ -264,6 +281,7 @@ class Conversation:
                 self.probe_killed = True
                 raise
             log.debug("server/discover was refused (%s): falling back to initialize", exc)
+        self._refused()
         self._initialize(timeout, may_be_modern=True)
 
     def _discover_forced(self, timeout: float | None) -> None:

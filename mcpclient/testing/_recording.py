@@ -173,6 +173,15 @@ class RecordingTransport(Transport):
     def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
         return self.inner.note_tools(tools)
 
+    def last_words(self) -> str:
+        return self.inner.last_words()
+
+    def hold_side_output(self) -> None:
+        self.inner.hold_side_output()
+
+    def release_side_output(self, refused: str | None = None) -> None:
+        self.inner.release_side_output(refused)
+
     @property
     def server_key(self) -> Hashable | None:
         """None: the era this process remembered for the server is not used while recording,

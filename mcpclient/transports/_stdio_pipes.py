@@ -16,13 +16,12 @@ waiting, reading and writing, in one of two ways:
 from __future__ import annotations
 
 import abc
-import collections
 import os
 import subprocess
 import sys
 from typing import ClassVar
 
-from ._stdio_process import StderrSink
+from ._stdio_stderr import StderrLines
 
 __all__ = ["ENV_VAR", "EXITED", "KINDS", "UNKNOWN", "Exited", "Pipes", "WriteFailed", "WriteStopped", "choose"]
 
@@ -114,9 +113,9 @@ class Pipes(abc.ABC):
             pass
 
     @abc.abstractmethod
-    def pump_stderr(self, sink: StderrSink, tail: collections.deque[str]) -> None:
-        """The stderr thread's work: forward each line to ``sink``, keeping the last in
-        ``tail``, until stderr ends or the server has exited and what it wrote is read."""
+    def pump_stderr(self, lines: StderrLines) -> None:
+        """The stderr thread's work: hand each line to ``lines``, until stderr ends or the
+        server has exited and what it wrote is read."""
 
 
 def choose(kind: str | None) -> str:

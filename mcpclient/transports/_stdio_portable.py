@@ -31,7 +31,8 @@ import time
 from typing import IO
 
 from ._stdio_pipes import EXITED, UNKNOWN, Exited, Pipes, WriteFailed, WriteStopped
-from ._stdio_process import EXIT_POLL_INTERVAL, PIPE_CAPACITY_MAX, READ_SIZE, StderrSink, pump_stderr_blocking
+from ._stdio_process import EXIT_POLL_INTERVAL, PIPE_CAPACITY_MAX, READ_SIZE, pump_stderr_blocking
+from ._stdio_stderr import StderrLines
 
 __all__ = ["EXIT_SETTLE", "QUEUE_BYTES", "WRITE_PIECE", "ThreadedPipes"]
 
@@ -237,8 +238,8 @@ class ThreadedPipes(Pipes):
             self._queued = 0
             self._read_cond.notify_all()
 
-    def pump_stderr(self, sink: StderrSink, tail: collections.deque[str]) -> None:
-        pump_stderr_blocking(self.proc, sink, tail)
+    def pump_stderr(self, lines: StderrLines) -> None:
+        pump_stderr_blocking(self.proc, lines)
 
 
 def _why(error: OSError) -> str:

@@ -10,7 +10,6 @@ server's exit ends the wait within a slice, and never past its deadline.
 
 from __future__ import annotations
 
-import collections
 import os
 import select
 import subprocess
@@ -21,13 +20,13 @@ from ._stdio_pipes import EXITED, Exited, Pipes, WriteFailed, WriteStopped
 from ._stdio_process import (
     EXIT_POLL_INTERVAL,
     READ_SIZE,
-    StderrSink,
     Wake,
     close_fd,
     open_pidfd,
     pipe_capacity,
     pump_stderr,
 )
+from ._stdio_stderr import StderrLines
 
 __all__ = ["WRITE_WAIT_SLICE", "PosixPipes"]
 
@@ -230,8 +229,8 @@ class PosixPipes(Pipes):
         close_fd(self.pidfd)
         self._wake.close()
 
-    def pump_stderr(self, sink: StderrSink, tail: collections.deque[str]) -> None:
-        pump_stderr(self.proc, open_pidfd(self.proc.pid) if self.pidfd >= 0 else -1, sink, tail)
+    def pump_stderr(self, lines: StderrLines) -> None:
+        pump_stderr(self.proc, open_pidfd(self.proc.pid) if self.pidfd >= 0 else -1, lines)
 
 
 def _wait_writable(fd: int, timeout: float | None) -> bool:

@@ -14,7 +14,6 @@ what a pipe holds, however much a helper keeps writing) before they call the out
 
 from __future__ import annotations
 
-import collections
 import logging
 import os
 import select
@@ -23,7 +22,9 @@ import subprocess
 import sys
 import threading
 import time
-from typing import IO, Callable, Union
+from typing import Callable
+
+from ._stdio_stderr import StderrLines, StderrSink
 
 __all__ = [
     "EXIT_POLL_INTERVAL",
@@ -37,6 +38,7 @@ __all__ = [
     "pipe_capacity",
     "pump_stderr",
     "pump_stderr_blocking",
+    "stderr_drained",
     "wait",
 ]
 
@@ -45,13 +47,13 @@ log = logging.getLogger(__name__)
 #: Where the process cannot be watched through a pidfd: the longest a reader waits on a pipe
 #: before it looks whether the server has exited.
 EXIT_POLL_INTERVAL = 0.25
+#: How often ``stderr_drained`` looks whether the stderr thread has read the pipe empty.
+DRAIN_POLL_INTERVAL = 0.005
 #: The most a single read takes, in bytes (what a pipe holds by default).
 READ_SIZE = 1 << 16
 #: How much is read after the server's exit when the pipe's size cannot be asked: more than a
 #: pipe holds (64 KiB by default, at most 1 MiB for a process without privileges).
 PIPE_CAPACITY_MAX = 1 << 20
-
-StderrSink = Union[IO[str], logging.Logger, Callable[[str], None], None]
 
 _F_GETPIPE_SZ = 1032  # Linux's fcntl command (fcntl.F_GETPIPE_SZ from Python 3.10 on Linux only)
 
@@ -144,18 +146,15 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
-def pump_stderr(
-    proc: subprocess.Popen[bytes], pidfd: int, sink: StderrSink, tail: collections.deque[str]
-) -> None:
-    """Forward the server's stderr to ``sink`` line by line, keeping the last lines in
-    ``tail``, until it ends or the server has exited and what it wrote is read; then close it
-    and ``pidfd`` (the thread's own, -1 for none). A broken sink is dropped, never the
-    draining. A line longer than 64 KiB is forwarded in pieces of that size."""
+def pump_stderr(proc: subprocess.Popen[bytes], pidfd: int, lines: StderrLines) -> None:
+    """Hand the server's stderr to ``lines`` line by line, until it ends or the server has
+    exited and what it wrote is read; then close it and ``pidfd`` (the thread's own, -1 for
+    none). A line longer than 64 KiB is handed on in pieces of that size. ``lines.busy`` is
+    set from each read to the end of its lines' forwarding (see ``stderr_drained``)."""
     stream = proc.stderr
     assert stream is not None
-    forward = _forwarder(sink, tail)
     try:
-        _pump(proc, stream.fileno(), pidfd, forward)
+        _pump(proc, stream.fileno(), pidfd, lines)
     except (OSError, ValueError):
         pass
     finally:
@@ -166,7 +165,7 @@ def pump_stderr(
         close_fd(pidfd)
 
 
-def _pump(proc: subprocess.Popen[bytes], fd: int, pidfd: int, forward: Callable[[bytes], None]) -> None:
+def _pump(proc: subprocess.Popen[bytes], fd: int, pidfd: int, lines: StderrLines) -> None:
     poller = select.poll()
     poller.register(fd, select.POLLIN)
     if pidfd >= 0:
@@ -193,23 +192,28 @@ def _pump(proc: subprocess.Popen[bytes], fd: int, pidfd: int, forward: Callable[
                     continue
             elif not readable or left <= 0:
                 return
-            chunk = os.read(fd, READ_SIZE)
-            if not chunk:
-                return
-            if left is not None:
-                left -= len(chunk)
-            partial = _split(partial, chunk, forward)
+            lines.busy = True  # before the read: the pipe is never empty with its lines unseen
+            try:
+                chunk = os.read(fd, READ_SIZE)
+                if not chunk:
+                    return
+                if left is not None:
+                    left -= len(chunk)
+                partial = _split(partial, chunk, lines.add)
+            finally:
+                lines.busy = False
     finally:
         if partial:
-            forward(partial)
+            lines.add(partial)
 
 
-def pump_stderr_blocking(proc: subprocess.Popen[bytes], sink: StderrSink, tail: collections.deque[str]) -> None:
+def pump_stderr_blocking(proc: subprocess.Popen[bytes], lines: StderrLines) -> None:
     """``pump_stderr`` with plain blocking reads (no ``poll``, for the portable pipes): until
-    stderr ends, which a process the server started and that holds it delays."""
+    stderr ends, which a process the server started and that holds it delays. ``lines.busy``
+    is set only once a read has returned (a blocking read cannot be told from a wait), so
+    ``stderr_drained`` may see the pipe empty a moment before its last lines are handed on."""
     stream = proc.stderr
     assert stream is not None
-    forward = _forwarder(sink, tail)
     partial = b""
     try:
         fd = stream.fileno()
@@ -217,16 +221,45 @@ def pump_stderr_blocking(proc: subprocess.Popen[bytes], sink: StderrSink, tail: 
             chunk = os.read(fd, READ_SIZE)
             if not chunk:
                 break
-            partial = _split(partial, chunk, forward)
+            lines.busy = True
+            try:
+                partial = _split(partial, chunk, lines.add)
+            finally:
+                lines.busy = False
     except (OSError, ValueError):
         pass
     finally:
         if partial:
-            forward(partial)
+            lines.add(partial)
         try:
             stream.close()
         except OSError:
             pass
+
+
+def stderr_drained(proc: subprocess.Popen[bytes], lines: StderrLines, timeout: float) -> bool:
+    """Wait (up to ``timeout``) until every byte now in the server's stderr pipe has been read
+    and its lines handed to ``lines``: whether that happened. Without a way to ask how much a
+    pipe holds (``FIONREAD``: not on Windows), False at once."""
+    try:
+        import fcntl  # (POSIX)
+        import termios
+
+        fd = proc.stderr.fileno()  # type: ignore[union-attr]
+    except (ImportError, OSError, ValueError):
+        return False
+    deadline = time.monotonic() + timeout
+    room = bytearray(4)
+    while True:
+        try:
+            fcntl.ioctl(fd, termios.FIONREAD, room)
+        except (OSError, ValueError):  # (closed: the stderr thread has read it all)
+            return not lines.busy
+        if int.from_bytes(room, sys.byteorder) == 0 and not lines.busy:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(DRAIN_POLL_INTERVAL)
 
 
 def _split(partial: bytes, chunk: bytes, forward: Callable[[bytes], None]) -> bytes:
@@ -240,23 +273,3 @@ def _split(partial: bytes, chunk: bytes, forward: Callable[[bytes], None]) -> by
         forward(partial[:READ_SIZE])
         partial = partial[READ_SIZE:]
     return partial
-
-
-def _forwarder(sink: StderrSink, tail: collections.deque[str]) -> Callable[[bytes], None]:
-    def forward(raw: bytes) -> None:
-        nonlocal sink
-        line = raw.decode("utf-8", "replace").rstrip("\r\n")
-        tail.append(line)
-        if sink is None:
-            return
-        try:
-            if isinstance(sink, logging.Logger):
-                sink.info("%s", line)
-            elif callable(sink):
-                sink(line)
-            else:
-                sink.write(line + "\n")
-        except Exception:  # a broken sink must not stop the draining
-            sink = None
-
-    return forward

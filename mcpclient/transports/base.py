@@ -219,6 +219,16 @@ class Transport(abc.ABC):
         only that no reply came (a stdio server's last stderr lines); "" by default."""
         return ""
 
+    def hold_side_output(self) -> None:
+        """Hold what the server says besides its messages (a stdio server's stderr) until
+        ``release_side_output``: the client does while its era probe is out. ``last_words``
+        still sees what is held. Nothing by default."""
+
+    def release_side_output(self, refused: str | None = None) -> None:
+        """Pass the held side output on, in order, and stop holding; with ``refused`` (the
+        method of a probe the server refused), without the server's complaint about that
+        request (see docs/transports.md). Nothing by default, or when nothing is held."""
+
     @property
     def server_key(self) -> Hashable | None:
         """Identifies the server for the client's per-server era cache; None: not cached."""

@@ -18,7 +18,8 @@ from .._exceptions import ConnectionClosed, TransportError
 from ._stdio_pipes import UNKNOWN, Exited, Pipes, WriteFailed, WriteStopped, choose
 from ._stdio_portable import ThreadedPipes
 from ._stdio_posix import PosixPipes
-from ._stdio_process import StderrSink, exit_status, wait
+from ._stdio_process import exit_status, stderr_drained, wait
+from ._stdio_stderr import StderrLines, StderrSink
 from ._stdio_tree import for_this_system
 from .base import NOTHING, Peer, Transport, decode_message, encode_message
 
@@ -46,6 +47,9 @@ READ_SIZE = 1 << 16
 STDERR_TAIL_LINES = 20
 #: How many of them an opening that got no reply shows (``last_words``).
 LAST_WORDS_LINES = 8
+#: When the era probe is refused: the longest we wait for the stderr thread to read what the
+#: server wrote before its refusal (its complaint), so the complaint is held, not forwarded.
+SIDE_DRAIN_TIMEOUT = 0.5
 
 #: Why the connection ends when a write runs out of time with part of its message written.
 TORN_WRITE = (
@@ -122,8 +126,7 @@ class StdioTransport(Transport):
         if env is not None and not isinstance(env, Mapping):
             env = list(env)  # read twice: now, and again by reopen()
         self._env_arg, self._cwd_arg, self._stderr_arg = env, cwd, stderr
-        self._stderr_sink = sys.stderr if stderr is _DEFAULT_STDERR else stderr
-        self._stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL_LINES)
+        self._stderr = StderrLines(sys.stderr if stderr is _DEFAULT_STDERR else stderr, STDERR_TAIL_LINES)
         self._closed = False
         self._close_reason = "the transport is closed"
         self._close_lock = threading.Lock()
@@ -167,7 +170,7 @@ class StdioTransport(Transport):
         self._skipping = False  # inside a message over the size limit, until its newline
         self._stderr_thread = threading.Thread(
             target=self._pipes.pump_stderr,
-            args=(self._stderr_sink, self._stderr_tail),
+            args=(self._stderr,),
             name="mcpclient-stderr",
             daemon=True,
         )
@@ -385,7 +388,15 @@ class StdioTransport(Transport):
         return ConnectionClosed(self._close_reason)
 
     def last_words(self) -> str:
-        return "\n".join(list(self._stderr_tail)[-LAST_WORDS_LINES:])
+        return "\n".join(self._stderr.tail(LAST_WORDS_LINES))
+
+    def hold_side_output(self) -> None:
+        self._stderr.hold()
+
+    def release_side_output(self, refused: str | None = None) -> None:
+        if refused is not None:  # its complaint was written before the refusal: read it first
+            stderr_drained(self._proc, self._stderr, SIDE_DRAIN_TIMEOUT)
+        self._stderr.release(refused)
 
     def _exit_error(self, what: str | None) -> ConnectionClosed:
         if self._closed:
@@ -401,7 +412,7 @@ class StdioTransport(Transport):
             reason = f"{what} (the process is still running)"
         else:
             reason = f"{what}: {exit_status(code)}"
-        return ConnectionClosed(reason, exit_code=code, stderr_tail="\n".join(self._stderr_tail))
+        return ConnectionClosed(reason, exit_code=code, stderr_tail="\n".join(self._stderr.tail()))
 
     # -- closing ----------------------------------------------------------------------------
 
@@ -411,6 +422,7 @@ class StdioTransport(Transport):
         A read waiting on another thread ends at once. After a torn write (see ``send``) the
         server is being ended already, on a thread of its own: this waits for that.
         """
+        self._stderr.release()  # whatever is still held goes on
         if self._stop("the transport is closed"):
             self._end_server(EXIT_GRACE_TIMEOUT)
             return
