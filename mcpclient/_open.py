@@ -9,6 +9,7 @@ from typing import Any, Mapping, Sequence, Union
 from ._client import DEFAULT_TIMEOUT, Client
 from ._connect import connect
 from ._factory import make_client, pick_options
+from .extensions import Extension
 from .plugins.naming import named
 from .transports.base import Transport
 from .transports.stdio import StdioTransport
@@ -39,6 +40,11 @@ class ServerEntry(abc.ABC):
     def check(self) -> None:
         """Raise ``ConfigError`` if this entry cannot be opened as written."""
 
+    def extensions(self) -> Sequence[Extension]:
+        """The extensions the entry brings to its client (its tool transformations), before
+        the caller's; none by default."""
+        return ()
+
 
 #: What a server can be given as: a command (argv list), an http(s) URL, a ready Transport
 #: (``mcpclient.testing.FakeServer`` included), or a config entry.
@@ -68,6 +74,8 @@ def open_target(
     if isinstance(target, ServerEntry):
         target.check()
         kwargs = named(kwargs, target.name)
+        if brought := target.extensions():
+            kwargs["extensions"] = [*brought, *kwargs.get("extensions", ())]
         return open_target(
             target.target(), env={**target.env, **(env or {})} or None,
             headers={**target.headers, **(headers or {})} or None, cwd=target.cwd or cwd,

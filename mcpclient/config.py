@@ -51,7 +51,9 @@ from ._exceptions import ConfigError
 from ._open import ServerEntry, open_target
 from ._project import Project, current_project, directory_from_environment
 from ._text import clean
+from .extensions import Extension
 from .plugins._policy_config import policy_from_dict
+from .plugins.transform import ToolTransforms
 
 if TYPE_CHECKING:
     from ._client import Client
@@ -81,7 +83,9 @@ class ServerConfig(ServerEntry):
     whether you consented to a project entry (``trust_project=True``, or an approval remembered
     for exactly this entry); until then opening it raises ``ConfigError`` saying how to
     consent, and ``untrusted`` lists the variables left unexpanded. ``digest`` is the SHA-256
-    of the entry as written, which a remembered approval names.
+    of the entry as written, which a remembered approval names. ``tools`` holds the entry's
+    tool transformations (its ``tools``, ``include_tags`` and ``exclude_tags``: see
+    docs/config.md), applied by the client it opens; None when it has none.
     """
 
     name: str
@@ -99,6 +103,7 @@ class ServerConfig(ServerEntry):
     untrusted: tuple[str, ...] = ()
     approved: bool = True
     digest: str | None = field(default=None, eq=False, repr=False)
+    tools: ToolTransforms | None = None
 
     @property
     def is_stdio(self) -> bool:
@@ -134,8 +139,14 @@ class ServerConfig(ServerEntry):
         Raises ``ConfigError`` for an unusable entry, or what opening the client raises.
         """
         self.check()
+        if brought := self.extensions():
+            kwargs["extensions"] = [*brought, *kwargs.get("extensions", ())]
         return open_target(self.target(), env=self.env or None, headers=self.headers or None,
                            cwd=self.cwd, transport=self.transport, timeout=timeout, **kwargs)
+
+    def extensions(self) -> Sequence[Extension]:
+        """A fresh ``TransformTools`` for the entry's tool transformations, if it has any."""
+        return () if self.tools is None else (self.tools.extension(),)
 
 
 def _shown(text: str) -> str:
@@ -255,6 +266,7 @@ def parse_entry(name: str, raw: Mapping[str, Any], *, source: str | None = None,
         untrusted=tuple(dict.fromkeys(untrusted or ())),
         approved=trusted or not project,
         digest=entry_digest(raw),
+        tools=ToolTransforms.from_entry(raw, where=f"server {name!r}" + (f" (in {_shown(source)})" if source else "")),
     )
     return entry
 

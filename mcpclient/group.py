@@ -28,6 +28,7 @@ from ._names import MAX_NAME_LENGTH, sanitize, unique_names
 from ._open import Target, open_target
 from ._rpc.cancel import CancelToken
 from .plugins.naming import named
+from .plugins.transform import ToolTransforms
 from .apps import visible_to_model
 
 __all__ = ["ClientGroup", "UnknownToolError"]
@@ -46,6 +47,9 @@ class ClientGroup:
     ``separator`` joins server and tool names (default ``"__"``); with ``sanitize`` (default)
     the joined names follow the LLM tool-name rules (``^[a-zA-Z0-9_-]{1,64}$``, unique).
     ``open_timeout`` bounds opening all servers; ``timeout`` is every client's call timeout.
+    ``transforms`` maps a server name to its tool transformations: a
+    ``plugins.transform.ToolTransforms``, or a dict in a config entry's shape (``tools``,
+    ``include_tags``, ``exclude_tags``: see docs/config.md); a config entry brings its own.
     Other keyword arguments go to ``mcpclient.connect`` for each server.
 
     Safe to share between threads once open. A server that fails to open, or fails while its
@@ -60,10 +64,17 @@ class ClientGroup:
         sanitize: bool = True,
         open_timeout: float = DEFAULT_OPEN_TIMEOUT,
         timeout: float | None = DEFAULT,
+        transforms: Mapping[str, ToolTransforms | Mapping[str, Any]] | None = None,
         **options: Any,
     ) -> None:
         if not separator:
             raise ValueError("separator must not be empty")
+        self.transforms: dict[str, ToolTransforms] = {}
+        for name, given in (transforms or {}).items():
+            made = given if isinstance(given, ToolTransforms) else ToolTransforms.from_entry(
+                given, where=f"the transforms of server {name!r}")
+            if made is not None:
+                self.transforms[name] = made
         self.servers: dict[str, Target] = dict(servers)
         self.separator = separator
         self.sanitize = sanitize
@@ -135,6 +146,8 @@ class ClientGroup:
     def _open_one(self, name: str, target: Target) -> None:
         try:
             options = named(self.options, name)
+            if name in self.transforms:
+                options["extensions"] = [self.transforms[name].extension(), *options.get("extensions", ())]
             if self.timeout is not DEFAULT:
                 options["call_timeout"] = self.timeout
             client = open_target(target, timeout=self.open_timeout, **options)
