@@ -3,14 +3,15 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
 from .. import types as t
 from .._exceptions import RPCError
 
-__all__ = ["anthropic_answer", "anthropic_request", "chat_answer", "chat_request", "responses_answer",
-           "responses_request"]
+__all__ = ["anthropic_answer", "anthropic_request", "chat_answer", "chat_request", "genai_answer", "genai_request",
+           "responses_answer", "responses_request"]
 
 
 def _blocks(message: t.SamplingMessage) -> list[dict[str, Any]]:
@@ -230,3 +231,81 @@ def anthropic_answer(reply: Any, model: str) -> t.CreateMessageResult:
     reason = reply.get("stop_reason")
     return _result(content or [{"type": "text", "text": ""}], reply.get("model") or model,
                    _ANTHROPIC_STOP.get(reason, reason))
+
+
+# -- Google GenAI (Gemini API, Vertex AI) -----------------------------------------------------
+
+
+def _genai_part(block: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    kind = block.get("type")
+    if kind == "text":
+        return {"text": block.get("text", "")}
+    if kind in ("image", "audio"):
+        try:  # the SDK takes bytes (and encodes them itself)
+            data = base64.b64decode(str(block.get("data") or ""), validate=True)
+        except ValueError as exc:
+            raise _refuse(f"the {kind} content's data is not base64: {exc}") from exc
+        return {"inline_data": {"mime_type": block.get("mimeType"), "data": data}}
+    if kind == "tool_use":
+        names[str(block.get("id"))] = str(block.get("name"))
+        return {"function_call": {"id": block.get("id"), "name": block.get("name"), "args": block.get("input") or {}}}
+    if kind == "tool_result":
+        call_id = str(block.get("toolUseId"))
+        if call_id not in names:
+            raise _refuse(f"the tool result {call_id!r} answers no tool use of the conversation (Gemini needs its name)")
+        key = "error" if block.get("isError") else "output"
+        return {"function_response": {"id": call_id, "name": names[call_id], "response": {key: _result_text(block)}}}
+    raise _refuse(f"the Google GenAI API cannot take {kind!r} content")
+
+
+def genai_request(request: t.CreateMessageRequest, model: str) -> dict[str, Any]:
+    """``client.models.generate_content``'s keywords: ``model``, ``contents``, ``config``."""
+    names: dict[str, str] = {}  # tool use id -> the function's name, which a result must repeat
+    contents = [{"role": "model" if m.role == "assistant" else "user", "parts": [_genai_part(b, names) for b in _blocks(m)]}
+                for m in request.messages]
+    config: dict[str, Any] = {"max_output_tokens": request.max_tokens}
+    if request.system_prompt:
+        config["system_instruction"] = request.system_prompt
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    if request.stop_sequences:
+        config["stop_sequences"] = request.stop_sequences
+    if request.tools:
+        config["tools"] = [{"function_declarations": [
+            {"name": d.get("name"), "description": d.get("description", ""),
+             "parameters_json_schema": d.get("inputSchema") or {"type": "object"}}
+            for d in request.tools if isinstance(d, dict)]}]
+        mode = {"auto": "AUTO", "required": "ANY", "none": "NONE"}.get(_choice(request) or "")
+        if mode:
+            config["tool_config"] = {"function_calling_config": {"mode": mode}}
+    return {"model": model, "contents": contents, "config": config}
+
+
+_GENAI_STOP = {"STOP": "endTurn", "MAX_TOKENS": "maxTokens"}
+
+
+def genai_answer(reply: Any, model: str) -> t.CreateMessageResult:
+    candidates = reply.get("candidates") or []
+    if not candidates:
+        feedback = reply.get("prompt_feedback") or {}
+        reason = _enum(feedback.get("block_reason")) or "no candidate"
+        raise RPCError(RPCError.INTERNAL_ERROR, f"the LLM API gave no answer ({reason})", {"blockReason": reason})
+    candidate = candidates[0]
+    content: list[dict[str, Any]] = []
+    for number, part in enumerate((candidate.get("content") or {}).get("parts") or []):
+        if part.get("thought"):
+            continue  # a thinking model's summary of its reasoning, not its answer
+        if part.get("text") is not None:
+            content.append({"type": "text", "text": part["text"]})
+        elif part.get("function_call"):
+            call = part["function_call"]
+            content.append(_tool_use(call.get("id") or f"call_{number}", call.get("name", ""), call.get("args")))
+    finish = _enum(candidate.get("finish_reason"))
+    stop = "toolUse" if any(c["type"] == "tool_use" for c in content) else _GENAI_STOP.get(finish or "", finish)
+    return _result(content or [{"type": "text", "text": ""}], reply.get("model_version") or model, stop)
+
+
+def _enum(value: Any) -> str | None:
+    """An SDK enum member (``FinishReason.STOP``) or its string, as the string."""
+    value = getattr(value, "value", value)
+    return value if isinstance(value, str) else None

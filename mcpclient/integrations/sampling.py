@@ -4,8 +4,8 @@
     from mcpclient.integrations import sampling
     client.set_sampling_handler(sampling.openai_chat(openai.OpenAI(), model="gpt-4o-mini"), tools=True)
 
-``openai_chat`` (Chat Completions), ``openai_responses`` (the Responses API) and ``anthropic``
-(the Messages API) each turn a server's ``sampling/createMessage`` into one call through the
+``openai_chat`` (Chat Completions), ``openai_responses`` (the Responses API), ``anthropic``
+(the Messages API) and ``google_genai`` (Google's GenAI SDK: the Gemini API or Vertex AI) each turn a server's ``sampling/createMessage`` into one call through the
 given SDK client, and its answer back into a ``CreateMessageResult``. The request's messages
 (text, images, audio where the API takes it, tool use and tool results), ``systemPrompt``,
 ``maxTokens``, ``temperature``, ``stopSequences``, ``metadata``, ``tools`` and ``toolChoice``
@@ -30,7 +30,7 @@ from .._text import clean
 from ..llm._common import as_dict
 from . import _sampling_apis as apis
 
-__all__ = ["USER_REJECTED", "anthropic", "openai_chat", "openai_responses", "pick_model"]
+__all__ = ["USER_REJECTED", "anthropic", "google_genai", "openai_chat", "openai_responses", "pick_model"]
 
 log = logging.getLogger("mcpclient")
 
@@ -78,10 +78,16 @@ def _handler(call: Callable[[t.CreateMessageRequest, str], Any],
 def _api_error(exc: BaseException) -> RPCError:
     """An SDK error as the error reply: its HTTP status and message (no headers, no key)."""
     status = getattr(exc, "status_code", None)
+    code = getattr(exc, "code", None)  # google.genai's APIError: code and message
+    if status is None and isinstance(code, int):
+        status = code
     body = getattr(exc, "body", None)
     message = body.get("message") if isinstance(body, dict) else None
     if isinstance(body, dict) and isinstance(body.get("error"), dict):
         message = body["error"].get("message", message)
+    said = getattr(exc, "message", None)
+    if message is None and isinstance(said, str):
+        message = said
     text = str(message or exc.__class__.__name__)
     log.warning("sampling through the LLM API failed: %s %s", status or "", clean(text))
     return RPCError(RPCError.INTERNAL_ERROR, f"the LLM API failed: {text}",
@@ -116,6 +122,27 @@ def anthropic(client: Any, *, model: str, models: Mapping[str, str] | None = Non
         return client.messages.create(**apis.anthropic_request(request, chosen))
 
     return _handler(call, apis.anthropic_answer, _anthropic_errors, model=model, models=models, approve=approve)
+
+
+def google_genai(client: Any, *, model: str, models: Mapping[str, str] | None = None,
+                 approve: Approve | None = None) -> Handler:
+    """A sampling handler calling ``client.models.generate_content`` (a ``google.genai.Client``).
+
+    A tool result is sent as a ``function_response`` under the name of the tool use it
+    answers (Gemini asks for it), found in the conversation; a result that answers none is
+    refused. ``metadata`` is not sent (the Gemini API has no such field). A reply without
+    a candidate (a blocked prompt) is an error reply naming the block reason."""
+
+    def call(request: t.CreateMessageRequest, chosen: str) -> Any:
+        return client.models.generate_content(**apis.genai_request(request, chosen))
+
+    return _handler(call, apis.genai_answer, _genai_errors, model=model, models=models, approve=approve)
+
+
+def _genai_errors() -> tuple[type[BaseException], ...]:
+    from google.genai import errors
+
+    return (errors.APIError,)
 
 
 def _openai_errors() -> tuple[type[BaseException], ...]:

@@ -89,3 +89,20 @@ class Stub:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+# Google's Gemini API (generateContent), in its wire form (camelCase).
+GENAI_TEXT = {
+    "candidates": [{"content": {"role": "model", "parts": [{"text": "Hello from gemini"}]},
+                    "finishReason": "STOP", "index": 0}],
+    "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 3, "totalTokenCount": 8},
+    "modelVersion": "gemini-2.5-flash-001", "responseId": "resp-g1",
+}
+GENAI_TOOL_CALL = {**GENAI_TEXT, "candidates": [{"content": {"role": "model", "parts": [
+    {"text": "Checking."}, {"functionCall": {"id": "fc-1", "name": "get_weather", "args": {"city": "Lima"}}}]},
+    "finishReason": "STOP", "index": 0}]}
+GENAI_MAX_TOKENS = {**GENAI_TEXT, "candidates": [{**GENAI_TEXT["candidates"][0], "finishReason": "MAX_TOKENS"}]}
+GENAI_THINKING = {**GENAI_TEXT, "candidates": [{"content": {"role": "model", "parts": [
+    {"text": "First, the user greets me.", "thought": True}, {"text": "Hi!"}]}, "finishReason": "STOP", "index": 0}]}
+GENAI_BLOCKED = {"promptFeedback": {"blockReason": "SAFETY"}, "modelVersion": "gemini-2.5-flash-001"}
+GENAI_RATE_LIMIT = (429, {"error": {"code": 429, "message": "Resource has been exhausted (e.g. check quota).",
+                                    "status": "RESOURCE_EXHAUSTED"}})
