@@ -8,9 +8,9 @@ import sys
 
 from tests.conftest import ROOT
 
-MODULES = ["langchain", "llamaindex", "smolagents", "haystack", "pydantic_ai", "openai_agents", "sampling"]
+MODULES = ["langchain", "llamaindex", "smolagents", "haystack", "pydantic_ai", "openai_agents", "sampling", "dspy"]
 FRAMEWORKS = ["langchain_core", "langchain", "llama_index", "smolagents", "haystack", "pydantic_ai", "agents",
-              "openai", "anthropic"]
+              "openai", "anthropic", "dspy", "google.genai"]
 
 
 def test_no_framework_is_imported_until_a_tool_is_made():
