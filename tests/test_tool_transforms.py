@@ -188,6 +188,13 @@ def test_a_malformed_transformation_is_a_config_error_naming_the_entry(tmp_path,
     assert "server 'math'" in str(caught.value)
 
 
+def test_a_tool_renamed_to_its_own_name_is_still_called(tmp_path):
+    entry = config.load(write_config(tmp_path, same={"tools": {"add": {"name": "add", "description": "Sum."}}}))["same"]
+    with entry.open(timeout=30) as client:
+        assert {tool.name: tool.description for tool in client.list_tools()}["add"] == "Sum."
+        assert client.call_tool("add", {"a": 1, "b": 2}).structured_content == {"result": 3}
+
+
 def test_an_entry_without_transformations_brings_no_extension(tmp_path):
     entry = config.load(write_config(tmp_path, plain={}))["plain"]
     assert entry.tools is None and entry.extensions() == ()

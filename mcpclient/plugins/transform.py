@@ -262,7 +262,7 @@ class TransformTools(Extension):
             return message
         real = self._real.get(shown, shown)
         spec = self.transforms.tools.get(real)
-        if real == shown and spec is not None and (not spec.enabled or spec.name):
+        if real == shown and spec is not None and (not spec.enabled or spec.name not in (None, shown)):
             why = "disabled" if not spec.enabled else f"renamed {spec.name!r}"
             raise UnknownToolError(f"tool {shown!r} is {why} by this server's tool transformations (see its "
                                    f"config entry): list_tools() shows what can be called", tool=shown)
