@@ -18,6 +18,7 @@ from . import _bounded
 from . import types as t
 from ._eras import modern
 from ._exceptions import ProtocolError, ResourceNotFound, RPCError, TaskSupportError
+from ._methods import resendable_tool
 from ._pages import Page, page_cursor, pages
 from ._rpc.cancel import Cancel
 from ._rpc.engine import ProgressCallback
@@ -29,7 +30,6 @@ from ._wire import structure, structure_list, structure_tool_result, unstructure
 
 if TYPE_CHECKING:
     from ._conversation import Conversation
-    from .transports.base import Transport
 
 __all__ = ["Calls", "resource_not_found"]
 
@@ -57,18 +57,19 @@ class Calls:
     def __init__(
         self,
         session: Conversation,
-        transport: Transport,
         tasks: Tasks,
         listed: Callable[[list[t.ToolDef]], list[t.ToolDef]] = lambda tools: tools,
     ) -> None:
         self._conversation = session
-        self._transport = transport
         #: Given every whole tool list, the client's own or one made for a call (the extensions'
         #: ``result`` hooks: output validation learns the schemas there); returns what to keep.
         self._listed = listed
         self._tasks = tasks
         self._task_support: dict[str, str] = {}  # tool name -> execution.taskSupport, from the last list
         self._odd_names: set[str] = set()  # tool names already warned about (SEP-986)
+        #: The tools whose annotations say a call changes nothing (``_methods.resendable_tool``),
+        #: from the last listing: their calls may be sent again after a broken attempt.
+        self._resendable: frozenset[str] = frozenset()
 
     # -- tools --------------------------------------------------------------------------------
 
@@ -77,7 +78,8 @@ class Calls:
 
     def list_tools(self, timeout: float | None, meta: Meta = None) -> list[t.ToolDef]:
         tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools", meta)
-        tools = self._listed(self._transport.note_tools(tools))  # the transport may drop tools it cannot call
+        self._resendable = frozenset(tool.name for tool in tools if resendable_tool(tool.annotations))
+        tools = self._listed(tools)
         self._task_support = {tool.name: _task_support(tool) for tool in tools}
         self._warn_odd_names(tools)
         return tools
@@ -169,10 +171,11 @@ class Calls:
         A modern server checks the ``Mcp-Param-*`` headers against the arguments; a mismatch
         means the tool list this client learned the headers from is out of date.
         """
+        resendable = bool(self._resendable) and params["name"] in self._resendable
         try:
             return self._conversation.call(
                 "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
-                meta=meta,
+                meta=meta, resendable=resendable,
             )
         except RPCError as exc:
             if exc.code != modern.HEADER_MISMATCH:
@@ -181,7 +184,7 @@ class Calls:
             self.list_tools(timeout)
             return self._conversation.call(
                 "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
-                meta=meta,
+                meta=meta, resendable=params["name"] in self._resendable,
             )
 
     # -- resources ------------------------------------------------------------------------------

@@ -155,7 +155,7 @@ class Client:
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._tasks = Tasks(self._conversation, self._timeouts, self._outputs)
-        self._calls = Calls(self._conversation, transport, self._tasks, self._listed)
+        self._calls = Calls(self._conversation, self._tasks, self._listed)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._tasks, self._elicitation)
         self._session = BoundSession(self._conversation, self._seam, _weak_state(self))

@@ -40,7 +40,7 @@ from ._rpc.cancel import Cancel
 from ._rpc.engine import Engine, ProgressCallback
 from ._timeouts import Deadline
 from .extensions import Message, Options
-from .transports.base import LEGACY, MODERN, Transport
+from .transports.base import LEGACY, MODERN, RESENDABLE, SendOptions, Transport
 
 __all__ = ["PROTOCOLS", "Conversation", "identity", "remember_era"]
 
@@ -55,8 +55,9 @@ PROBE_TIMEOUT = 10.0
 PROBE_GRACE = 1.0
 #: How many input-required rounds one call may take before it is given up.
 MAX_INPUT_ROUNDS = 16
-#: Requests that change nothing on the server: re-sent once if their reply stream breaks
-#: (the protocol core's one list, ``_methods.CHANGE_NOTHING``).
+#: Requests that change nothing on the server: re-sent once if their reply stream breaks, and
+#: marked ``resendable`` for the transport (the protocol core's one list,
+#: ``_methods.CHANGE_NOTHING``; a ``tools/call`` is one when its caller says so).
 IDEMPOTENT_METHODS = CHANGE_NOTHING
 
 #: A client's life: created, then open (after initialize), then closed for good.
@@ -344,19 +345,24 @@ class Conversation:
         """A request of the opening (``initialize``, ``server/discover``), passed through the
         call middleware and the middleware like any call."""
         seam = self.handlers.seam
+        resendable = method in IDEMPOTENT_METHODS  # server/discover: initialize may have run
         if not seam.middleware and not seam.call_middleware:
-            return self.engine.request(method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, cancel=cancel)
+            return self.engine.request(
+                method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, cancel=cancel,
+                options=RESENDABLE if resendable else None,
+            )
 
         def deliver(message: Message) -> dict[str, Any]:
             options = message.options
             return self.engine.request(
                 message.method, merge_meta(message.params, options.meta) or {}, timeout=options.timeout,
                 cancel_on_timeout=cancel_on_timeout, cancel=options.cancel, on_sent=options.on_sent,
+                options=send_options(options),
             )
 
         send = compose(seam.middleware, deliver)
         message = Message(direction="send", kind="request", method=method, params=params,
-                          options=Options(timeout=timeout, cancel=cancel))
+                          options=Options(timeout=timeout, cancel=cancel, resendable=resendable))
         result: dict[str, Any] = compose(seam.call_middleware, send)(message)
         return result
 
@@ -401,24 +407,33 @@ class Conversation:
         cancel: Cancel | None = None,
         on_sent: Callable[[Any], None] | None = None,
         meta: Mapping[str, Any] | None = None,
+        resendable: bool = False,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         """Send one logical request as the era wants it, answering every input round.
 
         ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
         ``on_sent(request_id)`` learns each round's id before it is written.
         ``meta`` adds keys to the request's ``_meta`` (under the era's keys, which win).
+        ``resendable``: it changes nothing on the server although its method may (a tool
+        annotated read-only); the methods of ``IDEMPOTENT_METHODS`` are so anyway.
+        ``headers`` go down to the transport with each round (``SendOptions``).
         The call middleware sees the whole call; each round goes through the client's
         middleware as a message of its own.
         """
+        if not resendable:
+            resendable = method in IDEMPOTENT_METHODS
         try:
             seam = self.handlers.seam
             if seam.idle():  # no middleware, or only extensions' that have nothing to do now
-                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta, chained=False)
+                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta,
+                                  chained=False, resendable=resendable, headers=headers)
             if not seam.call_middleware:
-                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta)
+                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta,
+                                  resendable=resendable, headers=headers)
             message = Message(direction="send", kind="request", method=method, params=params, options=Options(
                 timeout=timeout, max_total=max_total, on_progress=on_progress, cancel=cancel, meta=meta,
-                on_sent=on_sent))
+                on_sent=on_sent, headers=headers, resendable=resendable))
             result: dict[str, Any] = self._whole_call(message)
             return result
         except RPCError as exc:
@@ -431,7 +446,8 @@ class Conversation:
         """The innermost step of the call chain: every round of the call ``message`` is."""
         options = message.options
         return self._call(message.method, message.params, options.timeout, options.on_progress, options.max_total,
-                          options.cancel, options.on_sent, options.meta)
+                          options.cancel, options.on_sent, options.meta, resendable=options.resendable,
+                          headers=options.headers)
 
     def _forget(self) -> None:
         """The server said its era or versions changed: what is remembered of it goes."""
@@ -451,6 +467,8 @@ class Conversation:
         meta: Mapping[str, Any] | None = None,
         *,
         chained: bool = True,
+        resendable: bool = False,
+        headers: Mapping[str, str] | None = None,
     ) -> dict[str, Any]:
         # ``params`` is not copied: the era's decorate copies before it adds anything, and an
         # input round copies before it adds its answers. ``chained``: the rounds go through
@@ -464,24 +482,27 @@ class Conversation:
                 base = self.era_strategy.decorate(base)
         total = None if max_total is None else Deadline(max_total)
         retry = base
+        # What goes down to the transport when there is no chain (a constant, or None: no options).
+        sending = (RESENDABLE if resendable else None) if not headers else SendOptions(
+            headers=headers, resendable=resendable)
         for _ in range(MAX_INPUT_ROUNDS + 1):
             left = None if total is None else total.remaining()
             try:
                 if middleware:
                     message = Message(direction="send", kind="request", method=method, params=retry or None, options=Options(
                         timeout=timeout, max_total=left, on_progress=on_progress, cancel=cancel, meta=meta,
-                        on_sent=on_sent))
+                        on_sent=on_sent, headers=headers, resendable=resendable))
                     result = self._send_chained(message)
                 else:
                     try:
                         result = self.engine.request(
                             method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
-                            cancel=cancel, on_sent=on_sent,
+                            cancel=cancel, on_sent=on_sent, options=sending,
                         )
                     except StreamInterrupted as exc:
-                        result = self._resend(exc, method, lambda: self.engine.request(
+                        result = self._resend(exc, method, resendable, lambda: self.engine.request(
                             method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
-                            cancel=cancel, on_sent=on_sent,
+                            cancel=cancel, on_sent=on_sent, options=sending,
                         ))
             except RPCError as exc:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
@@ -509,7 +530,7 @@ class Conversation:
         try:
             result: dict[str, Any] = send(message)
         except StreamInterrupted as exc:
-            return self._resend(exc, message.method, lambda: send(message))
+            return self._resend(exc, message.method, message.options.resendable, lambda: send(message))
         return result
 
     def _deliver(self, message: Message) -> dict[str, Any]:
@@ -522,11 +543,14 @@ class Conversation:
         return self.engine.request(
             message.method, params or None, timeout=options.timeout, on_progress=options.on_progress,
             max_total=options.max_total, cancel=options.cancel, on_sent=options.on_sent,
+            options=send_options(options),
         )
 
-    def _resend(self, exc: StreamInterrupted, method: str, again: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def _resend(
+        self, exc: StreamInterrupted, method: str, resendable: bool, again: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
         """A request whose reply stream broke, re-sent once (as a new request) if it changes nothing."""
-        if method not in IDEMPOTENT_METHODS:
+        if not resendable:
             raise exc
         log.info("the reply stream of %r broke (%s); sending it again", method, exc)
         return again()
@@ -536,12 +560,14 @@ class Conversation:
         return self if not meta else _MetaWire(self, meta)
 
     def notify(
-        self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None
+        self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
-        """Send a notification, through the call middleware and the middleware; ``meta`` as for ``call``."""
+        """Send a notification, through the call middleware and the middleware; ``meta`` and
+        ``headers`` as for ``call``."""
         seam = self.handlers.seam
         message = Message(direction="send", kind="notification", method=method, params=params,
-                          options=Options(timeout=timeout, meta=meta))
+                          options=Options(timeout=timeout, meta=meta, headers=headers))
         send = compose(seam.middleware, self._post)
         if seam.call_middleware:
             send = compose(seam.call_middleware, send)
@@ -549,7 +575,14 @@ class Conversation:
 
     def _post(self, message: Message) -> None:
         self.engine.notify(message.method, merge_meta(message.params, message.options.meta),
-                           timeout=message.options.timeout)
+                           timeout=message.options.timeout, options=send_options(message.options))
+
+
+def send_options(options: Options) -> SendOptions | None:
+    """What of a message's ``Options`` goes down to the transport; None when nothing does."""
+    if options.headers:
+        return SendOptions(headers=options.headers, resendable=options.resendable)
+    return RESENDABLE if options.resendable else None
 
 
 class _MetaWire:

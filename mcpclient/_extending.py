@@ -67,8 +67,9 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
 
 
 #: What builds the built-in extensions that a Client's keyword options stand for (``cache=``,
-#: ``policy=``, ``lock=``...): called with every option, each returns its extensions (none when
-#: its option is off; it also sees the extensions gathered before it). ``mcpclient.plugins`` registers them when it is imported, so the client
+#: ``policy=``, ``lock=``...): called with every option (and the Client's transport under
+#: ``"transport"``), each returns its extensions (none when its option is off; it also sees
+#: the extensions gathered before it). ``mcpclient.plugins`` registers them when it is imported, so the client
 #: core imports no plug-in.
 OptionBuilder = Callable[[Mapping[str, Any], Sequence[Extension]], Sequence[Extension]]
 _OUTER: list[OptionBuilder] = []
@@ -88,6 +89,7 @@ def gather(
     the policy gate), the user's, what its transport brings (the declaration of an auth grant),
     the ``KeepAlive`` that ``keepalive=`` stands for, then the inner built-ins (the result cache)."""
     gathered: list[Extension] = []
+    options = {**options, "transport": transport}
     for build in _OUTER:
         gathered += build(options, gathered)
     gathered += [*extensions, *transport.extensions()]

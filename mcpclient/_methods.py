@@ -1,9 +1,10 @@
 """What the protocol says about methods that every layer needs: which change nothing.
 
-One list, read by the conversation (a request whose reply stream broke is sent again once),
-by the HTTP transports' retries (through the ``resend_safe`` flag the conversation's caller
-sets), and by ``SharedClient(retry="safe")``; and one rule for tools, which change nothing
-when their annotations say so.
+One list, read by the conversation (a request whose reply stream broke is sent again once,
+and the HTTP transports may send again one that broke before any reply: the conversation
+marks it ``SendOptions.resendable``) and by ``SharedClient(retry="safe")``; and one rule for
+tools, which change nothing when their annotations say so (the client's calls of such a tool
+are marked the same way).
 """
 
 from __future__ import annotations

@@ -37,12 +37,13 @@ class BoundSession(Session):
         self._check(method)
         return self._conversation.call(
             method, params, timeout=options.timeout, on_progress=options.on_progress, max_total=options.max_total,
-            cancel=options.cancel, meta=options.meta, on_sent=options.on_sent,
+            cancel=options.cancel, meta=options.meta, on_sent=options.on_sent, resendable=options.resendable,
+            headers=options.headers,
         )
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> None:
         self._check(method)
-        self._conversation.notify(method, params, options.timeout, options.meta)
+        self._conversation.notify(method, params, options.timeout, options.meta, options.headers)
 
     @property
     def server_capabilities(self) -> Mapping[str, Any]:

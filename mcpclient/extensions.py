@@ -72,8 +72,13 @@ class Options:
     (None: no limit), ``max_total`` caps what is left of the whole call, ``on_progress`` and
     ``cancel`` are the caller's, and ``meta`` holds extra ``_meta`` keys (the caller's
     ``meta=``, or what a middleware adds with ``Message.with_meta``); ``on_sent(request_id)``
-    is told the JSON-RPC id of each request sent for it, before it is written. For a
-    ``"receive"`` request, ``timeout`` is None and ``cancel`` is the handler's ``CancelToken``.
+    is told the JSON-RPC id of each request sent for it, before it is written. ``headers`` and
+    ``resendable`` travel on down to the transport with the message (``Message.with_headers``):
+    headers for this one message (an HTTP transport sends them with its POST; stdio has none),
+    and whether it changes nothing on the server, so that a transport may send it again after
+    an attempt that broke before any reply (the client sets it for the methods that change
+    nothing and the tools annotated ``readOnlyHint``/``idempotentHint``). For a ``"receive"``
+    request, ``timeout`` is None and ``cancel`` is the handler's ``CancelToken``.
     """
 
     timeout: float | None = None
@@ -82,6 +87,8 @@ class Options:
     cancel: CancelToken | threading.Event | None = None
     meta: Mapping[str, Any] | None = None
     on_sent: Callable[[Any], None] | None = None
+    headers: Mapping[str, str] | None = None
+    resendable: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -101,6 +108,12 @@ class Message:
     def with_meta(self, **keys: Any) -> Message:
         """A copy whose request carries ``keys`` in its ``_meta`` too (the era's keys still win)."""
         return attrs.evolve(self, options=attrs.evolve(self.options, meta={**(self.options.meta or {}), **keys}))
+
+    def with_headers(self, headers: Mapping[str, str]) -> Message:
+        """A copy that carries ``headers`` down to the transport too (over those it had)."""
+        return attrs.evolve(
+            self, options=attrs.evolve(self.options, headers={**(self.options.headers or {}), **headers})
+        )
 
 
 #: What a middleware calls to pass a message on; returns the result (None for a notification).

@@ -234,8 +234,6 @@ def test_the_error_tree_and_the_models_stand_alone() -> None:
     assert set(edges["mcpclient._typed"]) == {"mcpclient._exceptions"}
 
 
-@pytest.mark.xfail(strict=True, reason="not done yet (issue 29): the modern header mirroring and note_tools "
-                   "still live in transports/; they leave with the per-message options (Transport.deliver)")
 @pytest.mark.parametrize("package", ["mcpclient.transports"])
 def test_the_transports_know_neither_eras_nor_models(package: str) -> None:
     for importer, targets in graph().items():

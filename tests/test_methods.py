@@ -1,21 +1,18 @@
 """The protocol core's one list of change-nothing methods, and its one rule for tools."""
 
 from mcpclient import _conversation, _methods, _shared, types as t
-from mcpclient.transports import _requester
 
 
 def test_one_list_of_change_nothing_methods():
     assert _conversation.IDEMPOTENT_METHODS is _methods.CHANGE_NOTHING
-    assert _requester.CHANGE_NOTHING is _methods.CHANGE_NOTHING
     assert "tools/call" not in _methods.CHANGE_NOTHING and "server/discover" in _methods.CHANGE_NOTHING
 
 
 def test_one_rule_for_resendable_tools():
+    """``SharedClient(retry="safe")`` and the client's own calls (tests/transports/test_contract.py)
+    use the same rule."""
     cases = [({"readOnlyHint": True}, True), ({"idempotentHint": True}, True), ({"readOnlyHint": "yes"}, False),
              ({"destructiveHint": False}, False), (None, False)]
-    safe = _requester.SafeTools()
-    safe.learn([t.ToolDef(name=str(i), annotations=a) for i, (a, _) in enumerate(cases)])
-    for i, (annotations, expected) in enumerate(cases):
+    for annotations, expected in cases:
         assert _methods.resendable_tool(annotations) is expected
         assert _shared.safe_tool(t.ToolDef(name="x", annotations=annotations)) is expected
-        assert safe.allow({"method": "tools/call", "params": {"name": str(i)}}) is expected

@@ -444,7 +444,7 @@ def test_get_task_is_bounded_by_its_timeout(transport):
 
 @pytest.mark.parametrize("method", ["tasks/get", "tasks/update", "tasks/cancel"])
 def test_modern_task_requests_over_http_name_the_task_in_mcp_name(method):
-    from mcpclient._eras.headers import request_headers
+    from mcpclient.plugins.headers import request_headers
 
     message = {"jsonrpc": "2.0", "id": 1, "method": method,
                "params": {"taskId": "t-1", "_meta": {"io.modelcontextprotocol/protocolVersion": V}}}

@@ -39,7 +39,7 @@ from .._exceptions import (
     RPCError,
     TransportError,
 )
-from ..transports.base import NOTHING, Failure, Transport
+from ..transports.base import NOTHING, Failure, SendOptions, Transport
 from .cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .pool import DispatchPool
 
@@ -373,6 +373,7 @@ class Engine:
         max_total: float | None = None,
         cancel: CancelToken | threading.Event | None = None,
         on_sent: Callable[[Any], None] | None = None,
+        options: SendOptions | None = None,
     ) -> dict[str, Any]:
         """Send a request and block for its result.
 
@@ -381,6 +382,7 @@ class Engine:
         whole call. ``on_progress(progress, total, message)`` runs on a dispatch thread.
         ``cancel`` (a CancelToken or threading.Event) abandons the call from another thread.
         ``on_sent(request_id)`` learns the id before the request is written (for telemetry).
+        ``options`` (headers, whether it may be re-sent) go down with it (``Transport.deliver``).
 
         Raises ``RPCError`` for an error reply, ``RequestTimeout`` when the time runs out
         (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
@@ -398,7 +400,7 @@ class Engine:
             try:
                 return self.request(
                     method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, on_progress=on_progress,
-                    max_total=max_total, cancel=cancel, on_sent=on_sent,
+                    max_total=max_total, cancel=cancel, on_sent=on_sent, options=options,
                 )
             finally:
                 self._pool.unpark()
@@ -448,7 +450,7 @@ class Engine:
             else:  # a plain Event has no callbacks: the process's watcher thread looks at it
                 watch = watch_event(cancel, wake)
         try:
-            self._send_request(message, deadline, slot, timeout, cancel_on_timeout)
+            self._send_request(message, deadline, slot, timeout, cancel_on_timeout, options)
             if self._inline and self._read_token.acquire(False):
                 self._read_inline(slot, request_id, deadline)
             wait_event = slot.event.wait
@@ -466,7 +468,7 @@ class Engine:
                         raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
                     if deadline is not None and time.monotonic() >= deadline:
                         raise _unsent_timeout(method, timeout)
-                    self._send_request(message, deadline, None, timeout, cancel_on_timeout)
+                    self._send_request(message, deadline, None, timeout, cancel_on_timeout, options)
                     continue
                 if cancel is not None and is_cancelled(cancel):
                     if self._withdraw(slot):
@@ -514,12 +516,12 @@ class Engine:
 
     def _send_request(
         self, message: dict[str, Any], deadline: float | None, slot: _Slot | None, timeout: float | None,
-        cancel_on_timeout: bool,
+        cancel_on_timeout: bool, options: SendOptions | None,
     ) -> None:
         """Send a request (see ``_send``); a send that ran out of time or was cancelled raises
         what the caller of ``request`` gets for it."""
         try:
-            self._send(message, deadline, slot)
+            self._send(message, deadline, slot, options)
         except RequestTimeout as exc:
             method = message["method"]
             if not exc.delivered:  # nothing of it went out (a torn write, a token provider too slow): no cancel
@@ -634,14 +636,18 @@ class Engine:
         told = "; the server was told to cancel it" if cancel else ""
         return RequestTimeout(f"{what}{told}", method=method, timeout=limit, delivered=True)
 
-    def notify(self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None) -> None:
-        """Send a notification; raises like ``request`` when it cannot be sent."""
+    def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None,
+        options: SendOptions | None = None,
+    ) -> None:
+        """Send a notification (with ``options``, as for ``request``); raises like ``request``
+        when it cannot be sent."""
         self._raise_dead()
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
         deadline = None if timeout is None else time.monotonic() + timeout
-        self._send(message, deadline)
+        self._send(message, deadline, None, options)
 
     def _cancel_in_background(self, request_id: Any, reason: str) -> None:
         """Tell the server to drop ``request_id``: ``notifications/cancelled`` from a daemon
@@ -676,19 +682,23 @@ class Engine:
         except MCPError as exc:
             log.debug("could not send notifications/cancelled for %r: %s", request_id, exc)
 
-    def _send(self, message: dict[str, Any], deadline: float | None, slot: _Slot | None = None) -> None:
+    def _send(
+        self, message: dict[str, Any], deadline: float | None, slot: _Slot | None = None,
+        options: SendOptions | None = None,
+    ) -> None:
         """Write one message, within ``deadline``, one writer at a time (unless the transport
-        serializes its own sends).
+        serializes its own sends); with ``options``, through ``Transport.deliver``.
 
         Over a transport with ``batched_writes``, a request (one with its ``slot``) sent while
         another thread writes is handed to that writer instead of waiting for its turn: the
         writer sends it, with whatever else was handed over meanwhile, in one system call
         once its own message is out (``_write_handed``); what the pipe does not take at once
-        goes back to its caller, which sends it itself (``_Slot.unsent``).
+        goes back to its caller, which sends it itself (``_Slot.unsent``). A message with
+        options is never handed over: framed bytes have no room for them.
         """
         lock = self._write_lock
         if lock is not None and not lock.acquire(False):  # taken: wait for it, within the deadline
-            if slot is not None and self._batched and self._hand_over(message, slot):
+            if slot is not None and self._batched and options is None and self._hand_over(message, slot):
                 return
             wait = _remaining(deadline)
             if not lock.acquire(timeout=-1 if wait is None else wait):
@@ -696,7 +706,11 @@ class Engine:
         try:
             if self._batched:  # (which needs the write lock)
                 self._writing = True  # from here until _write_handed finds nothing more
-            self._transport.send(message, timeout=None if deadline is None else max(0.0, deadline - time.monotonic()))
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if options is None:
+                self._transport.send(message, timeout=left)
+            else:
+                self._transport.deliver(message, options, timeout=left)
         except MCPError:
             if self._dead is not None:
                 self._raise_dead()

@@ -15,6 +15,7 @@ from ..cache import CacheStore
 from ..extensions import Extension
 from .apps.extension import Apps
 from .cache import ResultCache
+from .headers import HeaderMirroring
 from .lock import lock_extension
 from .policy import PolicyGate
 from .skills.extension import Skills
@@ -54,6 +55,13 @@ def _apps(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence
     return (Apps(timeout=options.get("timeout")),)
 
 
+def _headers(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """The modern era's header mirroring, for a transport whose peer speaks HTTP (the headers
+    are HTTP's); outside the result cache, so that it learns from cached tool lists too."""
+    transport = options.get("transport")
+    return (HeaderMirroring(),) if transport is not None and transport.peer.protocol == "http" else ()
+
+
 def _skills(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
     """Every client has Skills: whether skills are served is the server's to declare."""
     return () if any(isinstance(extension, Skills) for extension in gathered) else (Skills(),)
@@ -67,4 +75,5 @@ register_option_builder(_guards, outer=True)
 register_option_builder(output_validation, outer=True)
 register_option_builder(_apps, outer=False)  # after the user's: their result hooks see the plain ToolResult
 register_option_builder(_skills, outer=False)
+register_option_builder(_headers, outer=False)
 register_option_builder(_cache, outer=False)

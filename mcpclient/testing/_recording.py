@@ -26,10 +26,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, Union
 
-from .. import types as t
 from .._exceptions import ConnectionClosed
 from .._redact import REDACTED, Redactor
-from ..transports.base import Peer, Transport
+from ..transports.base import PLAIN, Peer, SendOptions, Transport
 from ..transports.http import StreamableHTTPTransport
 from ..transports.stdio import StdioTransport
 
@@ -137,16 +136,20 @@ class RecordingTransport(Transport):
         self._write({"dir": direction, "t": round(time.monotonic() - self._start, 4), "message": self._scrubber.scrub(message)})
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+        self.deliver(message, PLAIN, timeout=timeout)
+
+    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+        """Record ``message`` and pass it, with its ``options``, to the inner transport."""
         lock = self._send_lock
         if lock is None:
             self._log("send", message)
-            self.inner.send(message, timeout=timeout)
+            self.inner.deliver(message, options, timeout=timeout)
             return
         if not lock.acquire(timeout=-1 if timeout is None else timeout):
             raise TimeoutError("another message was still being written")
         try:
             self._log("send", message)  # in the order the messages are written
-            self.inner.send(message, timeout=timeout)
+            self.inner.deliver(message, options, timeout=timeout)
         finally:
             lock.release()
 
@@ -169,9 +172,6 @@ class RecordingTransport(Transport):
 
     def set_protocol(self, era: str, version: str) -> None:
         self.inner.set_protocol(era, version)
-
-    def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
-        return self.inner.note_tools(tools)
 
     def last_words(self) -> str:
         return self.inner.last_words()

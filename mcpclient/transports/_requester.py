@@ -33,8 +33,6 @@ import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
 from .. import _origin
-from .. import types as t
-from .._methods import CHANGE_NOTHING, resendable_tool
 from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._redact import Redactor
 from .._text import clean
@@ -66,29 +64,6 @@ REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 #: What ``token_provider=`` takes: a ``TokenProvider``, an object with ``token() -> str``, or
 #: a plain callable returning a str (see ``_token``).
 TokenSource = Any
-
-
-class SafeTools:
-    """Which requests may be sent again: the ``CHANGE_NOTHING`` methods, and ``tools/call``
-    for the tools whose annotations (from ``tools/list``) say ``readOnlyHint`` or
-    ``idempotentHint``."""
-
-    def __init__(self) -> None:
-        self._names: frozenset[str] = frozenset()
-
-    def learn(self, tools: list[t.ToolDef]) -> None:
-        self._names = frozenset(
-            tool.name for tool in tools if resendable_tool(tool.annotations)
-        )
-
-    def allow(self, message: dict[str, Any]) -> bool:
-        method = message.get("method")
-        if method in CHANGE_NOTHING:
-            return True
-        if method == "tools/call":
-            params = message.get("params")
-            return isinstance(params, dict) and params.get("name") in self._names
-        return False
 
 
 class Requester:

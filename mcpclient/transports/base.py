@@ -10,7 +10,7 @@ from __future__ import annotations
 import abc
 import json
 import re
-from typing import TYPE_CHECKING, Any, Callable, ClassVar, Hashable, Sequence
+from typing import Any, Callable, ClassVar, Hashable, Mapping, Sequence
 
 import attrs
 
@@ -18,10 +18,10 @@ from .. import _bounded
 from .._exceptions import MCPError, ProtocolError
 from ..extensions import Extension
 
-if TYPE_CHECKING:
-    from .. import types as t
-
-__all__ = ["LEGACY", "MODERN", "NOTHING", "Failure", "Peer", "Transport", "decode_message", "encode_message"]
+__all__ = [
+    "LEGACY", "MODERN", "NOTHING", "PLAIN", "RESENDABLE", "Failure", "Peer", "SendOptions", "Transport",
+    "decode_message", "encode_message",
+]
 
 #: The two protocol eras, as ``set_protocol`` names them: the ``initialize`` handshake with
 #: sessions (2024-11-05 to 2025-11-25), and ``server/discover`` without them (2026-07-28).
@@ -49,6 +49,29 @@ class Failure:
 
     request_id: Any
     error: MCPError
+
+
+@attrs.frozen(kw_only=True)
+class SendOptions:
+    """What travels down with one outgoing message besides the message (``Transport.deliver``).
+
+    ``headers``: transport headers for this one message (HTTP sends them with its POST; the
+    modern era's ``Mcp-Method``/``Mcp-Name``/``Mcp-Param-*`` come this way, set by whoever
+    knows them, so a transport never reads the era or the tools from what it carries).
+    ``resendable``: the message changes nothing on the server, so a transport may send it
+    again when an attempt broke before any reply (a kept-alive connection the server was
+    closing); when false, such a break is an error saying the message may have run.
+    A transport that has no use for one of them ignores it.
+    """
+
+    headers: Mapping[str, str] | None = None
+    resendable: bool = False
+
+
+#: No options: what ``send`` stands for.
+PLAIN = SendOptions()
+#: A message that changes nothing (``_methods.CHANGE_NOTHING``, a read-only tool), no headers.
+RESENDABLE = SendOptions(resendable=True)
 
 
 @attrs.frozen
@@ -83,7 +106,9 @@ class Transport(abc.ABC):
 
     - ``send(message, timeout=None)``: deliver one message (a JSON-able ``dict``). Should not
       block past ``timeout`` seconds when given. Raise ``TransportError`` (or
-      ``ConnectionClosed``) on failure.
+      ``ConnectionClosed``) on failure. A message with options of its own (``SendOptions``:
+      headers, whether it may be re-sent) comes through ``deliver`` instead, whose default
+      calls ``send``.
     - ``receive()``: block until the next message arrives and return it decoded (a ``dict``,
       or a ``list`` for a JSON-RPC batch), or a ``Failure`` for one request that failed.
       Raise ``ProtocolError`` for one malformed message (the client logs and skips it) and
@@ -92,8 +117,8 @@ class Transport(abc.ABC):
       be safe to call more than once.
 
     The rest has defaults that suit a transport with nothing more to say (a test double):
-    ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``frame`` and
-    ``write_frames``, ``reopen``, ``set_protocol``, ``note_tools``, ``last_words``, ``server_key``, ``peer``
+    ``deliver``, ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``frame`` and
+    ``write_frames``, ``reopen``, ``set_protocol``, ``last_words``, ``server_key``, ``peer``
     and ``extensions``.
     """
 
@@ -111,6 +136,17 @@ class Transport(abc.ABC):
     @abc.abstractmethod
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         """Deliver one JSON-RPC message to the server."""
+
+    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+        """Deliver one message with its ``options`` (``SendOptions``), as httpx passes a
+        request's ``extensions`` down to its transport.
+
+        The engine calls it instead of ``send`` for a message that has options; the default
+        sends the message and ignores them. A transport that uses them (HTTP: the headers of
+        the POST, and whether a broken attempt may be re-sent) overrides this, and a wrapper
+        of another transport passes it on. Same contract as ``send`` otherwise.
+        """
+        self.send(message, timeout=timeout)
 
     @abc.abstractmethod
     def receive(self) -> Any:
@@ -205,14 +241,6 @@ class Transport(abc.ABC):
         ``MCP-Protocol-Version`` header, whether there are sessions and a GET stream); it never
         reads the protocol from the messages it carries. The default ignores it.
         """
-
-    def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
-        """The tools ``tools/list`` returned; returns those this transport can call.
-
-        HTTP learns from them which arguments travel as headers (modern era) and which tools
-        are safe to re-send (``readOnlyHint``/``idempotentHint``). The default keeps them all.
-        """
-        return tools
 
     def last_words(self) -> str:
         """What the server said besides its messages, for an error that could otherwise say

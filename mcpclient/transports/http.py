@@ -11,13 +11,11 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import requests
 
-from .. import types as t
-from .._eras.headers import ToolHeaders, request_headers
 from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
 from ..extensions import Extension
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
-from ._requester import Requester, SafeTools, TokenSource
+from ._requester import Requester, TokenSource
 from ._streams import (
     MAX_MESSAGE_BYTES,
     abort_response,
@@ -30,7 +28,7 @@ from ._streams import (
 )
 from ._sse_parser import SSEEvent, SSEParser
 from ._threads import ThreadPool
-from .base import MODERN, Failure, Peer, Transport, decode_message, encode_message
+from .base import MODERN, PLAIN, Failure, Peer, SendOptions, Transport, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
 
@@ -169,12 +167,10 @@ class StreamableHTTPTransport(Transport):
         #: The HTTP status the ``initialize`` POST was answered with (None before it was sent):
         #: ``connect()`` falls back to the HTTP+SSE transport on the statuses the spec names.
         self.initialize_status: int | None = None
-        # The modern era (2026-07-28): no session, no GET stream, headers mirror the body,
-        # and closing a request's stream is how it is cancelled. Told by set_protocol.
+        # The modern era (2026-07-28): no session, no GET stream, and closing a request's
+        # stream is how it is cancelled. Told by set_protocol.
         self._modern = False
         self._listen_after_send = False
-        self._tool_headers = ToolHeaders()
-        self._safe_tools = SafeTools()
 
     @property
     def server_key(self) -> tuple[str, str]:
@@ -189,7 +185,8 @@ class StreamableHTTPTransport(Transport):
         """Legacy: send ``MCP-Protocol-Version: version`` from now on, and open the GET stream
         once the next message (the session's ``notifications/initialized``) went out, before
         that send returns, so nothing the server sends right after the handshake finds no
-        stream to go to. Modern: no session, headers mirror each body."""
+        stream to go to. Modern: no session; each request's headers come with it
+        (``SendOptions.headers``: the header mirroring plug-in sets them)."""
         self._modern = era == MODERN
         if self._modern:
             self.session_id = None
@@ -205,6 +202,12 @@ class StreamableHTTPTransport(Transport):
     # -- sending ----------------------------------------------------------------------------
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+        self.deliver(message, PLAIN, timeout=timeout)
+
+    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+        """POST ``message`` with ``options.headers`` (over the transport's own); a request
+        that is ``options.resendable`` is sent once more on a new connection when a kept-alive
+        one broke before any reply."""
         if self._closed.is_set():
             raise ConnectionClosed("the transport is closed")
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -228,21 +231,12 @@ class StreamableHTTPTransport(Transport):
         if request_id is not _NO_ID and not self._requester.own_session:
             # A user session's sockets cannot be reached before the headers: the caller must
             # not be the thread waiting for them (it waits on its reply slot instead).
-            self._drains.submit(self._exchange_in_background, exchange, body, message, request_id, deadline)
+            self._drains.submit(self._exchange_in_background, exchange, body, message, options, request_id, deadline)
             return
-        self._exchange(exchange, body, message, request_id, deadline)
+        self._exchange(exchange, body, message, options, request_id, deadline)
         if self._listen_after_send:
             self._listen_after_send = False
             self._start_listening(deadline)
-
-    def note_tools(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
-        """Learn which tool arguments travel as ``Mcp-Param-*`` headers (modern era).
-
-        Tools whose ``x-mcp-header`` annotations break the rules are left out, with a warning.
-        Also learns which tools are safe to send again (``SafeTools``).
-        """
-        self._safe_tools.learn(tools)
-        return self._tool_headers.learn(tools) if self._modern else tools
 
     def deliver_replies_to(self, route: Callable[[dict[str, Any]], bool]) -> None:
         """A POST's reply, when nothing of its response came before it, goes to ``route``."""
@@ -263,8 +257,8 @@ class StreamableHTTPTransport(Transport):
             pass
 
     def _exchange(
-        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any, deadline: float | None,
-        caller: bool = True,
+        self, exchange: Exchange, body: bytes, message: dict[str, Any], options: SendOptions, request_id: Any,
+        deadline: float | None, caller: bool = True,
     ) -> None:
         """POST one message and take its reply; a streamed reply keeps the exchange open.
 
@@ -272,27 +266,26 @@ class StreamableHTTPTransport(Transport):
         """
         streamed = False
         try:
-            response, error_body = self._post(body, message, deadline, exchange)
+            response, error_body = self._post(body, message, options, deadline, exchange)
             streamed = self._take(response, message, request_id, deadline, exchange, error_body, caller)
         finally:
             if not streamed:
                 self._exchanges.end(exchange)
 
     def _exchange_in_background(
-        self, exchange: Exchange, body: bytes, message: dict[str, Any], request_id: Any, deadline: float | None,
+        self, exchange: Exchange, body: bytes, message: dict[str, Any], options: SendOptions, request_id: Any,
+        deadline: float | None,
     ) -> None:
         try:
-            self._exchange(exchange, body, message, request_id, deadline, caller=False)
+            self._exchange(exchange, body, message, options, request_id, deadline, caller=False)
         except MCPError as exc:
             self._fail(request_id, exc)
 
-    def _headers(self, message: dict[str, Any] | None = None) -> dict[str, str]:
-        """The MCP headers of one request: in the modern era (and for the probe's
-        ``server/discover``, a modern-only method) they mirror the body; else the session id
-        and the version the session negotiated."""
-        if message is not None and (self._modern or message.get("method") == "server/discover"):
-            return request_headers(message, self._tool_headers)
-        headers = {}
+    def _headers(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The MCP headers of one request: ``extra``, the message's own (``SendOptions.headers``),
+        under the session id and the version the session negotiated (legacy era; the modern
+        one has neither), which are the transport's to say."""
+        headers = dict(extra) if extra else {}
         if self.session_id is not None:
             headers["Mcp-Session-Id"] = self.session_id
         if self.protocol_version is not None:
@@ -300,7 +293,7 @@ class StreamableHTTPTransport(Transport):
         return headers
 
     def _post(
-        self, body: bytes, message: dict[str, Any], deadline: float | None, exchange: Exchange
+        self, body: bytes, message: dict[str, Any], options: SendOptions, deadline: float | None, exchange: Exchange
     ) -> tuple[requests.Response, bytes | None]:
         """POST one message; the response, and its error body if one had to be read already.
 
@@ -309,9 +302,9 @@ class StreamableHTTPTransport(Transport):
         in a row is the error it is, not a loop.
         """
         session_id = self.session_id
-        safe = self._safe_tools.allow(message)
+        safe = options.resendable
         response = self._requester.request(
-            "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
+            "POST", body=body, headers=self._headers(options.headers), deadline=deadline, exchange=exchange,
             resend_safe=safe,
         )
         error_body = None
@@ -320,7 +313,7 @@ class StreamableHTTPTransport(Transport):
             if _session_lost(response.status_code, error_body):
                 self._renew_session(session_id, deadline, exchange)
                 response = self._requester.request(
-                    "POST", body=body, headers=self._headers(message), deadline=deadline, exchange=exchange,
+                    "POST", body=body, headers=self._headers(options.headers), deadline=deadline, exchange=exchange,
                     resend_safe=safe,
                 )
                 error_body = None

@@ -19,7 +19,7 @@ from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._requester import Requester, TokenSource
 from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
 from ._sse_parser import SSEParser
-from .base import Peer, Transport, encode_message
+from .base import PLAIN, Peer, SendOptions, Transport, encode_message
 
 __all__ = ["SSETransport"]
 
@@ -169,6 +169,12 @@ class SSETransport(Transport):
         self._endpoint_ready.set()
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+        self.deliver(message, PLAIN, timeout=timeout)
+
+    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+        """POST ``message`` to the endpoint with ``options.headers``; one that is
+        ``options.resendable`` is sent once more on a new connection when a kept-alive one
+        broke before any reply."""
         if self._closed.is_set():
             raise ConnectionClosed("the transport is closed")
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -179,13 +185,16 @@ class SSETransport(Transport):
         key = message.get("id") if "method" in message else None
         exchange = self._exchanges.open(what, deadline, key)
         try:
-            self._post(message, what, deadline, exchange)
+            self._post(message, options, what, deadline, exchange)
         finally:
             self._exchanges.end(exchange)
 
-    def _post(self, message: dict[str, Any], what: str, deadline: float | None, exchange: Exchange) -> None:
+    def _post(
+        self, message: dict[str, Any], options: SendOptions, what: str, deadline: float | None, exchange: Exchange
+    ) -> None:
         response = self._requester.request(
-            "POST", body=encode_message(message), url=self.endpoint, deadline=deadline, exchange=exchange
+            "POST", body=encode_message(message), headers=options.headers, url=self.endpoint, deadline=deadline,
+            exchange=exchange, resend_safe=options.resendable,
         )
         if response.status_code < 300:
             response.close()  # 202 Accepted; the reply comes on the stream

@@ -1,4 +1,4 @@
-"""Modern Streamable HTTP request headers, x-mcp-header rules and value encoding."""
+"""Modern Streamable HTTP request headers (mcpclient.plugins.headers): x-mcp-header rules, value encoding."""
 
 from __future__ import annotations
 
@@ -6,8 +6,7 @@ import logging
 
 import pytest
 
-from mcpclient import ToolDef
-from mcpclient._eras.headers import (
+from mcpclient.plugins.headers import (
     InvalidToolHeaders,
     ToolHeaders,
     encode_value,
@@ -74,24 +73,24 @@ def test_invalid_annotations_are_refused(bad):
 def test_invalid_tools_are_dropped_with_a_warning_and_others_kept(caplog):
     headers = ToolHeaders()
     tools = [
-        ToolDef(name="good", input_schema=schema(r={"type": "string", "x-mcp-header": "Region"})),
-        ToolDef(name="bad", input_schema=schema(n={"type": "number", "x-mcp-header": "N"})),
-        ToolDef(name="plain", input_schema=schema(q={"type": "string"})),
+        {"name": "good", "inputSchema": schema(r={"type": "string", "x-mcp-header": "Region"})},
+        {"name": "bad", "inputSchema": schema(n={"type": "number", "x-mcp-header": "N"})},
+        {"name": "plain", "inputSchema": schema(q={"type": "string"})},
     ]
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
         kept = headers.learn(tools)
-    assert [t.name for t in kept] == ["good", "plain"]
+    assert [t["name"] for t in kept] == ["good", "plain"]
     assert any("'bad'" in r.getMessage() for r in caplog.records)
 
 
 def test_request_headers_for_a_tool_call_with_parameters():
     headers = ToolHeaders()
-    headers.learn([ToolDef(name="sql", input_schema=schema(
+    headers.learn([{"name": "sql", "inputSchema": schema(
         region={"type": "string", "x-mcp-header": "Region"},
         dry={"type": "boolean", "x-mcp-header": "Dry"},
         missing={"type": "string", "x-mcp-header": "Missing"},
         empty={"type": "string", "x-mcp-header": "Empty"},
-    ))])
+    )}])
     message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "_meta": META, "name": "sql", "arguments": {"region": "us-west1", "dry": False, "empty": None}}}
     assert request_headers(message, headers) == {
@@ -106,3 +105,15 @@ def test_request_headers_name_the_resource_uri_and_encode_it():
 
 def test_legacy_messages_get_no_modern_headers():
     assert request_headers({"method": "tools/call", "params": {"name": "x"}}) == {}
+
+
+def test_a_later_page_updates_the_tools_it_names_and_a_new_listing_starts_afresh():
+    headers = ToolHeaders()
+    region = schema(r={"type": "string", "x-mcp-header": "Region"})
+    headers.learn([{"name": "a", "inputSchema": region}])
+    headers.learn([{"name": "b", "inputSchema": region}], first=False)
+    assert headers.for_call("a", {"r": "x"}) == headers.for_call("b", {"r": "x"}) == {"Mcp-Param-Region": "x"}
+    headers.learn([{"name": "a", "inputSchema": schema(r={"type": "string"})}], first=False)
+    assert headers.for_call("a", {"r": "x"}) == {}  # the page says a has no header now
+    headers.learn([{"name": "c", "inputSchema": region}])
+    assert headers.for_call("b", {"r": "x"}) == {}  # a new listing: b is gone

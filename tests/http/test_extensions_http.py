@@ -64,3 +64,35 @@ def test_a_resend_after_a_broken_stream_is_a_message_of_its_own(fake):
         assert client.list_tools() == []
     assert [method for _, method, _ in seen].count("tools/list") == 2
     assert posts["tools/list"] == 2
+
+
+@pytest.mark.parametrize("protocol", ["legacy", V])
+def test_a_middlewares_headers_go_with_that_one_post_to_a_real_server(protocol):
+    """``Message.with_headers`` reaches the transport (``SendOptions.headers``): the real SDK
+    server answers ``user://me`` with the ``X-User`` header of that very request."""
+    require_mcp_sdk()
+    from tests.cache_fixtures import CacheServer
+
+    def as_user(message: Message, next_: Any) -> Any:
+        if message.direction == "send" and message.method == "resources/read":
+            return next_(message.with_headers({"X-User": "ada"}))
+        return next_(message)
+
+    with CacheServer() as server:
+        with Client(StreamableHTTPTransport(server.url), protocol=protocol, timeout=15, middleware=[as_user]) as client:
+            assert client.read_resource("user://me")[0].text == "the profile of ada"
+            assert client.call_tool("echo", {"text": "hi"}).text == "hi"  # no header: none sent
+        with Client(StreamableHTTPTransport(server.url), protocol=protocol, timeout=15) as client:
+            assert client.read_resource("user://me")[0].text == "the profile of nobody"
+
+
+def test_the_header_mirroring_is_a_plugin_of_http_clients_only():
+    from mcpclient.plugins.headers import HeaderMirroring
+    from tests.doubles import QueueTransport
+
+    for transport, expected in [(StreamableHTTPTransport(URL), 1), (QueueTransport(), 0)]:
+        client = Client(transport)
+        try:
+            assert [type(e) for e in client.extensions].count(HeaderMirroring) == expected
+        finally:
+            client.close()

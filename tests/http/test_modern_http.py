@@ -101,6 +101,27 @@ def test_a_broken_stream_is_resent_only_for_requests_that_change_nothing(modern)
     assert calls == {"tools/list": 2, "tools/call": 1}
 
 
+def test_a_broken_stream_of_a_read_only_tools_call_is_resent(modern):
+    """The one rule for what changes nothing (``_methods``) holds for a broken reply stream too:
+    a tool annotated ``readOnlyHint`` in the listing is called again."""
+    calls = {"tools/call": 0}
+
+    def call(m, r):
+        calls["tools/call"] += 1
+        if calls["tools/call"] == 1:
+            return 200, {"Content-Type": "text/event-stream"}, StreamBody(b": hello\n\n", None)
+        return json_reply(m, {"content": [{"type": "text", "text": "read"}]})
+
+    tools = [{**TOOLS[0], "annotations": {"readOnlyHint": True}}]
+    modern.handlers["tools/list"] = lambda m, r: json_reply(m, {"tools": tools, "ttlMs": 0, "cacheScope": "public"})
+    modern.handlers["tools/call"] = call
+    with Client(StreamableHTTPTransport(URL), timeout=5) as client:
+        client.list_tools()
+        assert client.call_tool("sql", {"region": "x"}).text == "read"
+    assert calls == {"tools/call": 2}
+    assert all(post.headers["Mcp-Param-Region"] == "x" for post in modern.posts("tools/call"))
+
+
 def test_progress_arrives_on_the_request_stream(modern):
     def call(m, r):
         token = m["params"]["_meta"]["progressToken"]

@@ -9,40 +9,62 @@ import pytest
 from mcpclient import Client
 from mcpclient._exceptions import StreamInterrupted
 from mcpclient.plugins.otel import network_attributes
-from mcpclient.transports.base import LEGACY, Failure, Peer
+from mcpclient.transports.base import LEGACY, PLAIN, Failure, Peer, SendOptions
 from mcpclient.transports.http import StreamableHTTPTransport
 from tests.doubles import QueueTransport, Reply, ScriptedServer
 
 
 class ToldTransport(QueueTransport):
-    """Records what the session tells it through the contract."""
+    """Records what the session tells it through the contract, and each message's options."""
 
     def __init__(self) -> None:
         super().__init__()
         self.protocols: list[tuple[str, str]] = []
-        self.noted: list[list[Any]] = []
+        self.options: dict[str, SendOptions] = {}
 
     def set_protocol(self, era: str, version: str) -> None:
         # Told before notifications/initialized goes out, so that message carries the version.
         assert "notifications/initialized" not in self.methods_sent()
         self.protocols.append((era, version))
 
-    def note_tools(self, tools: list[Any]) -> list[Any]:
-        self.noted.append(tools)
-        return tools[:1]  # a transport may drop tools it cannot call
+    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+        key = message.get("method", "<reply>")
+        if key == "tools/call":
+            key = f"tools/call {message['params']['name']}"
+        self.options[key] = options
+        super().deliver(message, options, timeout=timeout)
 
 
-def test_the_session_tells_the_transport_the_era_and_version_and_the_tools():
+def test_the_session_tells_the_transport_the_era_and_version():
     transport = ToldTransport()
-    server = ScriptedServer(transport, {"tools/list": lambda p, m: {"tools": [
-        {"name": "a", "inputSchema": {"type": "object"}}, {"name": "b", "inputSchema": {"type": "object"}}]}})
+    server = ScriptedServer(transport)
     try:
-        with Client(transport, timeout=5, protocol="legacy") as client:
+        with Client(transport, timeout=5, protocol="legacy"):
             assert transport.protocols == [(LEGACY, "2025-11-25")]
-            assert [tool.name for tool in client.list_tools()] == ["a"]
-        assert [tool.name for tool in transport.noted[0]] == ["a", "b"]
     finally:
         server.stop()
+
+
+def test_what_changes_nothing_travels_as_resendable_and_the_rest_plainly():
+    """The one rule (``_methods``): the change-nothing methods and the calls of tools annotated
+    ``readOnlyHint``/``idempotentHint`` go down as ``resendable``; the rest through ``send``."""
+    transport = ToldTransport()
+    tools = [{"name": "look", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+             {"name": "again", "inputSchema": {"type": "object"}, "annotations": {"idempotentHint": True}},
+             {"name": "write", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": "yes"}}]
+    server = ScriptedServer(transport, {"tools/list": lambda p, m: {"tools": tools},
+                                        "tools/call": lambda p, m: {"content": []}})
+    try:
+        with Client(transport, timeout=5, protocol="legacy") as client:
+            client.list_tools()
+            for tool in tools:
+                client.call_tool(tool["name"])
+            client.ping()
+    finally:
+        server.stop()
+    resendable = SendOptions(resendable=True)
+    assert transport.options == {"tools/list": resendable, "tools/call look": resendable,
+                                 "tools/call again": resendable, "ping": resendable}
 
 
 def test_a_failure_item_fails_only_its_own_call():
@@ -81,5 +103,7 @@ def test_the_contract_defaults_say_nothing():
     assert transport.server_key is None
     assert transport.peer == Peer()
     assert transport.reopen() is None
-    assert transport.note_tools([]) == []
+    transport.deliver({"jsonrpc": "2.0", "method": "x"}, SendOptions(headers={"A": "b"}, resendable=True))
+    assert transport.sent == [{"jsonrpc": "2.0", "method": "x"}]  # the default sends it, options aside
+    assert PLAIN == SendOptions()
     transport.set_protocol(LEGACY, "2025-11-25")  # ignored
