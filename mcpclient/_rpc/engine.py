@@ -11,8 +11,10 @@ caller that finds it free reads its own reply, for at most ``INLINE_READ_BUDGET`
 comes before it in order. That saves two thread switches a call. The reader thread takes the
 pipe back when a caller hands it over or no caller has read for ``INLINE_LEND``. A caller
 reading alone from a server whose replies come within ``SPIN_WORTH`` first looks for its
-reply without sleeping, for up to ``SPIN_READ`` (``spin_reads``), which saves the wake-up of
-a sleeping thread.
+reply without sleeping, for up to ``SPIN_READ`` (``SpinReads``), which saves the wake-up of
+a sleeping thread. What a transport can do besides its three methods (``InlineReads``,
+``SpinReads``, ``BatchedWrites``, ``ConcurrentSends``) is read once, when the engine is made
+(``transports.base.capabilities``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ import os
 import threading
 import time
 import weakref
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 from .. import _bounded
 from .._exceptions import (
@@ -39,7 +41,7 @@ from .._exceptions import (
     RPCError,
     TransportError,
 )
-from ..transports.base import NOTHING, Failure, SendOptions, Transport
+from ..transports.base import NOTHING, BatchedWrites, Failure, InlineReads, SendOptions, Transport, capabilities
 from .cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .pool import DispatchPool
 
@@ -67,7 +69,7 @@ LANE_BLOCKED_WARNING = 5.0
 #: Over a transport that reads inline: how long a caller reads for its own reply before it
 #: hands the pipe to the reader thread and waits on its slot (a cancel waits at most this).
 INLINE_READ_BUDGET = 0.02
-#: Over a transport with ``spin_reads`` (stdio), on a machine with more than one CPU: how long
+#: Over a ``SpinReads`` transport (stdio), on a machine with more than one CPU: how long
 #: a call waiting alone at most looks for its reply without sleeping before it waits in the
 #: kernel (see ``_read_inline``). 0 turns it off.
 SPIN_READ = 0.0001
@@ -199,14 +201,18 @@ class Engine:
         if max_dispatch < 1:
             raise ValueError("max_dispatch must be at least 1")
         self._transport = transport
+        can = capabilities(transport)
         self._on_request = on_request
         self._on_notification = on_notification
         self._ids = itertools.count(1)
         self._pending: dict[Any, _Slot] = {}
         self._lock = threading.Lock()
-        self._write_lock = None if transport.self_serializing else threading.Lock()
+        self._write_lock = None if can.concurrent_sends else threading.Lock()
         # Requests handed to the thread writing now (see _send): (frame, slot), under _outbox_lock.
-        self._batched = self._write_lock is not None and transport.batched_writes
+        self._batched = self._write_lock is not None and can.batched_writes
+        #: The transport as the interfaces it honours (the engine uses each only where ``can`` says).
+        self._frames = cast(BatchedWrites, transport)
+        self._inline_reader = cast(InlineReads, transport)
         self._outbox: list[tuple[bytes, _Slot]] = []
         self._outbox_lock = threading.Lock()
         self._writing = False  # a writer holds the write lock and will look at the outbox again
@@ -228,16 +234,16 @@ class Engine:
         self._lane_warned = False  # about the running item
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
-        self._inline = transport.inline_reads
+        self._inline = can.inline_reads
         self._read_token = threading.Lock()  # held by the one thread reading the transport
         self._reader_wake = threading.Event()  # a caller hands the pipe back to the reader thread
         self._inline_reads = 0  # how many calls read inline: the reader thread's sign of life
-        self._spin = transport.spin_reads and SPIN_READ > 0 and _cpus() > 1
+        self._spin = can.spin_reads and SPIN_READ > 0 and _cpus() > 1
         self._spin_wait = 0.0  # how long spinning calls waited for their replies, on average
         self._spin_skip = 0  # calls to let go by before the next spin (see SPIN_PROBE)
         self._reader = threading.Thread(
             target=_read_loop,
-            args=(weakref.ref(self), transport, self._read_token, self._reader_wake),
+            args=(weakref.ref(self), transport, self._inline, self._read_token, self._reader_wake),
             name="mcpclient-reader",
             daemon=True,
         )
@@ -549,7 +555,7 @@ class Engine:
         this one's included when its reply has not come: it reads for them, and this call
         waits on its slot.
         """
-        transport = self._transport
+        transport = self._inline_reader
         start = time.monotonic()
         end = start + INLINE_READ_BUDGET
         if deadline is not None and deadline < end:
@@ -689,7 +695,7 @@ class Engine:
         """Write one message, within ``deadline``, one writer at a time (unless the transport
         serializes its own sends); with ``options``, through ``Transport.deliver``.
 
-        Over a transport with ``batched_writes``, a request (one with its ``slot``) sent while
+        Over a ``BatchedWrites`` transport, a request (one with its ``slot``) sent while
         another thread writes is handed to that writer instead of waiting for its turn: the
         writer sends it, with whatever else was handed over meanwhile, in one system call
         once its own message is out (``_write_handed``); what the pipe does not take at once
@@ -731,7 +737,7 @@ class Engine:
         """Queue a request for the thread writing now; False when it must wait its turn (too
         big for one atomic write, or the writer has already looked for the last time)."""
         try:
-            frame = self._transport.frame(message)
+            frame = self._frames.frame(message)
         except ValueError as exc:  # as _send reports it (a TypeError goes up as it is there too)
             raise TransportError(f"could not send to the server: {exc}") from exc
         if frame is None:
@@ -768,7 +774,7 @@ class Engine:
                         self._writing = False
                         return
                     self._outbox = []
-                sent = self._transport.write_frames([frame for frame, _ in batch])
+                sent = self._frames.write_frames([frame for frame, _ in batch])
                 for _, slot in batch[sent:]:
                     slot.unsent = True
                     slot.event.set()
@@ -1046,7 +1052,9 @@ class Engine:
             log.warning("could not send an error reply: %s", exc)
 
 
-def _read_loop(ref: weakref.ref[Engine], transport: Transport, token: threading.Lock, wake: threading.Event) -> None:
+def _read_loop(
+    ref: weakref.ref[Engine], transport: Transport, inline: bool, token: threading.Lock, wake: threading.Event,
+) -> None:
     """The reader thread: receive, route, repeat, until the connection ends.
 
     It holds the engine only while routing one message; while it waits in ``receive()`` the
@@ -1054,7 +1062,6 @@ def _read_loop(ref: weakref.ref[Engine], transport: Transport, token: threading.
     and so ends this loop. Over a transport that reads inline it reads only while it holds
     ``token``, and lends it out after a reply that left no call waiting (see ``_lend``).
     """
-    inline = transport.inline_reads
     token.acquire()
     try:
         while True:

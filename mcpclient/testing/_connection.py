@@ -14,7 +14,7 @@ import threading
 from typing import Any, Mapping
 
 from .._exceptions import ConnectionClosed, RequestTimeout, RPCError, TransportError, method_not_found
-from ..transports.base import Transport
+from ..transports.base import ConcurrentSends, Transport
 
 __all__ = ["Context", "FakeConnection"]
 
@@ -80,10 +80,8 @@ class _Pending:
         self.reply: dict[str, Any] | None = None
 
 
-class FakeConnection(Transport):
+class FakeConnection(Transport, ConcurrentSends):
     """Transport mechanics of the fake server; subclasses implement ``handle``."""
-
-    self_serializing = True
 
     def __init__(self, *, latency: float = 0.0) -> None:
         self.latency = latency

@@ -28,7 +28,7 @@ from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, Union
 
 from .._exceptions import ConnectionClosed
 from .._redact import REDACTED, Redactor
-from ..transports.base import PLAIN, Peer, SendOptions, Transport
+from ..transports.base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, capabilities
 from ..transports.http import StreamableHTTPTransport
 from ..transports.stdio import StdioTransport
 
@@ -102,14 +102,12 @@ def _open(target: Target, options: Mapping[str, Any]) -> Transport:
     return StdioTransport(list(target), **options)
 
 
-class RecordingTransport(Transport):
+class RecordingTransport(Transport, ConcurrentSends):
     """Passes every message through to ``inner`` and appends it, redacted, to ``path``.
 
-    Self-serializing like HTTP, whose ``send`` may block until its reply: sends to an inner
+    ``ConcurrentSends`` like HTTP, whose ``send`` may block until its reply: sends to an inner
     transport that is not (stdio) are serialized here, within their timeout.
     """
-
-    self_serializing = True
 
     def __init__(self, inner: Transport, path: Path_, *, secrets: Iterable[str] = (), target: Target | None = None) -> None:
         self.inner = inner
@@ -118,7 +116,7 @@ class RecordingTransport(Transport):
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
         self._lock = threading.Lock()
-        self._send_lock = None if inner.self_serializing else threading.Lock()
+        self._send_lock = None if capabilities(inner).concurrent_sends else threading.Lock()
         self._start = time.monotonic()
         header = {"mcpclient_recording": FORMAT, **_describe(inner if target is None else target, self._scrubber)}
         self._write(header)

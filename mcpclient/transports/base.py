@@ -1,8 +1,11 @@
 """The transport boundary: move one JSON-RPC message each way, and nothing else.
 
-``Transport`` declares everything the engine and the session may ask of a transport; each
-optional part has a default here, so nobody above this module probes a transport with
-``getattr`` or tests its class.
+``Transport`` declares what the engine and the session may ask of every transport: three
+methods to implement, and hooks with defaults that do nothing. What only some transports can
+do is a small interface of its own, declared by inheriting it, which the engine checks with
+``isinstance`` through ``capabilities`` (once, when it starts): ``ConcurrentSends``,
+``InlineReads``, ``SpinReads`` and ``BatchedWrites``. Nobody above this module probes a
+transport with ``getattr`` or tests its class.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ from __future__ import annotations
 import abc
 import json
 import re
-from typing import Any, Callable, ClassVar, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import attrs
 
@@ -19,8 +22,9 @@ from .._exceptions import MCPError, ProtocolError
 from ..extensions import Extension
 
 __all__ = [
-    "LEGACY", "MODERN", "NOTHING", "PLAIN", "RESENDABLE", "Failure", "Peer", "SendOptions", "Transport",
-    "decode_message", "encode_message",
+    "LEGACY", "MODERN", "NOTHING", "PLAIN", "RESENDABLE", "BatchedWrites", "Capabilities", "ConcurrentSends",
+    "Failure", "InlineReads", "Peer", "SendOptions", "SpinReads", "Transport", "capabilities", "decode_message",
+    "encode_message",
 ]
 
 #: The two protocol eras, as ``set_protocol`` names them: the ``initialize`` handshake with
@@ -94,13 +98,9 @@ class Peer:
 class Transport(abc.ABC):
     """Moves JSON-RPC messages between a ``Client`` and one server.
 
-    A transport is read by one thread at a time (``receive``, or ``receive_within`` where
-    ``inline_reads`` is true) and written by writers (``send``).
-    Unless ``self_serializing`` is true, the client calls ``send`` from one thread at a time;
-    a transport that sets it must accept concurrent ``send`` calls (HTTP does). A transport
-    whose ``send`` may block until its reply arrives (HTTP reads a POST's reply there), or that
-    wraps one, must set it: else one call's ``send`` would hold back every other message,
-    including a handler's answer to a server request that call is waiting on.
+    A transport is read by one thread at a time (``receive``, or ``receive_within`` of an
+    ``InlineReads`` one) and written by writers (``send``/``deliver``), one at a time unless
+    it is ``ConcurrentSends``.
 
     Implement three methods:
 
@@ -117,21 +117,10 @@ class Transport(abc.ABC):
       be safe to call more than once.
 
     The rest has defaults that suit a transport with nothing more to say (a test double):
-    ``deliver``, ``abandon``, ``renew``, ``deliver_replies_to``, ``receive_within``, ``frame`` and
-    ``write_frames``, ``reopen``, ``set_protocol``, ``last_words``, ``server_key``, ``peer``
-    and ``extensions``.
+    ``deliver``, ``abandon``, ``renew``, ``deliver_replies_to``, ``reopen``, ``set_protocol``,
+    ``last_words``, ``server_key``, ``peer`` and ``extensions``. What a transport can do
+    besides, it declares by inheriting an interface of this module (``capabilities``).
     """
-
-    self_serializing: ClassVar[bool] = False
-    #: True when ``receive_within`` is implemented: a caller may then read its own reply
-    #: (stdio), saving the hand-off through the reader thread.
-    inline_reads: ClassVar[bool] = False
-    #: True when ``frame`` and ``write_frames`` are implemented: a request sent while another
-    #: thread is writing is handed to that writer, which sends it in the same system call (stdio).
-    batched_writes: ClassVar[bool] = False
-    #: True when ``receive_within`` takes ``spin`` (stdio): a call waiting alone for a reply
-    #: that came fast last time looks for it without sleeping, saving a process wake-up.
-    spin_reads: ClassVar[bool] = False
 
     @abc.abstractmethod
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
@@ -151,38 +140,6 @@ class Transport(abc.ABC):
     @abc.abstractmethod
     def receive(self) -> Any:
         """Return the next decoded message from the server, or a ``Failure``."""
-
-    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
-        """Like ``receive``, but return ``NOTHING`` once ``timeout`` seconds pass without a
-        whole message; a partial one stays buffered for the next call.
-
-        Only for a transport that sets ``inline_reads``. The engine makes sure one thread at
-        a time reads, whether through ``receive`` or this. A subclass that wraps ``receive``
-        wraps this too (or sets ``inline_reads`` to False). Where ``spin_reads`` is true, the
-        engine may pass ``spin``: for up to that many seconds of ``timeout``, look for the
-        message without sleeping before waiting for it.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not read inline")
-
-    def frame(self, message: dict[str, Any]) -> bytes | None:
-        """``message`` as the bytes ``write_frames`` would write, or None when it is too big
-        for one all-or-nothing write (then it goes through ``send``).
-
-        Only for a transport that sets ``batched_writes``; called from any thread.
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not batch writes")
-
-    def write_frames(self, frames: list[bytes]) -> int:
-        """Write ``frames`` in order, each whole or not at all, as far as the transport takes
-        them without waiting; return how many went out. Never blocks and never raises: what
-        did not go out (the pipe is full, the connection failed) is sent again by its owner
-        through ``send``, which reports the reason.
-
-        Only for a transport that sets ``batched_writes``. The engine calls it from the thread
-        that holds the write turn, right after that thread's own ``send``; a subclass that
-        wraps ``send`` wraps this too (or sets ``batched_writes`` to False).
-        """
-        raise NotImplementedError(f"{type(self).__name__} does not batch writes")
 
     @abc.abstractmethod
     def close(self) -> None:
@@ -272,6 +229,130 @@ class Transport(abc.ABC):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class ConcurrentSends(abc.ABC):
+    """A transport whose ``send``/``deliver`` may be called from several threads at once.
+
+    Without it the engine calls them from one thread at a time. A transport whose ``send`` may
+    block until its reply arrives (HTTP reads a POST's reply there), or that wraps one, must
+    be one: else one call's send would hold back every other message, including a handler's
+    answer to a server request that call is waiting on. Declares nothing to implement.
+    """
+
+
+class InlineReads(abc.ABC):
+    """A transport a caller may read its own reply from (stdio), saving the hand-off through
+    the reader thread: the engine makes sure one thread at a time reads, through ``receive``
+    or ``receive_within``."""
+
+    @abc.abstractmethod
+    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
+        """Like ``receive``, but return ``NOTHING`` once ``timeout`` seconds pass without a
+        whole message; a partial one stays buffered for the next call. ``spin`` is passed only
+        to a ``SpinReads`` transport: for up to that many seconds of ``timeout``, look for the
+        message without sleeping before waiting for it."""
+
+
+class SpinReads(InlineReads):
+    """An ``InlineReads`` transport whose ``receive_within`` takes ``spin`` (stdio): a call
+    waiting alone for a reply that came fast last time looks for it without sleeping, which
+    saves a process wake-up. Declares nothing more to implement."""
+
+    #: Set to False on a transport, before its Client is made, to turn spinning off for it.
+    spin_reads: bool = True
+
+
+class BatchedWrites(abc.ABC):
+    """A transport that writes several framed messages in one system call (stdio): a request
+    sent while another thread is writing is handed to that writer."""
+
+    @abc.abstractmethod
+    def frame(self, message: dict[str, Any]) -> bytes | None:
+        """``message`` as the bytes ``write_frames`` would write, or None when it is too big
+        for one all-or-nothing write (then it goes through ``send``). Called from any thread."""
+
+    @abc.abstractmethod
+    def write_frames(self, frames: list[bytes]) -> int:
+        """Write ``frames`` in order, each whole or not at all, as far as the transport takes
+        them without waiting; return how many went out. Never blocks and never raises: what
+        did not go out (the pipe is full, the connection failed) is sent again by its owner
+        through ``send``, which reports the reason. Called by the thread that holds the write
+        turn, right after that thread's own ``send``."""
+
+
+@attrs.frozen
+class Capabilities:
+    """What the engine may do with a transport beyond the three methods (``capabilities``)."""
+
+    concurrent_sends: bool = False
+    inline_reads: bool = False
+    spin_reads: bool = False
+    batched_writes: bool = False
+
+
+def capabilities(transport: Transport | type[Transport]) -> Capabilities:
+    """The interfaces a transport (or its class) honours, as the engine reads them once.
+
+    A class honours an interface it inherits, with one rule for subclasses that wrap what an
+    interface goes around: ``BatchedWrites`` bypasses ``send`` and ``InlineReads`` bypasses
+    ``receive``, so a subclass that overrides ``send`` (to record, say) without overriding
+    ``write_frames`` too no longer batches, one that overrides ``receive`` without
+    ``receive_within`` no longer reads inline, and one that overrides ``receive_within`` is
+    given no ``spin`` (it may not take it) unless it declares ``SpinReads`` itself: each keeps
+    seeing every message. For the transports written before these interfaces, a class
+    attribute ``self_serializing``, ``inline_reads``, ``spin_reads`` or ``batched_writes`` set
+    to True declares the interface (False: not), as it did.
+    """
+    if isinstance(transport, type):
+        return _capabilities(transport)
+    found = _capabilities(type(transport))
+    if found.spin_reads and isinstance(transport, SpinReads) and not transport.spin_reads:
+        return attrs.evolve(found, spin_reads=False)  # turned off on this one
+    return found
+
+
+#: The interfaces, each with the class attribute that declared it before they existed.
+_LEGACY_FLAGS: tuple[tuple[type, str], ...] = (
+    (ConcurrentSends, "self_serializing"),
+    (InlineReads, "inline_reads"),
+    (SpinReads, "spin_reads"),
+    (BatchedWrites, "batched_writes"),
+)
+
+
+def _capabilities(cls: type) -> Capabilities:
+    declared = {flag: _declaration(cls, interface, flag) for interface, flag in _LEGACY_FLAGS}
+    send, receive, within = _definer(cls, "send"), _definer(cls, "receive"), _definer(cls, "receive_within")
+    batched, inline, spin = declared["batched_writes"], declared["inline_reads"], declared["spin_reads"]
+    reads_inline = inline is not None and (issubclass(within, receive) or issubclass(inline, receive))
+    return Capabilities(
+        concurrent_sends=declared["self_serializing"] is not None,
+        batched_writes=batched is not None and (
+            issubclass(_definer(cls, "write_frames"), send) or issubclass(batched, send)),
+        inline_reads=reads_inline,
+        spin_reads=reads_inline and spin is not None and issubclass(spin, within),
+    )
+
+
+def _declaration(cls: type, interface: type, flag: str) -> type | None:
+    """The nearest class of ``cls``'s that declares ``interface`` (inherits it straight from
+    the interface, or sets ``flag`` to True); None when none does, or the nearest one that
+    mentions it sets ``flag`` to False."""
+    for klass in cls.__mro__:
+        if not issubclass(klass, Transport):
+            continue  # (the interfaces themselves, object)
+        own = vars(klass)
+        if flag in own:
+            return klass if own[flag] else None
+        if any(issubclass(base, interface) and not issubclass(base, Transport) for base in klass.__bases__):
+            return klass
+    return None
+
+
+def _definer(cls: type, name: str) -> type:
+    """The nearest class of ``cls``'s that defines ``name`` (``object`` when none does)."""
+    return next((klass for klass in cls.__mro__ if name in vars(klass)), object)
 
 
 _encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)

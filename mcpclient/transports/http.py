@@ -28,7 +28,7 @@ from ._streams import (
 )
 from ._sse_parser import SSEEvent, SSEParser
 from ._threads import ThreadPool
-from .base import MODERN, PLAIN, Failure, Peer, SendOptions, Transport, decode_message, encode_message
+from .base import MODERN, PLAIN, ConcurrentSends, Failure, Peer, SendOptions, Transport, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
 
@@ -70,7 +70,7 @@ class _HandedOff(Exception):
     """The caller's thread gave the rest of its POST's stream to a stream thread."""
 
 
-class StreamableHTTPTransport(Transport):
+class StreamableHTTPTransport(Transport, ConcurrentSends):
     """Speak MCP over Streamable HTTP to ``url`` (the server's MCP endpoint).
 
     Every message is POSTed; the reply comes back as a JSON body (read by the caller's thread)
@@ -116,8 +116,6 @@ class StreamableHTTPTransport(Transport):
     are followed only within the same origin. Thread safety: ``send`` may be called from many
     threads at once. Credentials never appear in reprs, logs or exception messages.
     """
-
-    self_serializing = True
 
     def __init__(
         self,

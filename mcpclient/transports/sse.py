@@ -19,7 +19,7 @@ from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._requester import Requester, TokenSource
 from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
 from ._sse_parser import SSEParser
-from .base import PLAIN, Peer, SendOptions, Transport, encode_message
+from .base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, encode_message
 
 __all__ = ["SSETransport"]
 
@@ -31,7 +31,7 @@ ENDPOINT_TIMEOUT = 10.0
 _CLOSED: Any = object()
 
 
-class SSETransport(Transport):
+class SSETransport(Transport, ConcurrentSends):
     """Speak MCP over the 2024-11-05 HTTP+SSE transport, for servers that predate Streamable HTTP.
 
     Opens the GET event stream at ``url`` at once and waits (``endpoint_timeout`` seconds) for
@@ -46,8 +46,6 @@ class SSETransport(Transport):
     stream is dropped rather than buffered. ``close()`` ends the stream and every POST in
     flight at once, whatever the server does (see ``_exchange``).
     """
-
-    self_serializing = True
 
     def __init__(
         self,

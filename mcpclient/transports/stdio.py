@@ -21,7 +21,7 @@ from ._stdio_posix import PosixPipes
 from ._stdio_process import exit_status, stderr_drained, wait
 from ._stdio_stderr import StderrLines, StderrSink
 from ._stdio_tree import for_this_system
-from .base import NOTHING, Peer, Transport, decode_message, encode_message
+from .base import NOTHING, BatchedWrites, Peer, SpinReads, Transport, decode_message, encode_message
 
 __all__ = ["StdioTransport"]
 
@@ -70,7 +70,7 @@ _DEFAULT_STDERR: Any = object()
 _line_start = re.compile(rb"[ \t\r]*").match
 
 
-class StdioTransport(Transport):
+class StdioTransport(Transport, SpinReads, BatchedWrites):
     """Launch ``cmd`` (an argv list, never run through a shell) and talk to it over its pipes.
 
     ``env`` entries (a mapping, or ``"KEY=value"`` strings as in the Go API) are added to the
@@ -94,20 +94,12 @@ class StdioTransport(Transport):
     skipped as it arrives, never held.
 
     Raises ``TransportError`` at once, with the reason, when the command cannot start.
-    """
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        # A subclass that wraps send() or receive() (to record, say) keeps seeing every message:
-        # unless it wraps their batched and inline twins too, or sets the flag itself, the
-        # engine does not use them.
-        super().__init_subclass__(**kwargs)
-        own = vars(cls)
-        if "send" in own and "write_frames" not in own and "batched_writes" not in own:
-            cls.batched_writes = False
-        if "receive" in own and "receive_within" not in own and "inline_reads" not in own:
-            cls.inline_reads = False
-        if "receive_within" in own and "spin_reads" not in own:  # it may not take spin
-            cls.spin_reads = False
+    A caller may read its own reply (``InlineReads``, with ``spin``: ``SpinReads``), and a
+    writer may carry other threads' requests in its system call (``BatchedWrites``). A
+    subclass that wraps ``send`` or ``receive`` alone (to record, say) keeps seeing every
+    message: the engine then uses neither (``transports.base.capabilities``).
+    """
 
     def __init__(
         self,
@@ -205,10 +197,6 @@ class StdioTransport(Transport):
 
     # -- sending ----------------------------------------------------------------------------
 
-    #: Whether ``frame`` and ``write_frames`` are used: the POSIX pipes write frames whole at
-    #: once; the portable ones have no such write, and frame nothing (``frame`` is None).
-    batched_writes = PosixPipes.atomic_write > 0
-
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         """Write one message within ``timeout``. ``TimeoutError`` when the server does not
         read it in time: nothing of it was written, or part of it was (or may have been), and
@@ -239,12 +227,16 @@ class StdioTransport(Transport):
         raise TimeoutError(reason)
 
     def frame(self, message: dict[str, Any]) -> bytes | None:
+        """The message as one line; None when it is too big for one atomic write, and always
+        with the portable pipes, which have no such write (``BatchedWrites``)."""
+        if not self._atomic_write:
+            return None
         data = encode_message(message) + b"\n"
         return data if len(data) <= self._atomic_write else None
 
     def write_frames(self, frames: list[bytes]) -> int:
         """Write whole frames, as many per system call as one atomic pipe write holds, until
-        the pipe is full; how many went out (see ``Transport.write_frames``)."""
+        the pipe is full; how many went out (see ``BatchedWrites.write_frames``)."""
         limit, done, count = self._atomic_write, 0, len(frames)
         write_now = self._pipes.write_now
         while done < count and not self._closed:
@@ -264,12 +256,8 @@ class StdioTransport(Transport):
 
     # -- receiving --------------------------------------------------------------------------
 
-    inline_reads = True  # receive_within waits on the pipes
-
     def receive(self) -> Any:
         return self._receive(None)
-
-    spin_reads = True  # (the portable pipes take spin and do not spin)
 
     def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
         return self._receive(time.monotonic() + timeout, spin)

@@ -18,6 +18,8 @@ from mcpclient import (
     TransportError,
 )
 
+from mcpclient.transports.base import capabilities
+
 from .conftest import BLOCK, INIT_RESULT, URL, StreamBody, result, sse, wait_for
 
 
@@ -244,7 +246,7 @@ def test_concurrent_calls_do_not_wait_for_each_other(fake):
 
     fake.handlers["tools/call"] = tools_call
     with open_client() as client:
-        assert client.transport.self_serializing
+        assert capabilities(client.transport).concurrent_sends
         slow = threading.Thread(target=client.call_tool, args=("slow",))
         slow.start()
         time.sleep(0.1)

@@ -1,7 +1,8 @@
 """Batched writes: a request sent while another thread writes goes out with that writer.
 
 ``Engine._send`` hands a small request to the thread holding the write turn when the
-transport sets ``batched_writes`` (stdio does); that writer sends what was handed over in one
+transport is ``BatchedWrites`` (stdio is; the double here declares it the way transports did
+before the interfaces, ``batched_writes = True``, which still works); that writer sends what was handed over in one
 ``write_frames`` call after its own message, and gives back what the transport did not take
 to its caller, who sends it itself. These tests drive each step with a double whose ``send``
 can be held (so the turn stays taken) and whose ``write_frames`` takes as many frames as told.

@@ -9,7 +9,18 @@ import pytest
 from mcpclient import Client
 from mcpclient._exceptions import StreamInterrupted
 from mcpclient.plugins.otel import network_attributes
-from mcpclient.transports.base import LEGACY, PLAIN, Failure, Peer, SendOptions
+from mcpclient.transports.base import (
+    LEGACY,
+    PLAIN,
+    BatchedWrites,
+    Capabilities,
+    ConcurrentSends,
+    Failure,
+    Peer,
+    SendOptions,
+    SpinReads,
+    capabilities,
+)
 from mcpclient.transports.http import StreamableHTTPTransport
 from tests.doubles import QueueTransport, Reply, ScriptedServer
 
@@ -107,3 +118,55 @@ def test_the_contract_defaults_say_nothing():
     assert transport.sent == [{"jsonrpc": "2.0", "method": "x"}]  # the default sends it, options aside
     assert PLAIN == SendOptions()
     transport.set_protocol(LEGACY, "2025-11-25")  # ignored
+
+
+class Reads(QueueTransport, SpinReads, BatchedWrites):
+    """Declares what stdio can do, by the interfaces it inherits."""
+
+    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
+        return self.receive()
+
+    def frame(self, message: dict[str, Any]) -> bytes | None:
+        return None
+
+    def write_frames(self, frames: list[bytes]) -> int:
+        return 0
+
+
+def test_what_a_transport_can_do_is_the_interfaces_it_inherits():
+    class Concurrent(QueueTransport, ConcurrentSends):
+        pass
+
+    class WrapsSend(Reads):  # its send would be bypassed by batched writes: none then
+        def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+            super().send(message, timeout=timeout)
+
+    assert capabilities(QueueTransport) == Capabilities()
+    assert capabilities(Concurrent) == Capabilities(concurrent_sends=True)
+    assert capabilities(Reads) == Capabilities(inline_reads=True, spin_reads=True, batched_writes=True)
+    assert capabilities(WrapsSend) == Capabilities(inline_reads=True, spin_reads=True)
+    assert capabilities(StreamableHTTPTransport) == Capabilities(concurrent_sends=True)
+    with pytest.raises(TypeError):  # an interface's methods must be there
+        type("Half", (QueueTransport, BatchedWrites), {})()
+
+
+def test_the_class_attributes_of_before_the_interfaces_still_declare_them():
+    class Flags(QueueTransport):
+        self_serializing = True
+        batched_writes = True
+
+        def frame(self, message: dict[str, Any]) -> bytes | None:
+            return None
+
+        def write_frames(self, frames: list[bytes]) -> int:
+            return 0
+
+    class NoBatches(Reads):
+        batched_writes = False
+
+    assert capabilities(Flags) == Capabilities(concurrent_sends=True, batched_writes=True)
+    assert capabilities(NoBatches) == Capabilities(inline_reads=True, spin_reads=True)
+    transport = Reads()
+    transport.spin_reads = False  # on one transport, before its Client is made
+    assert capabilities(transport) == Capabilities(inline_reads=True, batched_writes=True)
+    assert capabilities(Reads()).spin_reads
