@@ -1,4 +1,4 @@
-"""The JSON-RPC 2.0 engine under every Client.
+"""The JSON-RPC 2.0 engine under every Client: the pending calls and their waiting.
 
 One daemon reader thread reads ``transport.receive()``: it only parses and routes. A reply
 wakes the caller waiting on its pending slot; a server request or notification goes to the
@@ -15,6 +15,10 @@ reply without sleeping, for up to ``SPIN_READ`` (``SpinReads``), which saves the
 a sleeping thread. What a transport can do besides its three methods (``InlineReads``,
 ``SpinReads``, ``BatchedWrites``, ``ConcurrentSends``) is read once, when the engine is made
 (``transports.base.capabilities``).
+
+The engine's mechanisms each have a module: the pending slots (``slots``), the reader thread
+and its lending of the pipe (``reader``), the stdio write batching (``batching``); this one
+holds the calls, their waiting and inline reads, and the routing and dispatch of what comes in.
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ from typing import Any, Callable, cast
 from .. import _bounded
 from .._exceptions import (
     ClientClosedError,
-    ConnectionClosed,
     MCPError,
     ProtocolError,
     RequestCancelled,
@@ -42,10 +45,13 @@ from .._exceptions import (
     TransportError,
 )
 from ..transports.base import NOTHING, BatchedWrites, Failure, InlineReads, SendOptions, Transport, capabilities
+from .batching import Outbox
 from .cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .pool import DispatchPool
+from .reader import connection_error, read_loop, reply_taker
+from .slots import ProgressCallback, _events, _Slot, _ThreadEvents
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "ProgressCallback", "_Slot", "_ThreadEvents", "_events"]
 
 log = logging.getLogger(__name__)
 
@@ -80,12 +86,8 @@ SPIN_WORTH = 0.00005
 #: While replies come slower than that, one call in this many spins, to notice a server
 #: that became fast again.
 SPIN_PROBE = 32
-#: How long the reader thread leaves the pipe to callers, once none has read for that long.
-#: A message that comes while no call is waiting (a notification) waits up to twice this.
-INLINE_LEND = 0.004
 
 RequestHandler = Callable[[str, "dict[str, Any]", CancelToken], Any]
-ProgressCallback = Callable[[float, "float | None", "str | None"], None]
 NotificationHandler = Callable[[str, "dict[str, Any]"], None]
 
 _live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
@@ -114,54 +116,6 @@ class _DispatchFlag(threading.local):
     active = False
 
 
-class _Slot:
-    """One pending request: the caller waits on ``event``; the reader fills ``reply``.
-
-    Every other field has its default on the class: a call without progress (nearly all)
-    sets two attributes, not ten.
-    """
-
-    reply: dict[str, Any] | None = None
-    error: BaseException | None = None
-    on_progress: ProgressCallback | None = None
-    touched = 0.0
-    last_progress: float | None = None
-    progress_idle: threading.Condition | None = None  # set when progress is asked for
-    progress_queued = 0  # progress callbacks queued and not yet run
-    #: Tells the transport the deadline progress renewed (set when progress is asked for).
-    renew: Callable[[float], None] | None = None
-    #: Handed to another thread's write (``Engine._send``), which could not send it: the caller
-    #: sends it itself.
-    unsent = False
-
-    def __init__(self, method: str, event: threading.Event) -> None:
-        self.event = event
-        self.method = method
-
-
-class _ThreadEvents(threading.local):
-    """The ``threading.Event`` a thread's last call waited on, for its next call: a thread
-    waits for one call at a time, and a new Event costs more than the rest of a slot
-    (``Condition.__init__`` raises and catches three AttributeErrors for a plain Lock).
-
-    A late ``set()`` on a reused Event (the reply of a call that had just timed out, a cancel
-    callback already running) only wakes the next call early: ``Engine.request`` treats any
-    wake-up without a reply as spurious, clears the Event and looks again.
-    """
-
-    free: threading.Event | None = None
-
-    def take(self) -> threading.Event:
-        event = self.free
-        if event is None:
-            return threading.Event()
-        self.free = None  # a call nested on this thread (none is expected) gets its own
-        if event.is_set():  # not after a reply read inline (see Engine._read_inline)
-            event.clear()
-        return event
-
-
-_events = _ThreadEvents()
 #: Held by the thread spinning for its reply (``Engine._read_inline``): two threads spinning
 #: at once, for two clients, would take the GIL from each other while their replies wait.
 _spin_turn = threading.Lock()
@@ -208,14 +162,11 @@ class Engine:
         self._pending: dict[Any, _Slot] = {}
         self._lock = threading.Lock()
         self._write_lock = None if can.concurrent_sends else threading.Lock()
-        # Requests handed to the thread writing now (see _send): (frame, slot), under _outbox_lock.
+        # Requests handed to the thread writing now (see _send and batching.Outbox).
         self._batched = self._write_lock is not None and can.batched_writes
-        #: The transport as the interfaces it honours (the engine uses each only where ``can`` says).
-        self._frames = cast(BatchedWrites, transport)
+        self._outbox = Outbox(cast(BatchedWrites, transport))
+        #: The transport as the interface it honours (used only where ``can`` says so).
         self._inline_reader = cast(InlineReads, transport)
-        self._outbox: list[tuple[bytes, _Slot]] = []
-        self._outbox_lock = threading.Lock()
-        self._writing = False  # a writer holds the write lock and will look at the outbox again
         self._dead: MCPError | None = None
         self._closed = False
         self._inbound: dict[Any, CancelToken] = {}
@@ -242,12 +193,12 @@ class Engine:
         self._spin_wait = 0.0  # how long spinning calls waited for their replies, on average
         self._spin_skip = 0  # calls to let go by before the next spin (see SPIN_PROBE)
         self._reader = threading.Thread(
-            target=_read_loop,
+            target=read_loop,
             args=(weakref.ref(self), transport, self._inline, self._read_token, self._reader_wake),
             name="mcpclient-reader",
             daemon=True,
         )
-        transport.deliver_replies_to(_reply_taker(weakref.ref(self)))  # weakly, for the same reason
+        transport.deliver_replies_to(reply_taker(weakref.ref(self)))  # weakly, for the same reason
         self._started = False
         self._forked = False
         _live_engines.add(self)
@@ -331,7 +282,7 @@ class Engine:
         """
         self._lock = threading.Lock()
         self._write_lock = None if self._write_lock is None else threading.Lock()
-        self._outbox_lock, self._outbox, self._writing = threading.Lock(), [], False
+        self._outbox.reset()
         self._busy_cond = threading.Condition()
         self._busy = 0
         self._forked = True
@@ -477,7 +428,7 @@ class Engine:
                     self._send_request(message, deadline, None, timeout, cancel_on_timeout, options)
                     continue
                 if cancel is not None and is_cancelled(cancel):
-                    if self._withdraw(slot):
+                    if self._outbox.withdraw(slot):
                         raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
                     self._cancel_in_background(request_id, "cancelled by the caller")
                     raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method, delivered=True)
@@ -492,12 +443,12 @@ class Engine:
                 if renewed > now and (hard_deadline is None or now < hard_deadline):
                     deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
                     continue
-                if self._withdraw(slot):  # still in a stalled writer's hands: it never went out
+                if self._outbox.withdraw(slot):  # still in a stalled writer's hands: it never went out
                     raise _unsent_timeout(method, timeout)
                 capped = hard_deadline is not None and now >= hard_deadline
                 raise self._timed_out(request_id, method, timeout, cancel_on_timeout, max_total if capped else None)
         except BaseException as exc:
-            if not isinstance(exc, MCPError) and not self._withdraw(slot):  # KeyboardInterrupt and the like: tell the server
+            if not isinstance(exc, MCPError) and not self._outbox.withdraw(slot):  # KeyboardInterrupt and the like: tell the server
                 self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
             raise
         finally:
@@ -586,7 +537,7 @@ class Engine:
                     log.warning("skipping a malformed message from the server: %s", exc)
                     continue
                 except Exception as exc:  # the connection ended (or the transport broke)
-                    self._end(_connection_error(exc, self._closed))
+                    self._end(connection_error(exc, self._closed))
                     break
                 if message is NOTHING:
                     break
@@ -698,20 +649,20 @@ class Engine:
         Over a ``BatchedWrites`` transport, a request (one with its ``slot``) sent while
         another thread writes is handed to that writer instead of waiting for its turn: the
         writer sends it, with whatever else was handed over meanwhile, in one system call
-        once its own message is out (``_write_handed``); what the pipe does not take at once
+        once its own message is out (``Outbox.write_handed``); what the pipe does not take at once
         goes back to its caller, which sends it itself (``_Slot.unsent``). A message with
         options is never handed over: framed bytes have no room for them.
         """
         lock = self._write_lock
         if lock is not None and not lock.acquire(False):  # taken: wait for it, within the deadline
-            if slot is not None and self._batched and options is None and self._hand_over(message, slot):
+            if slot is not None and self._batched and options is None and self._outbox.hand_over(message, slot):
                 return
             wait = _remaining(deadline)
             if not lock.acquire(timeout=-1 if wait is None else wait):
                 raise RequestTimeout("timed out waiting to write", method=message.get("method"))
         try:
             if self._batched:  # (which needs the write lock)
-                self._writing = True  # from here until _write_handed finds nothing more
+                self._outbox.writing = True  # from here until write_handed finds nothing more
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
             if options is None:
                 self._transport.send(message, timeout=left)
@@ -729,63 +680,9 @@ class Engine:
             if lock is not None:
                 try:
                     if self._batched:
-                        self._write_handed()
+                        self._outbox.write_handed()
                 finally:
                     lock.release()
-
-    def _hand_over(self, message: dict[str, Any], slot: _Slot) -> bool:
-        """Queue a request for the thread writing now; False when it must wait its turn (too
-        big for one atomic write, or the writer has already looked for the last time)."""
-        try:
-            frame = self._frames.frame(message)
-        except ValueError as exc:  # as _send reports it (a TypeError goes up as it is there too)
-            raise TransportError(f"could not send to the server: {exc}") from exc
-        if frame is None:
-            return False
-        with self._outbox_lock:
-            if not self._writing:
-                return False
-            self._outbox.append((frame, slot))
-        return True
-
-    def _withdraw(self, slot: _Slot) -> bool:
-        """Take back a request still waiting in the writer's hands (one whose writer is stuck on
-        a full pipe); True when it was there, so it will never be sent."""
-        if not self._outbox:  # (the usual case: nothing handed over, no lock taken)
-            return False
-        with self._outbox_lock:
-            for index, (_, queued) in enumerate(self._outbox):
-                if queued is slot:
-                    del self._outbox[index]
-                    return True
-        return False
-
-    def _write_handed(self) -> None:
-        """With the write turn, after this thread's own message: write what other threads
-        handed over meanwhile, until none is left; what the transport did not take goes back
-        to its caller. Ends with ``_writing`` false, however it ends, so nothing handed over
-        waits for a writer that has gone (only a batch being written when an exception such as
-        KeyboardInterrupt strikes stays unknown: it may be out, so it is not sent again)."""
-        try:
-            while True:
-                with self._outbox_lock:
-                    batch = self._outbox
-                    if not batch:
-                        self._writing = False
-                        return
-                    self._outbox = []
-                sent = self._frames.write_frames([frame for frame, _ in batch])
-                for _, slot in batch[sent:]:
-                    slot.unsent = True
-                    slot.event.set()
-        except BaseException:
-            with self._outbox_lock:
-                self._writing = False
-                left, self._outbox = self._outbox, []
-            for _, slot in left:
-                slot.unsent = True
-                slot.event.set()
-            raise
 
     # -- incoming ---------------------------------------------------------------------------
 
@@ -1050,84 +947,6 @@ class Engine:
             self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
         except MCPError as exc:
             log.warning("could not send an error reply: %s", exc)
-
-
-def _read_loop(
-    ref: weakref.ref[Engine], transport: Transport, inline: bool, token: threading.Lock, wake: threading.Event,
-) -> None:
-    """The reader thread: receive, route, repeat, until the connection ends.
-
-    It holds the engine only while routing one message; while it waits in ``receive()`` the
-    engine (and the Client above it) may be collected, whose finalizer closes the transport
-    and so ends this loop. Over a transport that reads inline it reads only while it holds
-    ``token``, and lends it out after a reply that left no call waiting (see ``_lend``).
-    """
-    token.acquire()
-    try:
-        while True:
-            try:
-                message = transport.receive()
-            except ProtocolError as exc:
-                log.warning("skipping a malformed message from the server: %s", exc)
-                continue
-            engine = ref()
-            if engine is None:
-                return
-            engine._take_in(message)
-            # A reply that left no call waiting: its caller's next call may read its own.
-            lend = inline and not engine._pending and type(message) is dict and "method" not in message
-            del engine
-            if lend and not _lend(ref, token, wake):
-                return
-    except BaseException as exc:  # whatever ended the reading ends the connection
-        engine = ref()
-        if engine is not None:
-            engine._end(_connection_error(exc, engine._closed))
-
-
-def _lend(ref: weakref.ref[Engine], token: threading.Lock, wake: threading.Event) -> bool:
-    """Leave the pipe to callers (``Engine._read_inline``) until one hands it back or none has
-    read for a whole ``INLINE_LEND``; True with ``token`` held again, False when the engine is
-    gone or dead (then the thread ends).
-
-    No lost wake-up: a caller adds its slot to the table before it tries the token, and looks
-    at the table after it releases the token, so whenever a call waits with no one reading,
-    either the caller set ``wake`` or this loop sees the slot.
-    """
-    token.release()
-    seen = -1
-    while True:
-        wake.wait(INLINE_LEND)
-        wake.clear()
-        engine = ref()
-        if engine is None or engine._dead is not None:
-            return False
-        waiting, reads = bool(engine._pending), engine._inline_reads
-        del engine
-        if (waiting or reads == seen) and token.acquire(False):
-            return True
-        seen = reads
-
-
-def _connection_error(exc: BaseException, closed: bool) -> MCPError:
-    """What ends every pending call when ``receive`` raised ``exc``."""
-    if isinstance(exc, ConnectionClosed):
-        return exc
-    if isinstance(exc, MCPError):
-        return ConnectionClosed(str(exc))
-    if not closed:
-        log.error("the transport failed", exc_info=exc)
-    return ConnectionClosed(f"the transport failed: {exc!r}")
-
-
-def _reply_taker(ref: weakref.ref[Engine]) -> Callable[[dict[str, Any]], bool]:
-    """``Engine._take_reply`` through a weak reference (see ``Transport.deliver_replies_to``)."""
-
-    def take(message: dict[str, Any]) -> bool:
-        engine = ref()
-        return engine is not None and engine._take_reply(message)
-
-    return take
 
 
 def _wait_for_progress(slot: _Slot) -> None:

@@ -61,7 +61,7 @@ def test_a_request_handed_to_a_writer_stuck_on_a_full_pipe_ends_by_its_own_timeo
     writer = threading.Thread(target=stuck)
     try:
         writer.start()
-        assert wait_for(lambda: client._engine._writing)
+        assert wait_for(lambda: client._engine._outbox.writing)
         start = time.monotonic()
         with pytest.raises(RequestTimeout) as info:
             client._engine.request("ping", None, timeout=0.3)  # handed to the stuck writer

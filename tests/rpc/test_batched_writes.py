@@ -133,7 +133,7 @@ def test_a_request_sent_during_another_write_goes_out_with_that_writer_once(setu
     client, transport, server = setup
     writer, writer_out = hold_the_turn(client, transport)
     others = [in_thread(client.call_tool, "echo", {"text": f"other-{i}"}) for i in range(3)]
-    assert wait_for(lambda: len(client._engine._outbox) == 3)
+    assert wait_for(lambda: len(client._engine._outbox.queue) == 3)
     assert not any(calls_named(transport.sent, f"other-{i}") for i in range(3))  # waiting for the writer
     transport.release()
     for thread, _ in [(writer, writer_out), *others]:
@@ -146,7 +146,7 @@ def test_a_request_sent_during_another_write_goes_out_with_that_writer_once(setu
         assert len(calls_named(transport.carried, f"other-{i}")) == 1
         assert len(calls_named(server.received, f"other-{i}")) == 1
     assert not calls_named([m for _, m in transport.by_send], "other-0")
-    assert client._engine._writing is False
+    assert client._engine._outbox.writing is False
     assert client.call_tool("echo", {"text": "after"}).text == "after"
 
 
@@ -155,9 +155,9 @@ def test_what_the_transport_does_not_take_goes_back_to_its_caller_who_sends_it(s
     transport.take = 1  # the pipe has room for one frame
     writer, writer_out = hold_the_turn(client, transport)
     first = in_thread(client.call_tool, "echo", {"text": "first"})
-    assert wait_for(lambda: len(client._engine._outbox) == 1)
+    assert wait_for(lambda: len(client._engine._outbox.queue) == 1)
     second = in_thread(client.call_tool, "echo", {"text": "second"})
-    assert wait_for(lambda: len(client._engine._outbox) == 2)
+    assert wait_for(lambda: len(client._engine._outbox.queue) == 2)
     transport.release()
     for thread, _ in ((writer, writer_out), first, second):
         thread.join(RELEASED_WITHIN)
@@ -187,7 +187,7 @@ def test_a_cancel_never_overtakes_the_request_it_cancels(setup):
     writer, _ = hold_the_turn(client, transport)
     token = CancelToken()
     cancelled = in_thread(client.call_tool, "echo", {"text": "cancelled"}, cancel=token)
-    assert wait_for(lambda: len(client._engine._outbox) == 1)
+    assert wait_for(lambda: len(client._engine._outbox.queue) == 1)
     transport.release()
     assert transport.in_batch.wait(5)  # the writer is sending it now
     token.cancel()  # too late to take it back: the notice waits for the write turn, the caller does not
@@ -212,7 +212,7 @@ def test_a_request_still_in_a_stuck_writers_hands_is_taken_back_and_never_sent(s
     kwargs = {"timeout": 0.3} if how == "timeout" else {"cancel": token}
     start = time.monotonic()
     handed = in_thread(client.call_tool, "echo", {"text": "handed"}, **kwargs)
-    assert wait_for(lambda: len(client._engine._outbox) == 1)
+    assert wait_for(lambda: len(client._engine._outbox.queue) == 1)
     if how == "cancel":
         token.cancel()
     handed[0].join(RELEASED_WITHIN)
@@ -223,7 +223,7 @@ def test_a_request_still_in_a_stuck_writers_hands_is_taken_back_and_never_sent(s
         assert "could not be sent" in str(error)
     else:
         assert isinstance(error, RequestCancelled) and "before it was sent" in str(error)
-    assert not client._engine._outbox
+    assert not client._engine._outbox.queue
     transport.release()
     writer.join(RELEASED_WITHIN)
     assert writer_out["value"].text == "writer"
@@ -237,11 +237,11 @@ def test_a_writer_interrupted_in_its_batch_sends_nothing_twice_and_strands_nothi
     transport.fail_with, transport.pause_in_batch = KeyboardInterrupt(), True
     writer, writer_out = hold_the_turn(client, transport)
     in_batch = in_thread(client.call_tool, "echo", {"text": "in-batch"}, timeout=0.5)
-    assert wait_for(lambda: len(client._engine._outbox) == 1)
+    assert wait_for(lambda: len(client._engine._outbox.queue) == 1)
     transport.release()
     assert transport.in_batch.wait(5)  # the writer is inside write_frames with that request
     behind = in_thread(client.call_tool, "echo", {"text": "behind"})
-    assert wait_for(lambda: len(client._engine._outbox) == 1)
+    assert wait_for(lambda: len(client._engine._outbox.queue) == 1)
     transport.go_on.set()  # now the interrupt strikes
     writer.join(RELEASED_WITHIN)
     assert isinstance(writer_out.get("error"), KeyboardInterrupt)
@@ -263,7 +263,7 @@ def test_a_request_too_big_for_one_atomic_write_waits_its_turn(setup):
     writer, writer_out = hold_the_turn(client, transport)
     big = in_thread(client.call_tool, "echo", {"text": "big"})
     assert wait_for(lambda: big[0].name in transport.framed)
-    assert not client._engine._outbox  # not handed over: waiting for the write turn
+    assert not client._engine._outbox.queue  # not handed over: waiting for the write turn
     assert big[0].is_alive() and not calls_named(transport.sent, "big")
     transport.release()
     big[0].join(RELEASED_WITHIN)
@@ -281,7 +281,7 @@ def test_a_request_json_cannot_hold_fails_the_same_way_whether_or_not_another_th
     writer, writer_out = hold_the_turn(client, transport)
     with pytest.raises(error):
         client._engine.request("tools/call", bad, timeout=5)  # the turn is taken: it is framed
-    assert not client._engine._outbox
+    assert not client._engine._outbox.queue
     transport.release()
     writer.join(RELEASED_WITHIN)
     assert writer_out["value"].text == "writer"

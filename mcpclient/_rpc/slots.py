@@ -1,0 +1,65 @@
+"""The engine's pending slots: what one waiting call holds, and the Event it waits on.
+
+A ``_Slot`` is one pending request, filled by whoever reads its reply (the reader thread, a
+transport's thread, or the caller itself reading inline) and waited on by its caller; each
+thread hands its ``threading.Event`` from one call to the next (``_ThreadEvents``).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable
+
+__all__ = ["ProgressCallback", "_Slot", "_ThreadEvents", "_events"]
+
+ProgressCallback = Callable[[float, "float | None", "str | None"], None]
+
+
+class _Slot:
+    """One pending request: the caller waits on ``event``; the reader fills ``reply``.
+
+    Every other field has its default on the class: a call without progress (nearly all)
+    sets two attributes, not ten.
+    """
+
+    reply: dict[str, Any] | None = None
+    error: BaseException | None = None
+    on_progress: ProgressCallback | None = None
+    touched = 0.0
+    last_progress: float | None = None
+    progress_idle: threading.Condition | None = None  # set when progress is asked for
+    progress_queued = 0  # progress callbacks queued and not yet run
+    #: Tells the transport the deadline progress renewed (set when progress is asked for).
+    renew: Callable[[float], None] | None = None
+    #: Handed to another thread's write (``Engine._send``), which could not send it: the caller
+    #: sends it itself.
+    unsent = False
+
+    def __init__(self, method: str, event: threading.Event) -> None:
+        self.event = event
+        self.method = method
+
+
+class _ThreadEvents(threading.local):
+    """The ``threading.Event`` a thread's last call waited on, for its next call: a thread
+    waits for one call at a time, and a new Event costs more than the rest of a slot
+    (``Condition.__init__`` raises and catches three AttributeErrors for a plain Lock).
+
+    A late ``set()`` on a reused Event (the reply of a call that had just timed out, a cancel
+    callback already running) only wakes the next call early: ``Engine.request`` treats any
+    wake-up without a reply as spurious, clears the Event and looks again.
+    """
+
+    free: threading.Event | None = None
+
+    def take(self) -> threading.Event:
+        event = self.free
+        if event is None:
+            return threading.Event()
+        self.free = None  # a call nested on this thread (none is expected) gets its own
+        if event.is_set():  # not after a reply read inline (see Engine._read_inline)
+            event.clear()
+        return event
+
+
+_events = _ThreadEvents()
