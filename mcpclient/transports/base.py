@@ -116,6 +116,9 @@ class Transport(abc.ABC):
     - ``close()``: release everything; it must unblock a thread waiting in ``receive`` and must
       be safe to call more than once.
 
+    A subclass (or wrapper) that wraps ``send`` to see what goes out wraps ``deliver`` too,
+    where a transport overrides it (HTTP, SSE): the messages with options go there.
+
     The rest has defaults that suit a transport with nothing more to say (a test double):
     ``deliver``, ``abandon``, ``renew``, ``deliver_replies_to``, ``reopen``, ``set_protocol``,
     ``last_words``, ``server_key``, ``peer`` and ``extensions``. What a transport can do

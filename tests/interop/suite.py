@@ -45,6 +45,7 @@ from mcpclient import (
     Root,
     StructuredOutputError,
     ToolError,
+    Transport,
 )
 
 from .peer import WAIT, Peer
@@ -499,13 +500,22 @@ def spy_methods(client: Client) -> list[str]:
     """The methods of every message ``client`` sends from now on (appended as they go)."""
     sent: list[str] = []
     transport = client.transport
-    send = transport.send
+    send, deliver = transport.send, transport.deliver
 
     def recording(message: dict[str, Any], **options: Any) -> None:
         sent.append(message.get("method") or "reply")
         return send(message, **options)
 
-    transport.send = recording  # type: ignore[method-assign]
+    def delivering(message: dict[str, Any], options: Any, **kwargs: Any) -> None:
+        sent.append(message.get("method") or "reply")
+        return deliver(message, options, **kwargs)
+
+    # Where a transport has its own deliver (HTTP: its send calls it too) every message goes
+    # through it; elsewhere the default deliver calls send.
+    if type(transport).deliver is not Transport.deliver:
+        transport.deliver = delivering  # type: ignore[method-assign]
+    else:
+        transport.send = recording  # type: ignore[method-assign]
     return sent
 
 
