@@ -11,8 +11,9 @@ which tool travel as headers, leaves out of the listing the tools whose ``x-mcp-
 annotations break the spec's rules (with a warning, so one bad definition never makes the
 others unusable), and puts the headers of each outgoing modern request in its options
 (``Options.headers``), which the transport sends with that one POST. It acts only in the
-modern era (and on the era probe's ``server/discover``); every Client over a transport whose
-peer speaks HTTP has one, and no other client pays anything for it.
+modern era (and on the era probe's ``server/discover``), and is ``idle`` over a legacy session,
+so a legacy call builds no chain for it; every Client over a transport whose peer speaks HTTP
+has one, and no other client pays anything for it.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, Mapping
 
 from .._eras.modern import PROTOCOL_VERSION_KEY
 from ..extensions import Extension, Message, Middleware, Next, Session
-from ..transports.base import MODERN
+from ..transports.base import LEGACY, MODERN
 
 __all__ = [
     "HeaderMirroring",
@@ -217,6 +218,11 @@ class HeaderMirroring(Extension):
 
     def middleware(self) -> tuple[Middleware, ...]:
         return (self._mirror,)
+
+    def idle(self) -> bool:
+        """Idle over a legacy session: a call then builds no chain for this extension."""
+        session = self._session
+        return session is not None and session.era == LEGACY
 
     def _mirror(self, message: Message, next_: Next) -> Any:
         if message.direction != "send" or message.kind != "request":

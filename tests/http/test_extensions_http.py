@@ -96,3 +96,16 @@ def test_the_header_mirroring_is_a_plugin_of_http_clients_only():
             assert [type(e) for e in client.extensions].count(HeaderMirroring) == expected
         finally:
             client.close()
+
+
+@pytest.mark.parametrize("protocol", ["legacy", V])
+def test_the_header_mirroring_is_idle_over_a_legacy_session_only(sdk_server, protocol):
+    """Idle (``Extension.idle``): a legacy call over HTTP builds no chain for it."""
+    require_mcp_sdk()
+    from mcpclient.plugins.headers import HeaderMirroring
+
+    server = sdk_server("--transport", "streamable-http")
+    with Client(StreamableHTTPTransport(server.url), protocol=protocol, timeout=15) as client:
+        [mirroring] = [e for e in client.extensions if isinstance(e, HeaderMirroring)]
+        assert mirroring.idle() is (protocol == "legacy")
+        assert client.call_tool("echo", {"text": "hi"}).text == "hi"
