@@ -10,7 +10,7 @@ from typing import Any, Callable, Mapping, Sequence
 import attrs
 
 from .._calls import TOOL_NAME
-from .._eras.headers import InvalidToolHeaders, tool_header_paths
+from ..plugins.headers import InvalidToolHeaders, tool_header_paths
 from ..plugins.lock import fingerprint
 
 __all__ = ["LEVELS", "Finding", "cache_hints", "listing_order", "tool_findings"]
