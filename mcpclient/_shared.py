@@ -3,9 +3,12 @@
     >>> mcp = SharedClient(["python", "server.py"], timeout=10)     # at import time
     >>> mcp.call_tool("add", {"a": 1, "b": 2}).text                 # in any thread, any worker
 
-Every ``Client`` call is mirrored by an explicit method here (a test compares the two classes,
-so a new ``Client`` method cannot be forgotten). Each gets this process's client (opening it on
-first use, after a fork, after the server died, after ``close()``) and runs the call on it.
+``SharedClient`` has every public member of ``Client``, with its signature and docstring: the
+few with a behaviour of their own are written here (``HAND_WRITTEN``), and ``_delegates`` makes
+the others when the class is made, so a new ``Client`` method is on ``SharedClient`` at once.
+Each gets this process's client (opening it on first use, after a fork, after the server died,
+after ``close()``) and runs the call on it. For type checkers ``SharedClient`` is a subclass of
+``Client`` (``ClientSurface``), so they see every method with ``Client``'s exact signature.
 
 What a dead server (``ConnectionClosed``) means is chosen per shared client: ``retry="fail"``
 (default) fails that call and the next call opens a new server; ``retry="safe"`` also retries
@@ -19,11 +22,11 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, TypeVar, Union, overload
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, Union
 
 from . import types as t
-from ._batch import map_calls
 from ._client import Client
+from ._delegates import delegating
 from ._exceptions import ConnectionClosed, MCPError
 from ._extending import check_claim
 from ._handlers import BUILTIN_REQUESTS
@@ -31,20 +34,15 @@ from ._holder import ProcessLocal
 from ._methods import resendable_tool
 from ._notifications import ROUTED_NOTIFICATIONS
 from ._open import ServerEntry, open_target
-from ._pages import ALL_PAGES, Page
 from ._rpc.cancel import CancelToken
 from ._rpc.engine import ProgressCallback
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
 from ._travel import check_travels, made, received
-from .extensions import Extension, NotificationHandler, RequestHandler
+from .extensions import NotificationHandler, RequestHandler
 from .transports.stdio import StdioTransport
 
-if TYPE_CHECKING:
-    from ._skill_model import Skill
-    from ._app_views import UIResource
-    from ._task_handle import Task
-
-__all__ = ["RETRY_MODES", "SharedClient", "release_inherited", "safe_tool", "server_of"]
+__all__ = ["CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "SEEN", "RETRY_MODES", "SharedClient", "release_inherited", "safe_tool",
+           "server_of"]
 
 R = TypeVar("R")
 
@@ -57,11 +55,49 @@ RETRY_MODES = ("fail", "safe")
 LOCK_MARGIN = 5.0
 
 
-#: Extra ``_meta`` keys of one call (``Client``'s ``meta=``).
-Meta = Optional[Mapping[str, Any]]
+#: The ``Client`` members with a behaviour of their own here; ``_delegates`` makes the rest.
+HAND_WRITTEN = (
+    "initialize", "close", "timeout",  # the life cycle, and a setting kept in the options
+    "call_tool",  # retried only for a tool whose annotations say it changes nothing
+    "on_notification", "on_request",  # one handler per method, checked here
+    "subscribe_resource", "unsubscribe_resource", "set_log_level",  # requests kept for the next client
+)
+
+#: The ``Client`` requests that change nothing (``_methods.CHANGE_NOTHING``, and the reads of
+#: the tasks and skills extensions): with ``retry="safe"`` they are sent once more, to a new
+#: server, when the server died. Any other request is never sent twice.
+CHANGE_NOTHING_CALLS = frozenset({
+    "ping", "list_tools", "list_resources", "list_resource_templates", "read_resource", "read_ui_resource",
+    "list_prompts", "get_prompt", "complete", "get_task", "list_tasks", "list_skills", "get_skill", "load_skill",
+    "read_skill_file",
+})
+
+#: The ``Client`` methods written over its public methods only: ``Client``'s own function
+#: runs with the ``SharedClient`` as ``self``, so each call of ``map_tool`` is the shared
+#: ``call_tool`` (a dead server is reopened, and retried as ``retry`` says).
+COMPOSED = ("map_tool",)
+
+if TYPE_CHECKING:
+    # What type checkers see: every public member of Client, with its exact signature and
+    # overloads, which _delegates gives SharedClient at run time (where the base is object).
+    ClientSurface = Client
+else:
+    ClientSurface = object
 
 
-class SharedClient:
+def _learn_tools(shared: SharedClient, tools: Any) -> Any:
+    """What ``list_tools`` returned: the whole list teaches which tools a retry may resend."""
+    if isinstance(tools, list):
+        shared._learn(tools)
+    return tools
+
+
+#: What ``SharedClient`` sees of a call's result before the caller does.
+SEEN = {"list_tools": _learn_tools}
+
+
+@delegating(Client, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS, composed=COMPOSED, seen=SEEN)
+class SharedClient(ClientSurface):
     """A process-aware ``Client`` for web apps and task queues; create it once, at import.
 
     ``target`` is what ``mcpclient.connect`` takes (a URL or a command), a
@@ -252,7 +288,7 @@ class SharedClient:
         if client is not None:
             apply(client)
 
-    # -- what Client offers, one method each ------------------------------------------------
+    # -- what Client offers that is not made by _delegates -----------------------------------
 
     @property
     def timeout(self) -> float | None:
@@ -269,41 +305,6 @@ class SharedClient:
 
         self._remember("timeout", apply)
 
-    @property
-    def extensions(self) -> tuple[Extension, ...]:
-        """The extensions of this process's client, in order (opens it if needed)."""
-        return self._holder.get().extensions
-
-    @property
-    def protocol_version(self) -> str:
-        return self._holder.get().protocol_version
-
-    @property
-    def server_info(self) -> t.Implementation | None:
-        return self._holder.get().server_info
-
-    @property
-    def server_capabilities(self) -> dict[str, Any]:
-        return self._holder.get().server_capabilities
-
-    @property
-    def instructions(self) -> str | None:
-        return self._holder.get().instructions
-
-    def ping(self, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
-        self._run(lambda c: c.ping(timeout=timeout, meta=meta), safe=True)
-
-    @overload
-    def list_tools(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.ToolDef]: ...
-    @overload
-    def list_tools(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.ToolDef]: ...
-    def list_tools(
-        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
-    ) -> list[t.ToolDef] | Page[t.ToolDef]:
-        if cursor is not ALL_PAGES:
-            return self._run(lambda c: c.list_tools(cursor=cursor, timeout=timeout, meta=meta), safe=True)
-        return self._learn(self._run(lambda c: c.list_tools(timeout=timeout, meta=meta), safe=True))
-
     def call_tool(
         self,
         name: str,
@@ -313,146 +314,13 @@ class SharedClient:
         on_progress: ProgressCallback | None = None,
         max_total: float | None = None,
         cancel: CancelToken | threading.Event | None = None,
-        meta: Meta = None,
+        meta: Mapping[str, Any] | None = None,
     ) -> t.ToolResult:
+        """``Client.call_tool`` on this process's client; after a dead server, retried once on
+        a new one only with ``retry="safe"`` and a tool whose annotations say that is harmless."""
         return self._run_tool(name, lambda c: c.call_tool(
             name, arguments, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta
         ))
-
-    def map_tool(
-        self,
-        name: str,
-        arguments: Iterable[Mapping[str, Any] | None],
-        *,
-        concurrency: int = 8,
-        ordered: bool = True,
-        errors: str = "raise",
-        retry: str = "fail",
-        timeout: float | None = DEFAULT,
-        cancel: CancelToken | threading.Event | None = None,
-        progress: bool = False,
-    ) -> Iterator[t.ToolResult | MCPError]:
-        """``Client.map_tool`` through this process's client; each call as ``call_tool`` makes it
-        (a dead server is handled as ``retry`` of the shared client says)."""
-        return map_calls(
-            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
-            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
-            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
-        )
-
-    def call_tool_as_task(
-        self, name: str, arguments: Mapping[str, Any] | None = None, *, ttl: float | None = None,
-        timeout: float | None = DEFAULT, meta: Meta = None,
-    ) -> Task:
-        return self._run(
-            lambda c: c.call_tool_as_task(name, arguments, ttl=ttl, timeout=timeout, meta=meta), safe=False
-        )
-
-    def get_task(self, task_id: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> Task:
-        return self._run(lambda c: c.get_task(task_id, timeout=timeout, meta=meta), safe=True)
-
-    def list_tasks(self, *, timeout: float | None = DEFAULT, meta: Meta = None) -> list[Task]:
-        return self._run(lambda c: c.list_tasks(timeout=timeout, meta=meta), safe=True)
-
-    @overload
-    def list_resources(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.Resource]: ...
-    @overload
-    def list_resources(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.Resource]: ...
-    def list_resources(
-        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
-    ) -> list[t.Resource] | Page[t.Resource]:
-        if cursor is not ALL_PAGES:
-            return self._run(lambda c: c.list_resources(cursor=cursor, timeout=timeout, meta=meta), safe=True)
-        return self._run(lambda c: c.list_resources(timeout=timeout, meta=meta), safe=True)
-
-    @overload
-    def list_resource_templates(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.ResourceTemplate]: ...
-    @overload
-    def list_resource_templates(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.ResourceTemplate]: ...
-    def list_resource_templates(
-        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
-    ) -> list[t.ResourceTemplate] | Page[t.ResourceTemplate]:
-        if cursor is not ALL_PAGES:
-            return self._run(lambda c: c.list_resource_templates(cursor=cursor, timeout=timeout, meta=meta), safe=True)
-        return self._run(lambda c: c.list_resource_templates(timeout=timeout, meta=meta), safe=True)
-
-    def read_resource(
-        self,
-        uri: str,
-        *,
-        timeout: float | None = DEFAULT,
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-        meta: Meta = None,
-    ) -> list[t.ResourceContents]:
-        return self._run(
-            lambda c: c.read_resource(uri, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta),
-            safe=True,
-        )
-
-    def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
-        return self._run(lambda c: c.read_ui_resource(uri, timeout=timeout), safe=True)
-
-    @overload
-    def list_prompts(self, *, timeout: float | None = ..., meta: Meta = ...) -> list[t.Prompt]: ...
-    @overload
-    def list_prompts(self, *, cursor: str | None, timeout: float | None = ..., meta: Meta = ...) -> Page[t.Prompt]: ...
-    def list_prompts(
-        self, *, timeout: float | None = DEFAULT, cursor: Any = ALL_PAGES, meta: Meta = None
-    ) -> list[t.Prompt] | Page[t.Prompt]:
-        if cursor is not ALL_PAGES:
-            return self._run(lambda c: c.list_prompts(cursor=cursor, timeout=timeout, meta=meta), safe=True)
-        return self._run(lambda c: c.list_prompts(timeout=timeout, meta=meta), safe=True)
-
-    def get_prompt(
-        self,
-        name: str,
-        arguments: Mapping[str, str] | None = None,
-        *,
-        timeout: float | None = DEFAULT,
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-        meta: Meta = None,
-    ) -> tuple[str | None, list[t.PromptMessage]]:
-        return self._run(
-            lambda c: c.get_prompt(name, arguments, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta),
-            safe=True,
-        )
-
-    def complete(
-        self,
-        ref: t.CompletionRef,
-        arg_name: str,
-        arg_value: str,
-        *,
-        context: Mapping[str, str] | None = None,
-        timeout: float | None = DEFAULT,
-        meta: Meta = None,
-    ) -> t.Completion:
-        return self._run(
-            lambda c: c.complete(ref, arg_name, arg_value, context=context, timeout=timeout, meta=meta), safe=True
-        )
-
-    def request(
-        self,
-        method: str,
-        params: Mapping[str, Any] | None = None,
-        *,
-        timeout: float | None = DEFAULT,
-        on_progress: ProgressCallback | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-        max_total: float | None = None,
-        meta: Meta = None,
-    ) -> dict[str, Any]:
-        """``Client.request``; never retried (a vendor method may change something)."""
-        return self._run(lambda c: c.request(
-            method, params, timeout=timeout, on_progress=on_progress, cancel=cancel, max_total=max_total, meta=meta
-        ), safe=False)
-
-    def notify(
-        self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = DEFAULT, meta: Meta = None
-    ) -> None:
-        self._run(lambda c: c.notify(method, params, timeout=timeout, meta=meta), safe=False)
 
     def on_notification(self, method: str, handler: NotificationHandler) -> None:
         """``Client.on_notification``, on the open client and every client opened later."""
@@ -470,70 +338,23 @@ class SharedClient:
                 raise ValueError(f"the {key} has a handler already; one handler per method")
         self._remember(key, apply)
 
-    def list_skills(self, *, timeout: float | None = DEFAULT, meta: Meta = None) -> list[Skill]:
-        return self._run(lambda c: c.list_skills(timeout=timeout, meta=meta), safe=True)
-
-    def get_skill(self, uri: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> Skill:
-        return self._run(lambda c: c.get_skill(uri, timeout=timeout, meta=meta), safe=True)
-
-    def load_skill(
-        self, skill: Skill | str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT, meta: Meta = None
-    ) -> str:
-        return self._run(
-            lambda c: c.load_skill(skill, allow_dynamic=allow_dynamic, timeout=timeout, meta=meta), safe=True
-        )
-
-    def read_skill_file(
-        self, skill: Skill, path: str, *, allow_dynamic: bool = False, timeout: float | None = DEFAULT,
-        meta: Meta = None,
-    ) -> bytes:
-        return self._run(
-            lambda c: c.read_skill_file(skill, path, allow_dynamic=allow_dynamic, timeout=timeout, meta=meta),
-            safe=True,
-        )
-
-    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
+    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Subscribe on this process's client; clients opened later subscribe again."""
         self._run(lambda c: c.subscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
         with self._setup_lock:
             self._subscribed.add(uri)
 
-    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
+        """Stop notifications for ``uri`` on this process's client, and in clients opened later."""
         with self._setup_lock:
             self._subscribed.discard(uri)
         self._run(lambda c: c.unsubscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
 
-    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT, meta: Meta = None) -> None:
+    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Set the server's log level now and on every client opened later."""
         self._run(lambda c: c.set_log_level(level, timeout=timeout, meta=meta), safe=False)
         with self._setup_lock:
             self._setup["log_level"] = lambda c: c.set_log_level(level, timeout=timeout)
-
-    def set_sampling_handler(self, handler: Callable[..., Any] | None, *, tools: bool = False) -> None:
-        self._remember("sampling", lambda c: c.set_sampling_handler(handler, tools=tools))
-
-    def set_elicitation_handler(
-        self, handler: Callable[..., Any] | None, *, modes: Sequence[str] = ("form",)
-    ) -> None:
-        self._remember("elicitation", lambda c: c.set_elicitation_handler(handler, modes=modes))
-
-    def set_elicitation_complete_handler(self, handler: Callable[[str], None] | None) -> None:
-        self._remember("elicitation_complete", lambda c: c.set_elicitation_complete_handler(handler))
-
-    def set_notification_handler(self, handler: Callable[[str, dict[str, Any]], None] | None) -> None:
-        self._remember("notification", lambda c: c.set_notification_handler(handler))
-
-    def set_log_handler(self, handler: Callable[[str, Any, str | None], None] | None) -> None:
-        self._remember("log", lambda c: c.set_log_handler(handler))
-
-    def set_list_changed_handler(self, handler: Callable[[str], None] | None) -> None:
-        self._remember("list_changed", lambda c: c.set_list_changed_handler(handler))
-
-    def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
-        self._remember("resource_updated", lambda c: c.set_resource_updated_handler(handler))
-
-    def set_roots(self, roots: Sequence[t.Root | str] | None) -> None:
-        self._remember("roots", lambda c: c.set_roots(roots))
 
 
 def safe_tool(tool: t.ToolDef) -> bool:

@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import typing
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -16,9 +17,13 @@ import pytest
 
 import mcpclient
 from mcpclient import Client, ConnectionClosed, RequestTimeout, SharedClient, SharedGroup
-from tests.conftest import DEMO_SERVER, child_pids
+from mcpclient._delegates import delegating, public_members
+from mcpclient._shared import CHANGE_NOTHING_CALLS, COMPOSED, HAND_WRITTEN, SEEN
+from mcpclient._timeouts import DEFAULT
+from mcpclient.transports.stdio import StdioTransport
+from tests.conftest import DEMO_SERVER, SDK_SERVER, child_pids
 from tests.faults.forking import in_child
-from tests.helpers import wait_for
+from tests.helpers import require_mcp_sdk, wait_for
 
 WEB_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "servers" / "web_server.py")]
 
@@ -30,22 +35,56 @@ def shared():
     mcp.close()
 
 
-def public(cls: type) -> dict[str, object]:
-    return {name: inspect.getattr_static(cls, name) for name in dir(cls) if not name.startswith("_")}
-
-
-def test_shared_client_mirrors_every_public_client_method_with_the_same_signature():
-    client, shared = public(Client), public(SharedClient)
-    missing = sorted(set(client) - set(shared))
-    assert missing == [], f"SharedClient must mirror these Client members: {missing}"
-    for name, member in client.items():
+def test_shared_client_has_every_public_client_member_with_its_signature_and_docstring():
+    """Read from Client itself: a member added to Client is checked here with nothing added by hand."""
+    members = public_members(Client)
+    assert {"call_tool", "list_tools", "set_roots", "server_info", "map_tool"} <= set(members)
+    for name, member in members.items():
+        ours = inspect.getattr_static(SharedClient, name)
         if isinstance(member, property):
-            assert isinstance(shared[name], property), name
+            assert isinstance(ours, property), name
+            assert name in HAND_WRITTEN or ours.__doc__ == member.__doc__, name
             continue
-        ours, theirs = inspect.signature(getattr(SharedClient, name)), inspect.signature(getattr(Client, name))
-        assert list(ours.parameters) == list(theirs.parameters), name
-        for param, other in zip(ours.parameters.values(), theirs.parameters.values()):
-            assert (param.kind, param.default) == (other.kind, other.default), f"{name}({param.name})"
+        assert inspect.signature(ours) == inspect.signature(member), name
+        if name in HAND_WRITTEN:
+            assert ours is not member and ours.__doc__, f"{name}: hand-written, with a docstring of its own"
+        else:
+            assert (ours.__doc__, ours.__name__) == (member.__doc__, name), name
+            assert typing.get_type_hints(ours) == typing.get_type_hints(member), name
+
+
+def test_a_generated_delegate_reopens_after_the_server_died_and_retries_only_what_changes_nothing():
+    require_mcp_sdk()
+    failing, safe = SharedClient(SDK_SERVER, timeout=20), SharedClient(SDK_SERVER, timeout=20, retry="safe")
+    try:
+        for shared in (failing, safe):
+            os.kill(shared.get().transport.pid, signal.SIGKILL)
+            wait_for(lambda shared=shared: shared.get().transport.returncode is not None)
+        with pytest.raises(ConnectionClosed):  # retry="fail": that call fails, the next one reopens
+            failing.read_resource("test://text")
+        assert failing.read_resource("test://text")[0].text and failing.opened == 2
+        assert safe.read_resource("test://text")[0].text and safe.opened == 2  # sent again, to a new server
+        os.kill(safe.get().transport.pid, signal.SIGKILL)
+        wait_for(lambda: safe.get().transport.returncode is not None)
+        with pytest.raises(ConnectionClosed):  # a vendor request may change something: never sent twice
+            safe.request("ping")
+        assert safe.get_prompt("greet", {"name": "Ada"})[1] and safe.opened == 3
+    finally:
+        failing.close()
+        safe.close()
+
+
+def test_a_setting_made_by_a_generated_delegate_is_applied_to_the_next_client():
+    require_mcp_sdk()
+    shared = SharedClient(SDK_SERVER, timeout=20)
+    try:
+        first = shared.get()
+        shared.set_roots(["file:///srv/one"])
+        assert "file:///srv/one" in shared.call_tool("roots").text
+        shared.close()
+        assert shared.get() is not first and "file:///srv/one" in shared.call_tool("roots").text
+    finally:
+        shared.close()
 
 
 def test_opens_lazily_once_for_many_threads_and_reopens_after_close(shared):
@@ -244,3 +283,45 @@ def test_the_interpreter_closes_the_shared_client_at_exit():
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30, env=env)
     assert out.stdout.strip() == "gone", out.stderr
+
+
+class Wider(Client):
+    """A Client with a method and a setting SharedClient has never heard of."""
+
+    suffix = ""
+
+    def shout(self, text: str, *, timeout: float | None = DEFAULT) -> str:
+        """The server's echo of ``text``, in capitals."""
+        return self.call_tool("echo", {"text": text}, timeout=timeout).text.upper() + self.suffix
+
+    def set_suffix(self, suffix: str) -> None:
+        """What ``shout`` adds to each answer."""
+        self.suffix = suffix
+
+
+def open_wider() -> Wider:
+    client = Wider(StdioTransport(SDK_SERVER), timeout=20)
+    client.initialize()
+    return client
+
+
+def test_a_method_added_to_client_is_delegated_with_nothing_written_for_it():
+    require_mcp_sdk()
+
+    @delegating(Wider, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS | {"shout"}, composed=COMPOSED, seen=SEEN)
+    class SharedWider(SharedClient):
+        pass
+
+    for name in ("shout", "set_suffix"):
+        ours, theirs = getattr(SharedWider, name), getattr(Wider, name)
+        assert (inspect.signature(ours), ours.__doc__) == (inspect.signature(theirs), theirs.__doc__)
+    shared = SharedWider(open_wider, retry="safe")
+    try:
+        shared.set_suffix("!")  # a setting: kept for every client opened later
+        assert shared.shout("hi") == "HI!"
+        os.kill(shared.get().transport.pid, signal.SIGKILL)
+        wait_for(lambda: shared.get().transport.returncode is not None)
+        assert shared.shout("again") == "AGAIN!" and shared.opened == 2  # declared a read: sent again
+        assert shared.call_tool("add", {"a": 1, "b": 2}).structured_content["result"] == 3  # hand-written, inherited
+    finally:
+        shared.close()

@@ -1,0 +1,129 @@
+"""``SharedClient``'s copy of ``Client``'s surface, made when the class is made, never by hand.
+
+``delegating(Client, ...)`` is a class decorator. For each public member of ``Client`` that
+the decorated class does not write by hand it adds a delegate with the member's signature,
+annotations and docstring, of one of four kinds:
+
+- a *call* (a method with a ``timeout`` parameter: it talks to the server) runs on the open
+  client through ``_run``, retried once on a new server when its name is among ``retried``
+  (the requests that change nothing);
+- a *setting* (a method without ``timeout``: a handler or the roots) goes through
+  ``_remember``, so that it is applied to the open client and to every client opened later;
+- a *composed* method (``composed``: one written over ``Client``'s public methods only, like
+  ``map_tool``) is ``Client``'s own function, so its inner calls are the delegates;
+- a *property* reads the open client's.
+
+Which members exist is read once, from the class (``public_members``), never probed at call
+time; what the class writes by hand is declared (``hand_written``) and checked against its
+body, so a forgotten entry fails at import rather than being silently overwritten.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from operator import attrgetter, methodcaller
+from typing import Any, Callable, Collection, Mapping, TypeVar
+
+__all__ = ["delegating", "public_members", "sends"]
+
+C = TypeVar("C", bound=type)
+
+
+def public_members(source: type) -> dict[str, Any]:
+    """The public functions and properties ``source`` declares, itself or its bases (not
+    ``object``), as written in the class bodies (``inspect.getattr_static``)."""
+    names = {name for klass in source.__mro__[:-1] for name in vars(klass) if not name.startswith("_")}
+    members = {name: inspect.getattr_static(source, name) for name in sorted(names)}
+    return {name: member for name, member in members.items() if inspect.isfunction(member) or isinstance(member, property)}
+
+
+def sends(function: Callable[..., Any]) -> bool:
+    """Whether a method talks to the server: every request method takes a ``timeout``; a
+    setting (a handler, the roots) sends nothing and takes none."""
+    return "timeout" in inspect.signature(function).parameters
+
+
+def delegating(
+    source: type, *, hand_written: Collection[str], retried: Collection[str], composed: Collection[str] = (),
+    seen: Mapping[str, Callable[[Any, Any], Any]] | None = None,
+) -> Callable[[C], C]:
+    """Give the decorated class a delegate for each public member of ``source`` (see the module).
+
+    The class must define ``_run(call, *, safe)``, ``_remember(key, apply)`` and ``get()``.
+    ``seen[name](self, result)`` sees what the call ``name`` returned before the caller does.
+    Raises ``TypeError`` when ``hand_written`` and the class body disagree, or when a name in
+    ``retried`` or ``composed`` is not one of ``source``'s members.
+    """
+
+    def decorate(cls: C) -> C:
+        members = public_members(source)
+        after = dict(seen or {})
+        unknown = sorted((set(hand_written) | set(retried) | set(composed) | set(after)) - set(members))
+        if unknown:
+            raise TypeError(f"{cls.__name__}: {', '.join(unknown)} {_not_members(unknown)} of {source.__name__}")
+        undeclared = sorted(set(vars(cls)) & set(members) - set(hand_written))
+        missing = sorted(name for name in hand_written if not any(name in vars(klass) for klass in cls.__mro__[:-1]))
+        if undeclared or missing:
+            raise TypeError(
+                f"{cls.__name__}: declare what it writes by hand in hand_written "
+                f"(written but not declared: {', '.join(undeclared) or 'none'}; "
+                f"declared but not written: {', '.join(missing) or 'none'})"
+            )
+        for name, member in members.items():
+            if name in hand_written:
+                continue
+            if isinstance(member, property):
+                made: Any = _property(name, member)
+            elif name in composed:
+                made = member
+            elif sends(member):
+                made = _described(_call(name, name in retried, after.get(name)), member, cls)
+            else:
+                made = _described(_setting(name), member, cls)
+            setattr(cls, name, made)
+        return cls
+
+    return decorate
+
+
+def _call(name: str, retried: bool, seen: Callable[[Any, Any], Any] | None) -> Callable[..., Any]:
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        result = self._run(methodcaller(name, *args, **kwargs), safe=retried)
+        return result if seen is None else seen(self, result)
+
+    return call
+
+
+def _setting(name: str) -> Callable[..., None]:
+    key = name.removeprefix("set_").removesuffix("_handler")  # "set_roots": "roots", as __reduce__ names it
+
+    def setting(self: Any, *args: Any, **kwargs: Any) -> None:
+        self._remember(key, methodcaller(name, *args, **kwargs))
+
+    return setting
+
+
+def _property(name: str, member: property) -> property:
+    read = attrgetter(name)
+
+    def get(self: Any) -> Any:
+        return read(self.get())
+
+    if member.fget is not None:
+        functools.update_wrapper(get, member.fget)
+    return property(get, doc=member.__doc__)
+
+
+def _described(delegate: Callable[..., Any], member: Callable[..., Any], cls: type) -> Callable[..., Any]:
+    """``delegate`` with ``member``'s name, docstring, annotations and signature; ``__wrapped__``
+    is ``member``, so ``typing.get_type_hints`` reads the annotations where they were written."""
+    functools.update_wrapper(delegate, member)
+    delegate.__signature__ = inspect.signature(member)  # type: ignore[attr-defined]
+    delegate.__module__ = cls.__module__
+    delegate.__qualname__ = f"{cls.__qualname__}.{member.__name__}"
+    return delegate
+
+
+def _not_members(names: Collection[str]) -> str:
+    return "is not a public member" if len(names) == 1 else "are not public members"
