@@ -6,7 +6,8 @@ annotations and docstring, of one of four kinds:
 
 - a *call* (a method with a ``timeout`` parameter: it talks to the server) runs on the open
   client through ``_run``, retried once on a new server when its name is among ``retried``
-  (the requests that change nothing);
+  (the requests that change nothing); a *tool call* (``tool_calls``: the method, and the
+  parameter that names the tool) runs through ``_run_tool``, which asks the tool's annotations;
 - a *setting* (a method without ``timeout``: a handler or the roots) goes through
   ``_remember``, so that it is applied to the open client and to every client opened later;
 - a *composed* method (``composed``: one written over ``Client``'s public methods only, like
@@ -46,11 +47,12 @@ def sends(function: Callable[..., Any]) -> bool:
 
 def delegating(
     source: type, *, hand_written: Collection[str], retried: Collection[str], composed: Collection[str] = (),
-    seen: Mapping[str, Callable[[Any, Any], Any]] | None = None,
+    tool_calls: Mapping[str, str] | None = None, seen: Mapping[str, Callable[[Any, Any], Any]] | None = None,
 ) -> Callable[[C], C]:
     """Give the decorated class a delegate for each public member of ``source`` (see the module).
 
-    The class must define ``_run(call, *, safe)``, ``_remember(key, apply)`` and ``get()``.
+    The class must define ``_run(call, *, safe)``, ``_run_tool(tool, call)``, ``_remember(key,
+    apply)`` and ``get()``.
     ``seen[name](self, result)`` sees what the call ``name`` returned before the caller does.
     Raises ``TypeError`` when ``hand_written`` and the class body disagree, or when a name in
     ``retried`` or ``composed`` is not one of ``source``'s members.
@@ -58,8 +60,8 @@ def delegating(
 
     def decorate(cls: C) -> C:
         members = public_members(source)
-        after = dict(seen or {})
-        unknown = sorted((set(hand_written) | set(retried) | set(composed) | set(after)) - set(members))
+        after, tools = dict(seen or {}), dict(tool_calls or {})
+        unknown = sorted((set(hand_written) | set(retried) | set(composed) | set(after) | set(tools)) - set(members))
         if unknown:
             raise TypeError(f"{cls.__name__}: {', '.join(unknown)} {_not_members(unknown)} of {source.__name__}")
         undeclared = sorted(set(vars(cls)) & set(members) - set(hand_written))
@@ -77,6 +79,8 @@ def delegating(
                 made: Any = _property(name, member)
             elif name in composed:
                 made = member
+            elif name in tools:
+                made = _described(_tool_call(name, member, tools[name]), member, cls)
             elif sends(member):
                 made = _described(_call(name, name in retried, after.get(name)), member, cls)
             else:
@@ -91,6 +95,16 @@ def _call(name: str, retried: bool, seen: Callable[[Any, Any], Any] | None) -> C
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         result = self._run(methodcaller(name, *args, **kwargs), safe=retried)
         return result if seen is None else seen(self, result)
+
+    return call
+
+
+def _tool_call(name: str, member: Callable[..., Any], parameter: str) -> Callable[..., Any]:
+    position = list(inspect.signature(member).parameters).index(parameter) - 1  # after self
+
+    def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        tool = args[position] if len(args) > position else kwargs.get(parameter)
+        return self._run_tool(tool, methodcaller(name, *args, **kwargs))
 
     return call
 

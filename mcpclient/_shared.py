@@ -34,15 +34,15 @@ from ._holder import ProcessLocal
 from ._methods import resendable_tool
 from ._notifications import ROUTED_NOTIFICATIONS
 from ._open import ServerEntry, open_target
-from ._rpc.cancel import CancelToken
-from ._rpc.engine import ProgressCallback
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT
 from ._travel import check_travels, made, received
 from .extensions import NotificationHandler, RequestHandler
 from .transports.stdio import StdioTransport
 
-__all__ = ["CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "SEEN", "RETRY_MODES", "SharedClient", "release_inherited", "safe_tool",
-           "server_of"]
+__all__ = [
+    "CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "RETRY_MODES", "SEEN", "TOOL_CALLS", "SharedClient",
+    "release_inherited", "safe_tool", "server_of",
+]
 
 R = TypeVar("R")
 
@@ -58,7 +58,6 @@ LOCK_MARGIN = 5.0
 #: The ``Client`` members with a behaviour of their own here; ``_delegates`` makes the rest.
 HAND_WRITTEN = (
     "initialize", "close", "timeout",  # the life cycle, and a setting kept in the options
-    "call_tool",  # retried only for a tool whose annotations say it changes nothing
     "on_notification", "on_request",  # one handler per method, checked here
     "subscribe_resource", "unsubscribe_resource", "set_log_level",  # requests kept for the next client
 )
@@ -71,6 +70,10 @@ CHANGE_NOTHING_CALLS = frozenset({
     "list_prompts", "get_prompt", "complete", "get_task", "list_tasks", "list_skills", "get_skill", "load_skill",
     "read_skill_file",
 })
+
+#: The ``Client`` requests that run a tool, by the parameter that names it: with
+#: ``retry="safe"`` sent again only when the tool's annotations say that is harmless.
+TOOL_CALLS = {"call_tool": "name"}
 
 #: The ``Client`` methods written over its public methods only: ``Client``'s own function
 #: runs with the ``SharedClient`` as ``self``, so each call of ``map_tool`` is the shared
@@ -96,7 +99,9 @@ def _learn_tools(shared: SharedClient, tools: Any) -> Any:
 SEEN = {"list_tools": _learn_tools}
 
 
-@delegating(Client, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS, composed=COMPOSED, seen=SEEN)
+@delegating(
+    Client, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS, composed=COMPOSED, tool_calls=TOOL_CALLS, seen=SEEN
+)
 class SharedClient(ClientSurface):
     """A process-aware ``Client`` for web apps and task queues; create it once, at import.
 
@@ -262,6 +267,8 @@ class SharedClient(ClientSurface):
         return call(self._holder.get())
 
     def _run_tool(self, name: str, call: Callable[[Client], R]) -> R:
+        """Run a call of the tool ``name``; after a dead server, once more on a new one only with
+        ``retry="safe"`` and a tool whose annotations say it changes nothing."""
         client = self._holder.get()
         try:
             return call(client)
@@ -304,23 +311,6 @@ class SharedClient(ClientSurface):
             client.timeout = value
 
         self._remember("timeout", apply)
-
-    def call_tool(
-        self,
-        name: str,
-        arguments: Mapping[str, Any] | None = None,
-        *,
-        timeout: float | None = DEFAULT,
-        on_progress: ProgressCallback | None = None,
-        max_total: float | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-        meta: Mapping[str, Any] | None = None,
-    ) -> t.ToolResult:
-        """``Client.call_tool`` on this process's client; after a dead server, retried once on
-        a new one only with ``retry="safe"`` and a tool whose annotations say that is harmless."""
-        return self._run_tool(name, lambda c: c.call_tool(
-            name, arguments, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta
-        ))
 
     def on_notification(self, method: str, handler: NotificationHandler) -> None:
         """``Client.on_notification``, on the open client and every client opened later."""

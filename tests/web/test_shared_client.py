@@ -18,7 +18,7 @@ import pytest
 import mcpclient
 from mcpclient import Client, ConnectionClosed, RequestTimeout, SharedClient, SharedGroup
 from mcpclient._delegates import delegating, public_members
-from mcpclient._shared import CHANGE_NOTHING_CALLS, COMPOSED, HAND_WRITTEN, SEEN
+from mcpclient._shared import CHANGE_NOTHING_CALLS, COMPOSED, HAND_WRITTEN, SEEN, TOOL_CALLS
 from mcpclient._timeouts import DEFAULT
 from mcpclient.transports.stdio import StdioTransport
 from tests.conftest import DEMO_SERVER, SDK_SERVER, child_pids
@@ -125,7 +125,8 @@ def test_retry_safe_retries_reads_and_read_only_tools_but_never_other_tools(tmp_
         # Annotations unknown to this process yet: learned from the new server before deciding.
         fresh = SharedClient(WEB_SERVER, timeout=10, retry="safe")
         try:
-            assert fresh.call_tool("lookup", {"marker": str(tmp_path / "a")}).text.startswith("ok ")
+            # (the tool named by keyword: the delegate finds it there too)
+            assert fresh.call_tool(name="lookup", arguments={"marker": str(tmp_path / "a")}).text.startswith("ok ")
             assert fresh.opened == 2
             with pytest.raises(ConnectionClosed):
                 fresh.call_tool("write", {"marker": str(tmp_path / "b")})
@@ -308,7 +309,8 @@ def open_wider() -> Wider:
 def test_a_method_added_to_client_is_delegated_with_nothing_written_for_it():
     require_mcp_sdk()
 
-    @delegating(Wider, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS | {"shout"}, composed=COMPOSED, seen=SEEN)
+    @delegating(Wider, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS | {"shout"}, composed=COMPOSED,
+                tool_calls=TOOL_CALLS, seen=SEEN)
     class SharedWider(SharedClient):
         pass
 
