@@ -37,6 +37,7 @@ def shared():
 
 def test_shared_client_has_every_public_client_member_with_its_signature_and_docstring():
     """Read from Client itself: a member added to Client is checked here with nothing added by hand."""
+    assert not issubclass(SharedClient, Client)  # a Client only for type checkers: nothing is inherited
     members = public_members(Client)
     assert {"call_tool", "list_tools", "set_roots", "server_info", "map_tool"} <= set(members)
     for name, member in members.items():
@@ -327,3 +328,42 @@ def test_a_method_added_to_client_is_delegated_with_nothing_written_for_it():
         assert shared.call_tool("add", {"a": 1, "b": 2}).structured_content["result"] == 3  # hand-written, inherited
     finally:
         shared.close()
+
+
+USER_PROGRAM = '''
+from mcpclient import Page, SharedClient
+from mcpclient.types import ToolDef, ToolResult
+
+shared = SharedClient(["python", "server.py"])
+everything: list[ToolDef] = shared.list_tools()
+one_page: Page[ToolDef] = shared.list_tools(cursor=None)
+result: ToolResult = shared.call_tool("add", {"a": 1})
+results = list(shared.map_tool("add", [{"a": 1}]))
+version: str = shared.protocol_version
+shared.set_roots(["file:///srv"])
+'''
+USER_MISTAKES = '''
+from mcpclient import SharedClient
+
+shared = SharedClient(["python", "server.py"])
+shared.ping(timeout="soon")
+wrong: str = shared.list_tools()
+shared.read_resource()
+'''
+
+
+@pytest.mark.timeout(300)
+def test_mypy_strict_sees_every_generated_method_with_clients_signature(tmp_path):
+    (tmp_path / "program.py").write_text(USER_PROGRAM, encoding="utf-8")
+    (tmp_path / "mistakes.py").write_text(USER_MISTAKES, encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "MYPYPATH": str(root)}  # the editable install is not found by mypy alone
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--cache-dir", str(tmp_path / "cache"), "program.py", "mistakes.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=280,
+    )
+    errors = [line for line in done.stdout.splitlines() if ": error:" in line]
+    assert [line.split(":")[:2] for line in errors] == [["mistakes.py", "5"], ["mistakes.py", "6"], ["mistakes.py", "7"]], \
+        done.stdout
+    assert 'Argument "timeout" to "ping"' in errors[0] and '"list[ToolDef]"' in errors[1]
+    assert 'Missing positional argument "uri"' in errors[2]
