@@ -84,7 +84,7 @@ def delegating(
             elif sends(member):
                 made = _described(_call(name, name in retried, after.get(name)), member, cls)
             else:
-                made = _described(_setting(name), member, cls)
+                made = _described(_setting(name, member), member, cls)
             setattr(cls, name, made)
         return cls
 
@@ -109,10 +109,12 @@ def _tool_call(name: str, member: Callable[..., Any], parameter: str) -> Callabl
     return call
 
 
-def _setting(name: str) -> Callable[..., None]:
+def _setting(name: str, member: Callable[..., Any]) -> Callable[..., None]:
     key = name.removeprefix("set_").removesuffix("_handler")  # "set_roots": "roots", as __reduce__ names it
+    signature = inspect.signature(member)
 
     def setting(self: Any, *args: Any, **kwargs: Any) -> None:
+        signature.bind(self, *args, **kwargs)  # a TypeError now: a setting kept would fail every open
         self._remember(key, methodcaller(name, *args, **kwargs))
 
     return setting

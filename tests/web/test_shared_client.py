@@ -367,3 +367,15 @@ def test_mypy_strict_sees_every_generated_method_with_clients_signature(tmp_path
         done.stdout
     assert 'Argument "timeout" to "ping"' in errors[0] and '"list[ToolDef]"' in errors[1]
     assert 'Missing positional argument "uri"' in errors[2]
+
+
+def test_a_setting_with_wrong_arguments_is_refused_at_once_and_kept_for_no_client():
+    shared = SharedClient(DEMO_SERVER, timeout=10)
+    try:
+        with pytest.raises(TypeError, match="roots"):
+            shared.set_roots()
+        with pytest.raises(TypeError):
+            shared.set_sampling_handler(None, tools=True, modes=("form",))
+        assert shared.call_tool("add", {"a": 1, "b": 1}).text == "2" and shared.opened == 1
+    finally:
+        shared.close()
