@@ -54,8 +54,9 @@ def delegating(
     The class must define ``_run(call, *, safe)``, ``_run_tool(tool, call)``, ``_remember(key,
     apply)`` and ``get()``.
     ``seen[name](self, result)`` sees what the call ``name`` returned before the caller does.
-    Raises ``TypeError`` when ``hand_written`` and the class body disagree, or when a name in
-    ``retried`` or ``composed`` is not one of ``source``'s members.
+    Raises ``TypeError`` when ``hand_written`` and the class body disagree, when a name given
+    is not one of ``source``'s members, or when one in ``retried``, ``tool_calls`` or ``seen``
+    is not a request.
     """
 
     def decorate(cls: C) -> C:
@@ -64,6 +65,11 @@ def delegating(
         unknown = sorted((set(hand_written) | set(retried) | set(composed) | set(after) | set(tools)) - set(members))
         if unknown:
             raise TypeError(f"{cls.__name__}: {', '.join(unknown)} {_not_members(unknown)} of {source.__name__}")
+        calls = {name for name, member in members.items() if inspect.isfunction(member) and sends(member)}
+        not_calls = sorted((set(retried) | set(after) | set(tools)) - calls)
+        if not_calls:
+            takes = "takes" if len(not_calls) == 1 else "take"
+            raise TypeError(f"{cls.__name__}: {', '.join(not_calls)} {takes} no timeout: sends nothing, so nothing to retry")
         undeclared = sorted(set(vars(cls)) & set(members) - set(hand_written))
         missing = sorted(name for name in hand_written if not any(name in vars(klass) for klass in cls.__mro__[:-1]))
         if undeclared or missing:

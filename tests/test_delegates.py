@@ -28,3 +28,10 @@ def test_a_name_that_is_not_a_client_member_fails_when_the_class_is_made():
         @delegating(Client, hand_written=(), retried=("list_tool",))
         class Typo:
             pass
+
+
+def test_a_setting_declared_as_a_retried_request_fails_when_the_class_is_made():
+    with pytest.raises(TypeError, match=r"set_roots takes no timeout: sends nothing"):
+        @delegating(Client, hand_written=(), retried=("ping", "set_roots"))
+        class Confused:
+            pass
