@@ -37,11 +37,11 @@ from ._exceptions import (
     TransportError,
     URLElicitationRequired,
 )
+from ._features import Task
 from ._keepalive import KeepAlive
 from ._pages import Page
 from ._rpc.cancel import CancelToken
 from ._skill_model import Skill, SkillFile
-from ._task_handle import Task
 from .extensions import Extension, Message, Middleware, Options
 from .plugins.telemetry import Telemetry
 from .transports import StdioTransport, Transport

@@ -17,14 +17,13 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 from . import _bounded
 from . import types as t
 from ._eras import modern
-from ._exceptions import ProtocolError, ResourceNotFound, RPCError, TaskSupportError
+from ._exceptions import MCPError, ProtocolError, ResourceNotFound, RPCError
+from ._features import Task, TasksFeature
 from ._methods import resendable_tool
 from ._pages import Page, page_cursor, pages
 from ._rpc.cancel import Cancel
 from ._rpc.engine import ProgressCallback
 from ._text import clean
-from ._task_handle import Task
-from ._tasks import Tasks
 from ._timeouts import Deadline
 from ._wire import structure, structure_list, structure_tool_result, unstructure
 
@@ -57,15 +56,15 @@ class Calls:
     def __init__(
         self,
         session: Conversation,
-        tasks: Tasks,
+        tasks: TasksFeature | None,
         listed: Callable[[list[t.ToolDef]], list[t.ToolDef]] = lambda tools: tools,
     ) -> None:
         self._conversation = session
         #: Given every whole tool list, the client's own or one made for a call (the extensions'
         #: ``result`` hooks: output validation learns the schemas there); returns what to keep.
         self._listed = listed
+        #: The tasks feature (the built-in ``Tasks`` extension), None when none is plugged in.
         self._tasks = tasks
-        self._task_support: dict[str, str] = {}  # tool name -> execution.taskSupport, from the last list
         self._odd_names: set[str] = set()  # tool names already warned about (SEP-986)
         #: The tools whose annotations say a call changes nothing (``_methods.resendable_tool``),
         #: from the last listing: their calls may be sent again after a broken attempt.
@@ -79,8 +78,7 @@ class Calls:
     def list_tools(self, timeout: float | None, meta: Meta = None) -> list[t.ToolDef]:
         tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools", meta)
         self._resendable = frozenset(tool.name for tool in tools if resendable_tool(tool.annotations))
-        tools = self._listed(tools)
-        self._task_support = {tool.name: _task_support(tool) for tool in tools}
+        tools = self._listed(tools)  # the tasks extension learns each tool's taskSupport there
         self._warn_odd_names(tools)
         return tools
 
@@ -125,7 +123,7 @@ class Calls:
         result = self._send_tool_call(params, timeout, on_progress, max_total, cancel, meta)
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = max_total if max_total is not None else timeout
-            result = self._tasks.finish(result, name, budget, cancel)
+            result = self._task_feature().finish(result, name, budget, cancel)
         tool_result: t.ToolResult = structure_tool_result(result)
         return tool_result  # checked against its outputSchema by the OutputValidation extension's hook
 
@@ -133,29 +131,18 @@ class Calls:
         self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None,
         meta: Meta = None,
     ) -> Task:
-        era = self._conversation.strategy
-        params = _tool_params(name, arguments)
-        era.require_tasks(self._conversation.capabilities, "start")
-        if era.tools_declare_task_support:
-            deadline = Deadline(timeout)  # the listing, if one is needed, comes out of the call's time
-            self._require_task_tool(name, timeout)
-            timeout = deadline.remaining()
-        result = self._send_tool_call(era.task_params(params, ttl), timeout, meta=meta)
-        state = era.task_state(result)
-        return self._tasks.handle(state, name) if state is not None else self._tasks.done(result, name)
+        """A ``tools/call`` that asks for a task: the tasks feature says how to ask (and may list
+        the tools once, out of the call's time), and makes the handle from the answer."""
+        tasks = self._task_feature()
+        deadline = Deadline(timeout)
+        params = tasks.task_call(_tool_params(name, arguments), ttl, timeout, self.list_tools)
+        result = self._send_tool_call(params, deadline.remaining(), meta=meta)
+        return tasks.started(result, name)
 
-    def _require_task_tool(self, name: str, timeout: float | None) -> None:
-        """Refuse, before sending, a tool whose listing forbids tasks (listing the tools once if
-        this one is unknown); a tool the server does not list at all is left to the server."""
-        if name not in self._task_support:
-            try:
-                self.list_tools(timeout)
-            except RPCError as exc:
-                log.debug("no tool list to check %r against (%s): the server decides", name, exc)
-                return
-        support = self._task_support.get(name)
-        if support is not None and support not in ("optional", "required"):
-            raise TaskSupportError(name, support)
+    def _task_feature(self) -> TasksFeature:
+        if self._tasks is None:
+            raise MCPError(TasksFeature.missing)
+        return self._tasks
 
     def _send_tool_call(
         self,
@@ -295,8 +282,3 @@ def resource_not_found(exc: RPCError, uri: str) -> RPCError:
 
 _not_found = resource_not_found
 
-
-def _task_support(tool: t.ToolDef) -> str:
-    """A tool's ``execution.taskSupport``; absent means "forbidden" (2025-11-25)."""
-    support = tool.execution.get("taskSupport") if isinstance(tool.execution, dict) else None
-    return support if isinstance(support, str) else "forbidden"

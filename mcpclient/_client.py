@@ -2,10 +2,10 @@
 
 ``Client`` holds the life cycle and the public methods. Each method checks that the client
 is open, resolves its timeout, and hands the call in one step to the collaborator that owns
-the feature: ``Calls`` (tools, resources, prompts, completions, tool tasks), ``Tasks``,
-``Notifications`` and ``Elicitation``. They talk to the server through the
+the feature: ``Calls`` (tools, resources, prompts, completions, the ``tools/call`` of a
+task), ``Notifications`` and ``Elicitation``. They talk to the server through the
 ``Conversation``, whose era strategy owns what differs between protocol eras. The features
-that are built-in extensions (MCP Apps, skills) are reached through the ``Seam``, by the
+that are built-in extensions (MCP Apps, skills, tasks) are reached through the ``Seam``, by the
 interface ``_features`` declares, and are made from the keyword options by the builders
 ``mcpclient.plugins`` registers (``_extending.gather``).
 """
@@ -28,7 +28,7 @@ from ._display import Capabilities, Listing
 from ._elicitation import Elicitation
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom, gather
-from ._features import Skill, SkillsFeature, ToolOutputs, UIResource, UIViews
+from ._features import Skill, SkillsFeature, Task, TasksFeature, UIResource, UIViews
 from ._handlers import BUILTIN_REQUESTS, Handlers
 from ._notifications import ROUTED_NOTIFICATIONS, Notifications
 from ._rpc.cancel import CancelToken
@@ -37,8 +37,6 @@ from ._conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
 from ._pages import ALL_PAGES, Page
 from ._session import BoundSession
 from ._subscriptions import Listener
-from ._task_handle import Task
-from ._tasks import Tasks
 from ._timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .cache import CacheStore
 from .extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
@@ -136,7 +134,7 @@ class Client:
         self._state_lock = threading.Lock()
         self._keeps_lists = (cache is not False and cache is not None) or self._seam.wants_list_changes
         self._discoveries = Discoveries(cache) if isinstance(cache, CacheStore) else None
-        self._outputs = self._seam.find(ToolOutputs)  # what checks a task's result
+        self._tasks = self._seam.find(TasksFeature)  # what Calls waits for a task with
         self._max_dispatch = max_dispatch
         self._protocol = protocol
         self._wire(transport)
@@ -154,11 +152,10 @@ class Client:
             self._engine, self._handlers, self.client_info, self._protocol, transport, self._discoveries,
         )
         # The features, each given what it needs; none of them refers back to the Client.
-        self._tasks = Tasks(self._conversation, self._timeouts, self._outputs)
         self._calls = Calls(self._conversation, self._tasks, self._listed)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
-        self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._tasks, self._elicitation)
-        self._session = BoundSession(self._conversation, self._seam, _weak_state(self))
+        self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._elicitation)
+        self._session = BoundSession(self._conversation, self._seam, _weak_state(self), self._timeouts)
         self._seam.bind(self._session)
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.
@@ -557,14 +554,17 @@ class Client:
 
     def get_task(self, task_id: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> Task:
         """A handle on an existing task (e.g. one started before a restart), freshly polled."""
-        return self._tasks.get_task(task_id, self._ready(timeout), meta)
+        return self._task_feature().get_task(task_id, self._ready(timeout), meta)
 
     def list_tasks(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> list[Task]:
         """Every task the server lists (legacy era only, with ``tasks.list`` declared).
 
         The 2026 extension has no ``tasks/list``: there it raises ``CapabilityError``.
         """
-        return self._tasks.list_tasks(self._ready(timeout), meta)
+        return self._task_feature().list_tasks(self._ready(timeout), meta)
+
+    def _task_feature(self) -> TasksFeature:
+        return self._seam.feature(TasksFeature, TasksFeature.missing)
 
     # -- resources and prompts ----------------------------------------------------------------
 

@@ -508,7 +508,7 @@ class Conversation:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
             kind = result.get("resultType", "complete")
             if kind == "complete" or (kind == "task" and method in modern.TASK_METHODS):
-                return result  # a task handle is waited for by the caller (see _tasks)
+                return result  # a task is waited for by the caller (Calls, through the tasks feature)
             if kind != "input_required":
                 raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
             if method not in modern.INPUT_REQUIRED_METHODS:

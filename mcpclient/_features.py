@@ -10,13 +10,15 @@ the client core knows the interface of a feature and never the module that imple
 from __future__ import annotations
 
 import abc
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from . import types as t
 from ._app_views import UIResource
+from ._rpc.cancel import Cancel
 from ._skill_model import Skill
+from ._timeouts import DEFAULT
 
-__all__ = ["Skill", "SkillsFeature", "ToolOutputs", "UIResource", "UIViews"]
+__all__ = ["Skill", "SkillsFeature", "Task", "TasksFeature", "ToolOutputs", "UIResource", "UIViews"]
 
 #: Extra ``_meta`` keys of one call (``Client``'s ``meta=``).
 Meta = Mapping[str, Any] | None
@@ -67,3 +69,139 @@ class SkillsFeature(abc.ABC):
         self, skill: Skill, path: str, allow_dynamic: bool, timeout: float | None, meta: Meta = None
     ) -> bytes:
         """One file of ``skill``, verified against its entry."""
+
+
+#: The statuses after which a task never changes again.
+TERMINAL = frozenset({"completed", "failed", "cancelled"})
+
+
+class Task(abc.ABC):
+    """A handle on one task running on the server; safe to share between threads.
+
+    Get one from ``Client.call_tool_as_task()``, ``Client.get_task()`` or
+    ``Client.list_tasks()``. The state attributes (``status``, ``status_message``, ...) are the
+    last ones seen and never touch the network; ``refresh()`` asks the server. ``wait()``
+    blocks until the task ends, ``result()`` returns its ``ToolResult``, ``cancel()`` asks the
+    server to stop it. A task the server needs input for is served by the handlers installed
+    on the client (elicitation, sampling, roots), as direct server requests are.
+
+    (The built-in tasks extension, ``mcpclient.plugins.tasks``, makes them.)
+    """
+
+    #: The server's id of the task ("" for a call the server answered at once).
+    task_id: str
+    #: The tool the task runs, when known.
+    tool: str | None
+
+    @property
+    @abc.abstractmethod
+    def status(self) -> str:
+        """"working", "input_required", "completed", "failed" or "cancelled" (last seen)."""
+
+    @property
+    def done(self) -> bool:
+        """Whether the task reached a terminal status (completed, failed, cancelled)."""
+        return self.status in TERMINAL
+
+    @property
+    @abc.abstractmethod
+    def status_message(self) -> str | None:
+        """The server's message with the last status, if any."""
+
+    @property
+    @abc.abstractmethod
+    def created_at(self) -> str | None:
+        """ISO 8601 creation time, as the server sent it."""
+
+    @property
+    @abc.abstractmethod
+    def last_updated_at(self) -> str | None:
+        """ISO 8601 time of the last change, as the server sent it."""
+
+    @property
+    @abc.abstractmethod
+    def ttl(self) -> float | None:
+        """Seconds from creation the server keeps the task (None: unlimited or unknown)."""
+
+    @property
+    @abc.abstractmethod
+    def poll_interval(self) -> float | None:
+        """The server's suggested seconds between polls, if it gave one."""
+
+    @abc.abstractmethod
+    def refresh(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> str:
+        """Ask the server for the task's state (``tasks/get``) and return its status.
+
+        ``meta`` adds keys to the request's ``_meta``, as ``Client``'s ``meta=`` does.
+        """
+
+    @abc.abstractmethod
+    def wait(self, timeout: float | None = DEFAULT) -> str:
+        """Block until the task ends and return its terminal status.
+
+        Polls ``tasks/get`` at the server's ``pollInterval`` (1 s if it gives none) and wakes
+        early on a status notification. When the server needs input, the client's handlers
+        provide it. Raises ``RequestTimeout`` if the task is still running after ``timeout``
+        seconds (the task itself goes on: wait again, or ``cancel()`` it), ``RPCError`` if the
+        server rejects a poll, ``ProtocolError`` if it needs input no handler can give.
+        """
+
+    @abc.abstractmethod
+    def result(self, timeout: float | None = DEFAULT) -> t.ToolResult:
+        """Wait for the task to end and return the tool's ``ToolResult``.
+
+        A tool that reported failure gives a result with ``is_error=True``, as ``call_tool``
+        does. Raises ``RPCError`` when the underlying request failed with a JSON-RPC error,
+        ``RequestCancelled`` when the task was cancelled, and what ``wait()`` raises.
+        """
+
+    @abc.abstractmethod
+    def cancel(self, *, timeout: float | None = DEFAULT) -> None:
+        """Ask the server to cancel the task (``tasks/cancel``).
+
+        Cancellation is cooperative: the task may still end in another status. In the legacy
+        era the server must declare ``tasks.cancel`` (else ``CapabilityError``) and rejects a
+        task already ended with an ``RPCError``.
+        """
+
+
+class TasksFeature(abc.ABC):
+    """Tasks: ``Client.call_tool_as_task``, ``get_task``, ``list_tasks``, and the wait of a
+    ``call_tool`` the server made a task.
+
+    ``call_tool_as_task`` is a tool call of the Client's (``_calls``: its one place for a
+    ``tools/call``): the feature says how to ask for the task (``task_call``) and makes the
+    handle from the answer (``started``). Timeouts come resolved.
+    """
+
+    missing = "this client has no tasks extension (it was made without the built-in ones)"
+
+    @abc.abstractmethod
+    def task_call(
+        self, params: dict[str, Any], ttl: float | None, timeout: float | None,
+        list_tools: Callable[[float | None], object],
+    ) -> dict[str, Any]:
+        """The ``tools/call`` params that start the tool ``params["name"]`` as a task.
+
+        Raises ``CapabilityError`` when the server supports no tasks and ``TaskSupportError``
+        when its listing forbids them for the tool; ``list_tools(timeout)`` is the Client's
+        listing, called once when the tool's support is not known yet.
+        """
+
+    @abc.abstractmethod
+    def started(self, result: dict[str, Any], tool: str) -> Task:
+        """The handle for the task ``result`` (the ``tools/call`` answer) stands for; a
+        finished one when the server answered at once instead of making a task."""
+
+    @abc.abstractmethod
+    def finish(self, result: dict[str, Any], tool: str, timeout: float | None, cancel: Cancel | None) -> dict[str, Any]:
+        """Wait for the task a server answered ``call_tool`` with and return the tool's raw
+        result; ``timeout`` bounds the whole wait, ``cancel`` cancels the task on the server too."""
+
+    @abc.abstractmethod
+    def get_task(self, task_id: str, timeout: float | None, meta: Meta = None) -> Task:
+        """A handle on an existing task, freshly polled."""
+
+    @abc.abstractmethod
+    def list_tasks(self, timeout: float | None, meta: Meta = None) -> list[Task]:
+        """Every task the server lists, all pages."""

@@ -1,7 +1,8 @@
 """Change notifications and server logs: what the server tells the client unasked.
 
 ``Notifications`` routes every notification (to the log router, the user's
-callbacks, the tasks and the elicitations) and keeps what the client listens for. How a
+callbacks, the elicitations, and what an extension claimed: the tasks' status notices are
+the built-in tasks extension's) and keeps what the client listens for. How a
 subscription or a log level reaches the server is the era's (``Era.subscribe``,
 ``Era.set_log_level``, ``Era.listen_filter``).
 """
@@ -16,8 +17,6 @@ from ._handlers import Handlers
 from ._logging import LOG_LEVELS, LogRouter
 from ._exceptions import SubscriptionError
 from ._subscriptions import ACKNOWLEDGED, Listener
-from ._task_handle import STATUS_NOTIFICATIONS
-from ._tasks import Tasks
 
 if TYPE_CHECKING:
     from ._conversation import Conversation
@@ -34,7 +33,7 @@ _LIST_CHANGED = {
 #: The notifications the client routes itself: no custom handler may claim them.
 ROUTED_NOTIFICATIONS = frozenset({
     "notifications/message", "notifications/resources/updated", "notifications/elicitation/complete",
-    "notifications/progress", "notifications/cancelled", ACKNOWLEDGED, *_LIST_CHANGED, *STATUS_NOTIFICATIONS,
+    "notifications/progress", "notifications/cancelled", ACKNOWLEDGED, *_LIST_CHANGED,
 })
 
 
@@ -46,13 +45,11 @@ class Notifications:
         session: Conversation,
         handlers: Handlers,
         keeps_lists: bool,
-        tasks: Tasks,
         elicitation: Elicitation,
     ) -> None:
         self._conversation = session
         self._handlers = handlers
         self._keeps_lists = keeps_lists  # a result cache wants list changes (it drops on them)
-        self._tasks = tasks
         self._elicitation = elicitation
         self.logs = LogRouter()
         self.listener = Listener(session)
@@ -124,8 +121,6 @@ class Notifications:
             if isinstance(uri, str):
                 if self._resource_updated is not None:
                     self._resource_updated(uri)
-        elif method in STATUS_NOTIFICATIONS:
-            self._tasks.on_status(params)
         elif method == "notifications/elicitation/complete":
             self._elicitation.on_complete(params)
         elif method == ACKNOWLEDGED:

@@ -2,16 +2,20 @@
 
 ``BoundSession`` wraps the ``Conversation`` of one wiring of a Client (a restart gives a new
 one) and the client's ``Seam`` (for ``run`` and ``on_close``). It asks the Client nothing but
-its state, through a callable, so an extension never holds the Client.
+its state, through a callable, and its ``Timeouts`` (the default timeout, which
+``Client.timeout`` changes), so an extension never holds the Client.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import Any, Callable, Mapping
 
 from ._conversation import CLOSED, OPEN, Conversation, identity
 from ._exceptions import ClientClosedError, ConnectionClosed, MCPError
 from ._extending import Seam, check_custom
+from ._rpc.cancel import CancelToken
+from ._timeouts import Timeouts
 from .extensions import Options, Session
 
 __all__ = ["BoundSession"]
@@ -20,10 +24,11 @@ __all__ = ["BoundSession"]
 class BoundSession(Session):
     """The Session of one connection (see ``mcpclient.extensions.Session``)."""
 
-    def __init__(self, conversation: Conversation, seam: Seam, state: Callable[[], str]) -> None:
+    def __init__(self, conversation: Conversation, seam: Seam, state: Callable[[], str], timeouts: Timeouts) -> None:
         self._conversation = conversation
         self._seam = seam
         self._state = state  # the client's: unopened, open or closed
+        self._timeouts = timeouts  # the client's, which Client.timeout changes
 
     def _check(self, method: str) -> None:
         check_custom(method)
@@ -77,6 +82,16 @@ class BoundSession(Session):
     @property
     def is_open(self) -> bool:
         return self._state() == OPEN
+
+    @property
+    def timeout(self) -> float | None:
+        return self._timeouts.default
+
+    def answer_inputs(
+        self, requests: Mapping[str, Any], cancel: CancelToken | threading.Event | None = None, *,
+        asker: str, advice: str = "",
+    ) -> dict[str, Any]:
+        return self._conversation.handlers.answer_inputs(requests, cancel, asker, advice)
 
     def run(self, work: Callable[[], None]) -> None:
         self._seam.run(work)

@@ -43,7 +43,9 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 
 import attrs
 
+from ._exceptions import ProtocolError
 from ._rpc.cancel import CancelToken
+from ._timeouts import DEFAULT_TIMEOUT
 
 __all__ = [
     "Call",
@@ -203,6 +205,28 @@ class Session(abc.ABC):
         """Why the connection ended on its own (the server exited, a stream broke), once it
         has; None while it runs, and when the client closed it."""
         return None
+
+    @property
+    def timeout(self) -> float | None:
+        """The client's timeout of a call that gives none (``Client.timeout``, read afresh, so
+        a change is seen), in seconds; None: no limit. A session that knows no client gives
+        the library's default."""
+        return DEFAULT_TIMEOUT
+
+    def answer_inputs(
+        self, requests: Mapping[str, Any], cancel: CancelToken | threading.Event | None = None, *,
+        asker: str, advice: str = "",
+    ) -> dict[str, Any]:
+        """Answer a server's ``inputRequests`` (a map of key to server request: elicitation,
+        sampling, roots, a custom method claimed with ``on_request``) with the client's
+        handlers, through the receive middleware; the responses by key, for a request's
+        ``inputResponses`` (the 2026 tasks extension's ``tasks/update``).
+
+        ``cancel`` cancels the handlers' tokens; ``asker`` names what asked ("task 't-1'") and
+        ``advice`` ends the error. Raises ``ProtocolError`` for a malformed request or one no
+        handler can answer. A session that knows no client's handlers answers none.
+        """
+        raise ProtocolError(f"{asker} needs input from this client, which this session cannot give{advice}")
 
     @abc.abstractmethod
     def run(self, work: Callable[[], None]) -> None:

@@ -240,3 +240,30 @@ def test_the_transports_know_neither_eras_nor_models(package: str) -> None:
         if importer == package or importer.startswith(package + "."):
             bad = sorted(t for t in targets if t.startswith(("mcpclient._eras", "mcpclient.types")))
             assert not bad, f"{importer} imports {bad}"
+
+
+#: The client core: the Client, its calls, its notification routing, the conversation.
+CLIENT_CORE = ("mcpclient._client", "mcpclient._calls", "mcpclient._notifications", "mcpclient._conversation")
+
+
+def _reached(start: str, edges: dict[str, dict[str, int]]) -> set[str]:
+    """Every module ``start`` imports, directly or through the modules it imports."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in edges[todo.pop()]:
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+@pytest.mark.parametrize("core", CLIENT_CORE)
+def test_the_client_core_imports_no_tasks_module(core: str) -> None:
+    """Tasks are a plug-in (``mcpclient.plugins.tasks``): the client core reaches them through
+    the ``_features.TasksFeature`` interface, so it imports no tasks module, not even through
+    the modules it imports (lazily, or under ``TYPE_CHECKING``)."""
+    reached = _reached(core, graph())
+    tasks = sorted(name for name in reached
+                   if "task" in name.rpartition(".")[2] or name.startswith("mcpclient.plugins.tasks."))
+    assert not tasks, f"{core} imports {tasks}"

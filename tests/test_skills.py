@@ -284,6 +284,7 @@ def test_without_pyyaml_loading_says_what_to_install(transport, monkeypatch):
 
 def test_skills_are_a_built_in_extension_whose_requests_a_user_middleware_sees(transport):
     from mcpclient.plugins.skills.extension import Skills
+    from mcpclient.plugins.tasks import Tasks
 
     seen: list[str] = []
 
@@ -294,7 +295,7 @@ def test_skills_are_a_built_in_extension_whose_requests_a_user_middleware_sees(t
 
     server = skills_server(transport)
     with Client(transport, middleware=[watch], telemetry=False) as client:
-        assert [type(ext) for ext in client.extensions] == [OutputValidation, Skills]
+        assert [type(ext) for ext in client.extensions] == [OutputValidation, Skills, Tasks]
         (skill,) = client.list_skills(meta={"com.example/trace": "t1"})
         assert client.load_skill(skill) == SKILL_MD
     # the extension's requests went through the Session: the user's middleware saw each one

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import abc
 import logging
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Mapping, Protocol
 
 from attrs import frozen
 
@@ -128,14 +128,20 @@ class Era(abc.ABC):
     def handler_set_late(self, what: str) -> None:
         """A handler was installed after opening: say so where the server cannot learn of it."""
 
+    # The task rules are static: the tasks plug-in reads them from the era's class, picked by
+    # the name a ``Session`` gives (``mcpclient._eras.named.era_named``).
+
+    @staticmethod
     @abc.abstractmethod
-    def require_tasks(self, capabilities: dict[str, Any], action: str) -> None:
+    def require_tasks(capabilities: Mapping[str, Any], action: str) -> None:
         """Raise ``CapabilityError`` unless the server supports task ``action`` (TASK_ACTIONS)."""
 
+    @staticmethod
     @abc.abstractmethod
-    def task_params(self, params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
+    def task_params(params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
         """The ``tools/call`` params that ask for a task."""
 
+    @staticmethod
     @abc.abstractmethod
-    def task_state(self, result: dict[str, Any]) -> dict[str, Any] | None:
+    def task_state(result: dict[str, Any]) -> dict[str, Any] | None:
         """The task a ``tools/call`` result stands for, or None when it is the tool's result."""

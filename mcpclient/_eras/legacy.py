@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Mapping
 
 from .. import types as t
 from .._exceptions import CapabilityError, ProtocolError
@@ -112,7 +112,8 @@ class LegacyEra(Era):
     def handler_set_late(self, what: str) -> None:
         log.warning("%s set after initialize(): the server was not told this client supports it", what)
 
-    def require_tasks(self, capabilities: dict[str, Any], action: str) -> None:
+    @staticmethod
+    def require_tasks(capabilities: Mapping[str, Any], action: str) -> None:
         feature, method = _TASK_FEATURES[action]
         node: Any = capabilities.get("tasks")
         for part in feature.split(".") if feature else []:
@@ -120,10 +121,12 @@ class LegacyEra(Era):
         if not isinstance(node, dict):
             raise CapabilityError(f"tasks.{feature}" if feature else "tasks", method)
 
-    def task_params(self, params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
+    @staticmethod
+    def task_params(params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
         return {**params, "task": {} if ttl is None else {"ttl": int(ttl * 1000)}}
 
-    def task_state(self, result: dict[str, Any]) -> dict[str, Any] | None:
+    @staticmethod
+    def task_state(result: dict[str, Any]) -> dict[str, Any] | None:
         task = result.get("task")
         return task if isinstance(task, dict) else None  # a server may ignore the task field
 

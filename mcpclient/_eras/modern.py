@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from .. import types as t
 from .._exceptions import CapabilityError, RPCError
@@ -150,7 +150,8 @@ class ModernEra(Era):
     def handler_set_late(self, what: str) -> None:
         pass  # declared with the next request
 
-    def require_tasks(self, capabilities: dict[str, Any], action: str) -> None:
+    @staticmethod
+    def require_tasks(capabilities: Mapping[str, Any], action: str) -> None:
         if action == "list":
             raise CapabilityError("tasks.list", "tasks/list")  # the extension has no tasks/list
         if action == "cancel":
@@ -159,8 +160,10 @@ class ModernEra(Era):
         if not (isinstance(extensions, dict) and TASKS_EXTENSION in extensions):
             raise CapabilityError(f"extensions.{TASKS_EXTENSION}", "tools/call" if action == "start" else "tasks/get")
 
-    def task_params(self, params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
+    @staticmethod
+    def task_params(params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
         return params  # the server alone decides; the extension has no ttl field
 
-    def task_state(self, result: dict[str, Any]) -> dict[str, Any] | None:
+    @staticmethod
+    def task_state(result: dict[str, Any]) -> dict[str, Any] | None:
         return result if result.get("resultType") == "task" else None

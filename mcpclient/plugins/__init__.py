@@ -19,6 +19,7 @@ from .headers import HeaderMirroring
 from .lock import lock_extension
 from .policy import PolicyGate
 from .skills.extension import Skills
+from .tasks import tasks_extension
 from .telemetry import telemetry_extensions
 from .validation import output_validation
 
@@ -75,5 +76,6 @@ register_option_builder(_guards, outer=True)
 register_option_builder(output_validation, outer=True)
 register_option_builder(_apps, outer=False)  # after the user's: their result hooks see the plain ToolResult
 register_option_builder(_skills, outer=False)
+register_option_builder(tasks_extension, outer=False)  # every client; after the user's result hooks, as before
 register_option_builder(_headers, outer=False)
 register_option_builder(_cache, outer=False)

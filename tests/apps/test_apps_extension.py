@@ -17,6 +17,7 @@ from mcpclient.apps import AppResult, Apps
 from mcpclient.extensions import Call, Extension
 from mcpclient.plugins.validation import OutputValidation
 from mcpclient.plugins.skills.extension import Skills
+from mcpclient.plugins.tasks import Tasks
 
 from tests.conftest import SERVERS
 from tests.helpers import require_mcp_sdk
@@ -53,7 +54,7 @@ class Watcher(Extension):
 
 def test_apps_true_plugs_the_apps_extension_in_and_its_declaration_reaches_the_server(era):
     with vendor_client(era, apps=True) as client:
-        assert [type(ext) for ext in client.extensions] == [OutputValidation, Apps, Skills]
+        assert [type(ext) for ext in client.extensions] == [OutputValidation, Apps, Skills, Tasks]
         caps = json.loads(client.call_tool("client_caps").text)
     assert caps["extensions"][UI] == {"mimeTypes": ["text/html;profile=mcp-app"]}
 
@@ -91,7 +92,7 @@ def test_the_apps_extension_learns_tools_from_the_listing_and_lists_once_when_as
 
 def test_without_apps_read_ui_resource_says_how_to_turn_it_on(era):
     with vendor_client(era) as client:
-        assert [type(ext) for ext in client.extensions] == [OutputValidation, Skills]  # every client has these
+        assert [type(ext) for ext in client.extensions] == [OutputValidation, Skills, Tasks]  # every client has these
         with pytest.raises(MCPError, match="apps=True"):
             client.read_ui_resource("ui://x")
 

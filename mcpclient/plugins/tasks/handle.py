@@ -1,6 +1,6 @@
-"""Tasks: tool calls that run on the server in the background, behind one blocking handle.
+"""``LiveTask``: a tool call running on the server in the background, behind one blocking handle.
 
-Two wire forms exist and ``Task`` hides the difference:
+Two wire forms exist and the handle hides the difference:
 
 * the experimental tasks of 2025-11-25 (legacy era): the client asks for a task with a
   ``task`` field on ``tools/call``; ``tasks/get`` polls, ``tasks/result`` blocks until the end
@@ -13,7 +13,9 @@ Two wire forms exist and ``Task`` hides the difference:
   ``tasks/list`` and no ``tasks/result``.
 
 Waiting polls ``tasks/get`` at the server's suggested interval and wakes early when a status
-notification arrives; every wait is bounded by a timeout.
+notification arrives; every wait is bounded by a timeout. Every request goes through the
+extension's ``Session`` (so through the client's middleware), and the era's rules are read
+from its class (``Session.era``). ``mcpclient.Task`` is the interface it implements.
 """
 
 from __future__ import annotations
@@ -21,28 +23,22 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
-from . import _bounded
-from . import types as t
-from ._eras import modern
-from ._exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
-from ._rpc.cancel import Cancel, CancelToken, is_cancelled
-from ._timeouts import DEFAULT, Deadline, Timeouts
-from ._wire import structure
+from ... import _bounded
+from ... import types as t
+from ..._eras.named import era_named
+from ..._exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
+from ..._features import TERMINAL, Task, ToolOutputs
+from ..._rpc.cancel import Cancel, CancelToken, is_cancelled
+from ..._timeouts import DEFAULT, Deadline
+from ..._wire import structure
+from ...extensions import Options, Session
 
-if TYPE_CHECKING:
-    from ._eras.base import Era
-    from ._conversation import Conversation
-    from ._features import ToolOutputs
-
-__all__ = ["STATUS_NOTIFICATIONS", "TASKS_EXTENSION", "TERMINAL", "Task"]
+__all__ = ["STATUS_NOTIFICATIONS", "TERMINAL", "LiveTask"]
 
 log = logging.getLogger("mcpclient")
 
-TASKS_EXTENSION = modern.TASKS_EXTENSION
-#: The statuses after which a task never changes again.
-TERMINAL = frozenset({"completed", "failed", "cancelled"})
 #: Notifications carrying a task's full state (2025-11-25, then the 2026 extension).
 STATUS_NOTIFICATIONS = frozenset({"notifications/tasks/status", "notifications/tasks"})
 #: Seconds between polls when the server suggests no interval.
@@ -54,33 +50,22 @@ MAX_POLL_INTERVAL = 60.0
 CANCEL_POLL_INTERVAL = 0.05
 
 
-class Task:
-    """A handle on one task running on the server; safe to share between threads.
-
-    Get one from ``Client.call_tool_as_task()``, ``Client.get_task()`` or
-    ``Client.list_tasks()``. The state attributes (``status``, ``status_message``, ...) are the
-    last ones seen and never touch the network; ``refresh()`` asks the server. ``wait()``
-    blocks until the task ends, ``result()`` returns its ``ToolResult``, ``cancel()`` asks the
-    server to stop it. A task the server needs input for is served by the handlers installed
-    on the client (elicitation, sampling, roots), as direct server requests are.
-    """
+class LiveTask(Task):
+    """The ``Task`` of one connection: its last state seen, and the loop that waits for its end."""
 
     def __init__(
         self,
-        session: Conversation,
-        timeouts: Timeouts,
+        session: Session,
         outputs: ToolOutputs | None,
         task_id: str,
         *,
         tool: str | None = None,
     ) -> None:
         self.task_id = task_id
-        #: The tool the task runs, when known.
         self.tool = tool
-        self._conversation = session
-        self._timeouts = timeouts
+        self._session = session
         self._outputs = outputs
-        self._era: Era = session.strategy
+        self._era = era_named(session.era)
         self._cond = threading.Condition()
         self._state: dict[str, Any] = {"status": "working"}
         self._seen_at = time.monotonic()
@@ -100,12 +85,8 @@ class Task:
             return str(self._state.get("status"))
 
     @property
-    def done(self) -> bool:
-        """Whether the task reached a terminal status (completed, failed, cancelled)."""
-        return self.status in TERMINAL
-
-    @property
     def status_message(self) -> str | None:
+        """The server's message with the last status, if any."""
         return self._get_str("statusMessage")
 
     @property
@@ -115,6 +96,7 @@ class Task:
 
     @property
     def last_updated_at(self) -> str | None:
+        """ISO 8601 time of the last change, as the server sent it."""
         return self._get_str("lastUpdatedAt")
 
     @property
@@ -174,8 +156,8 @@ class Task:
         """
         if not self.task_id:
             return self.status  # a call the server answered at once: nothing to ask
-        result = self._conversation.call(
-            "tasks/get", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout), meta=meta
+        result = self._session.request(
+            "tasks/get", {"taskId": self.task_id}, options=Options(timeout=self._resolve(timeout), meta=meta)
         )
         self._update(result)
         return self.status
@@ -189,7 +171,7 @@ class Task:
         seconds (the task itself goes on: wait again, or ``cancel()`` it), ``RPCError`` if the
         server rejects a poll, ``ProtocolError`` if it needs input no handler can give.
         """
-        self._wait(self._timeouts.resolve(timeout), None)
+        self._wait(self._resolve(timeout), None)
         return self.status
 
     def result(self, timeout: float | None = DEFAULT) -> t.ToolResult:
@@ -199,7 +181,7 @@ class Task:
         does. Raises ``RPCError`` when the underlying request failed with a JSON-RPC error,
         ``RequestCancelled`` when the task was cancelled, and what ``wait()`` raises.
         """
-        outcome = self._wait(self._timeouts.resolve(timeout), None)
+        outcome = self._wait(self._resolve(timeout), None)
         tool_result = structure(outcome, t.ToolResult)
         return self._outputs.check(self.tool, tool_result) if self.tool and self._outputs is not None else tool_result
 
@@ -212,10 +194,16 @@ class Task:
         """
         if not self.task_id or self.done:
             return
-        self._era.require_tasks(self._conversation.capabilities, "cancel")
-        result = self._conversation.call("tasks/cancel", {"taskId": self.task_id}, timeout=self._timeouts.resolve(timeout))
+        self._era.require_tasks(self._session.server_capabilities, "cancel")
+        result = self._session.request(
+            "tasks/cancel", {"taskId": self.task_id}, options=Options(timeout=self._resolve(timeout))
+        )
         if isinstance(result.get("status"), str):
             self._update(result)  # 2025-11-25 answers with the task; the extension only acks
+
+    def _resolve(self, timeout: float | None) -> float | None:
+        """``timeout``, or the client's (read afresh) for ``DEFAULT``."""
+        return self._session.timeout if timeout is DEFAULT else timeout
 
     # -- the waiting loop ---------------------------------------------------------------------
 
@@ -308,7 +296,9 @@ class Task:
     def _fetch_result(self, timeout: float | None, cancel: Any = None) -> None:
         """``tasks/result`` (legacy): blocks until the end; the server asks for input meanwhile."""
         try:
-            result = self._conversation.call("tasks/result", {"taskId": self.task_id}, timeout=timeout, cancel=cancel)
+            result = self._session.request(
+                "tasks/result", {"taskId": self.task_id}, options=Options(timeout=timeout, cancel=cancel)
+            )
         except RPCError as exc:
             self._finish(exc)
             return
@@ -328,12 +318,14 @@ class Task:
             fresh = {key: value for key, value in requests.items() if key not in self._answered}
             if not fresh:
                 return False  # already answered; the server has not caught up yet
-            responses = self._conversation.handlers.answer_inputs(
-                fresh, cancel, f"task {self.task_id!r}",
-                "; the task stays input_required (cancel() it, or install a handler)",
+            responses = self._session.answer_inputs(
+                fresh, cancel, asker=f"task {self.task_id!r}",
+                advice="; the task stays input_required (cancel() it, or install a handler)",
             )
             update = {"taskId": self.task_id, "inputResponses": responses}
-            self._conversation.call("tasks/update", update, timeout=self._timeouts.resolve(DEFAULT if timeout is None else timeout))
+            self._session.request(
+                "tasks/update", update, options=Options(timeout=self._resolve(DEFAULT if timeout is None else timeout))
+            )
             self._answered.update(fresh)
         return True
 
