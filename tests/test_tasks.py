@@ -449,3 +449,40 @@ def test_modern_task_requests_over_http_name_the_task_in_mcp_name(method):
     message = {"jsonrpc": "2.0", "id": 1, "method": method,
                "params": {"taskId": "t-1", "_meta": {"io.modelcontextprotocol/protocolVersion": V}}}
     assert request_headers(message) == {"MCP-Protocol-Version": V, "Mcp-Method": method, "Mcp-Name": "t-1"}
+
+
+# -- the built-in extension's wiring -----------------------------------------------------------
+
+
+def test_a_task_result_is_checked_against_the_schema_of_the_listing_the_task_call_made(transport):
+    from mcpclient import OutputValidationError
+
+    tool = {"name": "count", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"},
+            "outputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+    server = legacy_server(transport, {
+        "tools/list": lambda p, m: {"tools": [tool]},
+        "tools/call": lambda p, m: {"task": task_state()},
+        "tasks/get": lambda p, m: task_state("completed"),
+        "tasks/result": lambda p, m: {"content": [{"type": "text", "text": "x"}], "structuredContent": {"n": "x"}},
+    })
+    with Client(transport, timeout=5) as client:
+        task = client.call_tool_as_task("count")  # unknown tool: listed once, through the result hooks
+        with pytest.raises(OutputValidationError):
+            task.result(timeout=5)
+    assert len(sent(server, "tools/list")) == 1
+    server.stop()
+
+
+def test_a_task_waits_by_the_clients_timeout_as_it_is_now(transport):
+    server = legacy_server(transport, {
+        "tools/call": lambda p, m: {"task": task_state(pollInterval=20)},
+        "tasks/get": lambda p, m: task_state(pollInterval=20),
+    })
+    with Client(transport, timeout=30) as client:
+        task = client.call_tool_as_task("forever")
+        client.timeout = 0.3  # a task made before the change waits by the new default
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout, match="still working"):
+            task.wait()
+        assert 0.25 < time.monotonic() - started < 2
+    server.stop()
