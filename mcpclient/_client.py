@@ -271,7 +271,7 @@ class Client:
         """The extensions plugged in, in order: the built-ins that see a call first
         (telemetry, the tool lock, the policy gate), the user's, the transport's, then the
         other built-ins the options stand for (``apps=True``: an ``mcpclient.apps.Apps``;
-        ``keepalive``; skills; the cache)."""
+        ``keepalive``; skills; tasks; the header mirroring; the cache)."""
         return self._seam.extensions
 
     @property

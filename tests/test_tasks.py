@@ -486,3 +486,13 @@ def test_a_task_waits_by_the_clients_timeout_as_it_is_now(transport):
             task.wait()
         assert 0.25 < time.monotonic() - started < 2
     server.stop()
+
+
+def test_a_raw_tools_list_request_passes_the_tasks_hook_as_it_came(transport):
+    """``client.request("tools/list")`` hands the result hooks the result dict, not a tool list
+    (the doctor and the stubs generator read the raw items this way)."""
+    raw = {"tools": [{"name": "count", "inputSchema": {"type": "object"}}]}
+    server = legacy_server(transport, {"tools/list": lambda p, m: raw})
+    with Client(transport, timeout=5) as client:
+        assert client.request("tools/list") == raw
+    server.stop()

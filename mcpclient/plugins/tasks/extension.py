@@ -58,8 +58,8 @@ class Tasks(Extension, TasksFeature):
         return {method: self._on_status for method in STATUS_NOTIFICATIONS}
 
     def result(self, call: Call, value: Any) -> Any:
-        if call.method == "tools/list":
-            self._task_support = {tool.name: _task_support(tool) for tool in value}
+        if call.method == "tools/list" and isinstance(value, list):  # not a raw request("tools/list")
+            self._task_support = {tool.name: _task_support(tool) for tool in value if isinstance(tool, t.ToolDef)}
         return value
 
     # -- TasksFeature ---------------------------------------------------------------------------
