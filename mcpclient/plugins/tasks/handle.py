@@ -51,7 +51,10 @@ CANCEL_POLL_INTERVAL = 0.05
 
 
 class LiveTask(Task):
-    """The ``Task`` of one connection: its last state seen, and the loop that waits for its end."""
+    """The ``Task`` of one connection: its last state seen, and the loop that waits for its end.
+
+    What each public member does is documented on the interface, ``mcpclient.Task``.
+    """
 
     def __init__(
         self,
@@ -80,33 +83,27 @@ class LiveTask(Task):
 
     @property
     def status(self) -> str:
-        """"working", "input_required", "completed", "failed" or "cancelled" (last seen)."""
         with self._cond:
             return str(self._state.get("status"))
 
     @property
     def status_message(self) -> str | None:
-        """The server's message with the last status, if any."""
         return self._get_str("statusMessage")
 
     @property
     def created_at(self) -> str | None:
-        """ISO 8601 creation time, as the server sent it."""
         return self._get_str("createdAt")
 
     @property
     def last_updated_at(self) -> str | None:
-        """ISO 8601 time of the last change, as the server sent it."""
         return self._get_str("lastUpdatedAt")
 
     @property
     def ttl(self) -> float | None:
-        """Seconds from creation the server keeps the task (None: unlimited or unknown)."""
         return _seconds(self._get("ttlMs", "ttl"))
 
     @property
     def poll_interval(self) -> float | None:
-        """The server's suggested seconds between polls, if it gave one."""
         return _seconds(self._get("pollIntervalMs", "pollInterval"))
 
     def _get(self, *keys: str) -> Any:
@@ -150,10 +147,6 @@ class LiveTask(Task):
     # -- asking the server --------------------------------------------------------------------
 
     def refresh(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> str:
-        """Ask the server for the task's state (``tasks/get``) and return its status.
-
-        ``meta`` adds keys to the request's ``_meta``, as ``Client``'s ``meta=`` does.
-        """
         if not self.task_id:
             return self.status  # a call the server answered at once: nothing to ask
         result = self._session.request(
@@ -163,35 +156,15 @@ class LiveTask(Task):
         return self.status
 
     def wait(self, timeout: float | None = DEFAULT) -> str:
-        """Block until the task ends and return its terminal status.
-
-        Polls ``tasks/get`` at the server's ``pollInterval`` (1 s if it gives none) and wakes
-        early on a status notification. When the server needs input, the client's handlers
-        provide it. Raises ``RequestTimeout`` if the task is still running after ``timeout``
-        seconds (the task itself goes on: wait again, or ``cancel()`` it), ``RPCError`` if the
-        server rejects a poll, ``ProtocolError`` if it needs input no handler can give.
-        """
         self._wait(self._resolve(timeout), None)
         return self.status
 
     def result(self, timeout: float | None = DEFAULT) -> t.ToolResult:
-        """Wait for the task to end and return the tool's ``ToolResult``.
-
-        A tool that reported failure gives a result with ``is_error=True``, as ``call_tool``
-        does. Raises ``RPCError`` when the underlying request failed with a JSON-RPC error,
-        ``RequestCancelled`` when the task was cancelled, and what ``wait()`` raises.
-        """
         outcome = self._wait(self._resolve(timeout), None)
         tool_result = structure(outcome, t.ToolResult)
         return self._outputs.check(self.tool, tool_result) if self.tool and self._outputs is not None else tool_result
 
     def cancel(self, *, timeout: float | None = DEFAULT) -> None:
-        """Ask the server to cancel the task (``tasks/cancel``).
-
-        Cancellation is cooperative: the task may still end in another status. In the legacy
-        era the server must declare ``tasks.cancel`` (else ``CapabilityError``) and rejects a
-        task already ended with an ``RPCError``.
-        """
         if not self.task_id or self.done:
             return
         self._era.require_tasks(self._session.server_capabilities, "cancel")
