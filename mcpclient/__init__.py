@@ -10,11 +10,11 @@ from scripts, notebooks, WSGI views and task queues without an event loop.
 
 from typing import TYPE_CHECKING, Any
 
-from ._version import __version__
+from ._core.version import __version__
 
 from . import plugins as _plugins  # noqa: F401  (registers the built-ins that Client's options stand for)
-from ._client import DEFAULT_TIMEOUT, Client
-from ._exceptions import (
+from ._client.client import DEFAULT_TIMEOUT, Client
+from ._core.exceptions import (
     CapabilityError,
     ClientClosedError,
     ConnectionClosed,
@@ -37,11 +37,11 @@ from ._exceptions import (
     TransportError,
     URLElicitationRequired,
 )
-from ._features import Task
-from ._keepalive import KeepAlive
-from ._pages import Page
-from ._rpc.cancel import CancelToken
-from ._skill_model import Skill, SkillFile
+from ._client.features import Task
+from ._client.keepalive import KeepAlive
+from ._client.pages import Page
+from ._core.rpc.cancel import CancelToken
+from ._client.skill_model import Skill, SkillFile
 from .extensions import Extension, Message, Middleware, Options
 from .plugins.telemetry import Telemetry
 from .transports import StdioTransport, Transport
@@ -69,9 +69,9 @@ from .types import (
 
 if TYPE_CHECKING:
     from . import ai, config, llm, prompting
-    from ._shared import SharedClient
+    from ._build.shared import SharedClient
     from .ai import tools
-    from ._connect import connect
+    from ._build.connect import connect
     from .auth import AuthorizationError, OAuth
     from .group import ClientGroup
     from ._shared_group import SharedGroup
@@ -83,8 +83,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "ai": (".ai", None),
     "tools": (".ai", "tools"),
-    "SharedClient": ("._shared", "SharedClient"),
-    "connect": ("._connect", "connect"),
+    "SharedClient": ("._build.shared", "SharedClient"),
+    "connect": ("._build.connect", "connect"),
     "SSETransport": (".transports.sse", "SSETransport"),
     "StreamableHTTPTransport": (".transports.http", "StreamableHTTPTransport"),
     "OAuth": (".auth", "OAuth"),

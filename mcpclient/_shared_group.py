@@ -13,14 +13,14 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from . import ai
 from . import types as t
-from ._exceptions import ConnectionClosed, MCPError
-from ._batch import map_calls
-from ._holder import ProcessLocal
-from ._open import Target
-from ._rpc.cancel import CancelToken
-from ._shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
-from ._timeouts import DEFAULT
-from ._travel import check_travels, made, received
+from ._build.open import Target
+from ._build.shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
+from ._build.travel import check_travels, made, received
+from ._client.batch import map_calls
+from ._client.holder import ProcessLocal
+from ._core.exceptions import ConnectionClosed, MCPError
+from ._core.rpc.cancel import CancelToken
+from ._core.timeouts import DEFAULT
 from .group import DEFAULT_OPEN_TIMEOUT, ClientGroup
 
 __all__ = ["SharedGroup"]

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 from attrs import field, frozen
 
-from ._exceptions import ToolError
-from ._timeouts import DEFAULT
+from ._core.exceptions import ToolError
+from ._core.timeouts import DEFAULT
 from .apps import visible_to_model
 
 if TYPE_CHECKING:

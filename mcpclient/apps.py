@@ -18,9 +18,7 @@ The code lives in ``mcpclient.plugins.apps``; this module is its public face.
 
 from __future__ import annotations
 
-from .plugins.apps.extension import Apps
-from .plugins.apps.result import AppResult
-from ._app_views import (
+from ._client.app_views import (
     CSP_KEYS,
     EXTENSION,
     MIME_TYPE,
@@ -33,6 +31,8 @@ from ._app_views import (
     visible_to_app,
     visible_to_model,
 )
+from .plugins.apps.extension import Apps
+from .plugins.apps.result import AppResult
 
 __all__ = [
     "CSP_KEYS",

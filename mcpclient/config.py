@@ -21,7 +21,7 @@ does)::
 variable that is not set is remembered on the entry: opening it raises ``ConfigError``
 naming the variable, while the other servers of the file stay usable.
 
-A file inside the project (the checkout you are in, see ``mcpclient._project``) is a project
+A file inside the project (the checkout you are in, see ``mcpclient._trust.project``) is a project
 file however it is named: found in the current directory, or named by ``MCPCLIENT_CONFIG``
 (a relative value always), ``XDG_CONFIG_HOME``, ``mcpclient -c`` or ``load(path)``. Its
 servers are listed but not opened, and its ``${VAR}`` references are not expanded from your
@@ -46,17 +46,17 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from attrs import field, frozen
 
-from ._approvals import Approvals, entry_digest, store_path
-from ._exceptions import ConfigError
-from ._open import ServerEntry, open_target
-from ._project import Project, current_project, directory_from_environment
-from ._text import clean
+from ._build.open import ServerEntry, open_target
+from ._core.exceptions import ConfigError
+from ._core.text import clean
+from ._trust.approvals import Approvals, entry_digest, store_path
+from ._trust.project import Project, current_project, directory_from_environment
 from .extensions import Extension
 from .plugins._policy_config import policy_from_dict
 from .plugins.transform import ToolTransforms
 
 if TYPE_CHECKING:
-    from ._client import Client
+    from ._client.client import Client
     from .plugins.policy import Approver, Policy
 
 __all__ = ["ConfigError", "ServerConfig", "approve", "default_paths", "load", "load_file", "load_policy"]

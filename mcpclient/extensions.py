@@ -43,9 +43,9 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 
 import attrs
 
-from ._exceptions import ProtocolError
-from ._rpc.cancel import CancelToken
-from ._timeouts import DEFAULT_TIMEOUT
+from ._core.exceptions import ProtocolError
+from ._core.rpc.cancel import CancelToken
+from ._core.timeouts import DEFAULT_TIMEOUT
 
 __all__ = [
     "Call",

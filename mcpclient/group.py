@@ -21,15 +21,15 @@ import attrs
 
 from . import ai
 from . import types as t
-from ._batch import map_calls
-from ._client import DEFAULT, Client
-from ._exceptions import MCPError, RequestTimeout, UnknownToolError
-from ._names import MAX_NAME_LENGTH, sanitize, unique_names
-from ._open import Target, open_target
-from ._rpc.cancel import CancelToken
+from ._build.open import Target, open_target
+from ._client.batch import map_calls
+from ._client.client import DEFAULT, Client
+from ._core.exceptions import MCPError, RequestTimeout, UnknownToolError
+from ._core.names import MAX_NAME_LENGTH, sanitize, unique_names
+from ._core.rpc.cancel import CancelToken
+from .apps import visible_to_model
 from .plugins.naming import named
 from .plugins.transform import ToolTransforms
-from .apps import visible_to_model
 
 __all__ = ["ClientGroup", "UnknownToolError"]
 

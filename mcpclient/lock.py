@@ -12,20 +12,9 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Sequence, Union
 
-from ._exceptions import ToolChanged
-from ._open import Target, open_target
-from .plugins.lock import (
-    KINDS,
-    ON_CHANGE,
-    Change,
-    Lock,
-    LockFile,
-    ToolLock,
-    compare,
-    describe,
-    entry_for,
-    fingerprint,
-)
+from ._build.open import Target, open_target
+from ._core.exceptions import ToolChanged
+from .plugins.lock import KINDS, ON_CHANGE, Change, Lock, LockFile, ToolLock, compare, describe, entry_for, fingerprint
 
 __all__ = [
     "KINDS",

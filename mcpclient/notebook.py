@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import types as t
-from ._display import to_html
+from ._client.display import to_html
 
 __all__ = ["enable", "load_ipython_extension"]
 

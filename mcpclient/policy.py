@@ -15,7 +15,7 @@ docs/policy.md; ``load_policy`` reads the ``"policy"`` object of a config file;
 
 from __future__ import annotations
 
-from ._exceptions import ToolCallDenied
+from ._core.exceptions import ToolCallDenied
 from .config import load_policy
 from .plugins._policy_config import policy_from_dict
 from .plugins.approvers import Pending, WebApprovals

@@ -40,10 +40,10 @@ import webbrowser
 from typing import Any, Callable
 
 from . import types as t
-from ._exceptions import RPCError
-from ._form_fields import Field, Invalid
-from ._link import LinkRefused, judge
-from ._text import clean
+from ._client.form_fields import Field, Invalid
+from ._client.link import LinkRefused, judge
+from ._core.exceptions import RPCError
+from ._core.text import clean
 from .plugins.policy import ApprovalRequest
 
 __all__ = ["Prompter", "approve_tool", "elicit", "install", "sample"]

@@ -1,7 +1,7 @@
 """The values mcpclient hands you and takes from you.
 
 Frozen, keyword-only attrs classes with snake_case names. They know nothing of the wire: the
-private converter in ``mcpclient._wire`` owns every wire rule (camelCase keys, ``_meta``,
+private converter in ``mcpclient._core.wire`` owns every wire rule (camelCase keys, ``_meta``,
 base64, tagged content blocks). Opaque JSON (schemas, arguments, ``_meta``, structured content)
 is kept as plain ``dict``/``list`` values, passed through verbatim.
 """
@@ -15,7 +15,7 @@ from typing import Any, Callable, Literal, TypeVar
 
 from attrs import field, frozen
 
-from ._exceptions import ToolError
+from ._core.exceptions import ToolError
 
 __all__ = [
     "Completion",
@@ -61,7 +61,7 @@ def _plain_html(value: Any) -> str:
     return "<pre>" + html.escape(repr(value)) + "</pre>"
 
 
-#: What renders a model as HTML for Jupyter. The display layer (``mcpclient._display``, loaded
+#: What renders a model as HTML for Jupyter. The display layer (``mcpclient._client.display``, loaded
 #: with the package) installs its sanitising renderer with ``set_html_renderer``; the models
 #: never import it. Until then a model shows as its escaped repr.
 _render_html: Callable[[Any], str] = _plain_html
@@ -74,7 +74,7 @@ def set_html_renderer(render: Callable[[Any], str]) -> None:
 
 
 class _Display:
-    """Jupyter display as HTML, sanitised (``mcpclient._display``, ``mcpclient._sanitize``).
+    """Jupyter display as HTML, sanitised (``mcpclient._client.display``, ``mcpclient._client.sanitize``).
 
     HTML only: a front end shows ``text/markdown`` from the kernel unsanitised, so there is
     no ``_repr_markdown_``; a ``text/markdown`` resource is rendered to clean HTML instead.
@@ -220,7 +220,7 @@ class ToolResult(_Display):
         """
         if self.structured_content is None or self.is_error:
             return self.structured_content
-        from ._typed import typed_view  # at call time: cattrs and the class builder load on first use
+        from ._core.typed import typed_view  # at call time: cattrs and the class builder load on first use
 
         return typed_view(self.output_schema, self.structured_content)
 
@@ -232,7 +232,7 @@ class ToolResult(_Display):
         coerced (``"5"`` never becomes ``5``); keys ``cls`` does not declare are ignored. Raises
         ``StructuredOutputError`` naming the path of each misfit (``$.items[0].name``).
         """
-        from ._typed import structured
+        from ._core.typed import structured
 
         result: T = structured(self.structured_content, cls, self.output_schema)
         return result

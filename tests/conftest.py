@@ -54,7 +54,7 @@ def fresh_era_cache():
     """Every test starts with no remembered protocol eras: the cache is keyed by the server's
     URL, and a test server on a port a legacy server of an earlier test used would otherwise
     be taken for legacy without being asked."""
-    from mcpclient._conversation import _era_cache, _era_cache_lock
+    from mcpclient._client.conversation import _era_cache, _era_cache_lock
 
     with _era_cache_lock:
         _era_cache.clear()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcpclient import Client
-from mcpclient._delegates import delegating, public_members, sends
+from mcpclient._build.delegates import delegating, public_members, sends
 
 
 def test_the_public_members_are_read_from_the_class_with_its_properties():

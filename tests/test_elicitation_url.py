@@ -11,7 +11,7 @@ import time
 import pytest
 
 from mcpclient import Client, ElicitationRequest, ElicitationResult, RPCError, URLElicitationRequired
-from mcpclient._elicitation import form_answer_problems
+from mcpclient._client.elicitation import form_answer_problems
 from tests.doubles import ScriptedServer, error
 from tests.helpers import wait_for
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from mcpclient import Client, StdioTransport, connect
-from mcpclient import _conversation
-from mcpclient._conversation import _era_cache
+from mcpclient._client import conversation as _conversation
+from mcpclient._client.conversation import _era_cache
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -16,7 +16,7 @@ from mcpclient import (
     RPCError,
     Root,
 )
-from mcpclient._conversation import _era_cache
+from mcpclient._client.conversation import _era_cache
 from tests.doubles import LEGACY_INIT_RESULT, QueueTransport, Reply, ScriptedServer, error
 from tests.helpers import wait_for
 
@@ -63,7 +63,7 @@ def test_auto_falls_back_to_initialize_on_any_non_modern_error(transport, code):
 
 
 def test_auto_falls_back_when_the_probe_gets_no_answer(transport, monkeypatch):
-    monkeypatch.setattr("mcpclient._conversation.PROBE_TIMEOUT", 0.2)
+    monkeypatch.setattr("mcpclient._client.conversation.PROBE_TIMEOUT", 0.2)
     server = ScriptedServer(transport, {"server/discover": lambda p, m: (_ for _ in ()).throw(Reply())})
     with Client(transport, timeout=5) as client:
         assert client.protocol_version == "2025-11-25"
@@ -307,7 +307,7 @@ def test_a_retry_without_request_state_carries_none(transport):
 
 
 def test_input_rounds_are_bounded(transport, monkeypatch):
-    monkeypatch.setattr("mcpclient._conversation.MAX_INPUT_ROUNDS", 3)
+    monkeypatch.setattr("mcpclient._client.conversation.MAX_INPUT_ROUNDS", 3)
     server = modern_server(transport, {"tools/call": lambda p, m: {"resultType": "input_required", "requestState": "x"}})
     with Client(transport, timeout=5) as client:
         with pytest.raises(ProtocolError, match="more than 3"):

@@ -9,7 +9,7 @@ import inspect
 import pytest
 
 from mcpclient import Client, ClientGroup, connect, types as t
-from mcpclient._open import open_target
+from mcpclient._build.open import open_target
 from mcpclient.extensions import Extension
 from mcpclient.lock import Lock
 from mcpclient.policy import Policy, Rule
@@ -147,7 +147,7 @@ def test_every_client_option_reaches_the_client(build, recorded):
 
 
 def test_the_factory_refuses_an_unknown_option():
-    from mcpclient._factory import make_client
+    from mcpclient._build.factory import make_client
 
     with pytest.raises(TypeError, match="colour"):
         make_client(fake(), colour="blue")

@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from mcpclient._files import write_atomic, write_private
+from mcpclient._core.files import write_atomic, write_private
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX modes and umask")
 

@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from mcpclient import Client, ConnectionClosed, KeepAlive, StreamableHTTPTransport
-from mcpclient._factory import make_client
+from mcpclient._build.factory import make_client
 from tests.helpers import RELEASED_WITHIN, BackgroundCall, require_mcp_sdk, wait_for
 
 pytestmark = pytest.mark.timeout(90)

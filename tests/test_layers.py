@@ -21,23 +21,17 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcpclient"
 #: in (the root package, ``mcpclient``, names only itself); ``DEFAULT_LAYER`` takes the rest
 #: (the client's private modules).
 LAYERS: dict[str, tuple[str, ...]] = {
-    # The protocol core: errors, models, the wire, the eras, the engine and its small parts,
-    # the public seam's types, and the transport contract the engine speaks (transports/base).
-    "core": (
-        "mcpclient._version", "mcpclient._exceptions", "mcpclient._text", "mcpclient._bounded",
-        "mcpclient._redact", "mcpclient._timeouts", "mcpclient._race", "mcpclient._rpc",
-        "mcpclient._eras", "mcpclient._wire", "mcpclient._methods", "mcpclient._origin",
-        "mcpclient._names", "mcpclient._files", "mcpclient.types", "mcpclient._typed", "mcpclient.extensions",
-        "mcpclient.transports.base",
-    ),
+    # The protocol core (the _core package: errors, the wire, the eras, the engine and its small
+    # parts), the models, the public seam's types, and the transport contract the engine speaks.
+    "core": ("mcpclient._core", "mcpclient.types", "mcpclient.extensions", "mcpclient.transports.base"),
     # The transports, and auth (an island: the transports' token source is its one door).
     "transports": ("mcpclient.transports", "mcpclient.auth"),
     "client": (),  # DEFAULT_LAYER
     "plugins": ("mcpclient.plugins",),
-    # What builds clients from targets and options, and knows the plug-ins by name.
-    "factory": ("mcpclient._open", "mcpclient._shared"),
+    # What builds clients from targets and options (the _build package), and knows the plug-ins by name.
+    "factory": ("mcpclient._build",),
     "extras": (
-        "mcpclient.cli", "mcpclient.config", "mcpclient._approvals", "mcpclient._project",
+        "mcpclient.cli", "mcpclient.config", "mcpclient._trust",
         "mcpclient.notebook", "mcpclient.integrations", "mcpclient.llm", "mcpclient.testing",
         "mcpclient.contrib", "mcpclient.group", "mcpclient._shared_group", "mcpclient.ai",
         "mcpclient.prompting", "mcpclient.policy", "mcpclient.lock", "mcpclient.apps", "mcpclient.devtools",
@@ -202,7 +196,7 @@ def test_every_module_is_in_a_layer_that_exists() -> None:
     assert {layer(name) for name in modules()} <= set(LAYERS)
     assert layer("mcpclient.transports.base") == "core"
     assert layer("mcpclient.transports.http") == "transports"
-    assert layer("mcpclient._client") == "client"
+    assert layer("mcpclient._client.client") == "client"
 
 
 def test_no_import_cycle() -> None:
@@ -229,21 +223,21 @@ def test_the_error_tree_and_the_models_stand_alone() -> None:
     """The errors parse no wire data and know no model; the models know neither the wire nor
     the notebook display (which installs its renderer into them: ``types.set_html_renderer``)."""
     edges = graph()
-    assert set(edges["mcpclient._exceptions"]) == {"mcpclient._text"}
-    assert set(edges["mcpclient.types"]) <= {"mcpclient._exceptions", "mcpclient._typed"}
-    assert set(edges["mcpclient._typed"]) == {"mcpclient._exceptions"}
+    assert set(edges["mcpclient._core.exceptions"]) == {"mcpclient._core.text"}
+    assert set(edges["mcpclient.types"]) <= {"mcpclient._core.exceptions", "mcpclient._core.typed"}
+    assert set(edges["mcpclient._core.typed"]) == {"mcpclient._core.exceptions"}
 
 
 @pytest.mark.parametrize("package", ["mcpclient.transports"])
 def test_the_transports_know_neither_eras_nor_models(package: str) -> None:
     for importer, targets in graph().items():
         if importer == package or importer.startswith(package + "."):
-            bad = sorted(t for t in targets if t.startswith(("mcpclient._eras", "mcpclient.types")))
+            bad = sorted(t for t in targets if t.startswith(("mcpclient._core.eras", "mcpclient.types")))
             assert not bad, f"{importer} imports {bad}"
 
 
 #: The client core: the Client, its calls, its notification routing, the conversation.
-CLIENT_CORE = ("mcpclient._client", "mcpclient._calls", "mcpclient._notifications", "mcpclient._conversation")
+CLIENT_CORE = ("mcpclient._client.client", "mcpclient._client.calls", "mcpclient._client.notifications", "mcpclient._client.conversation")
 
 
 def _reached(start: str, edges: dict[str, dict[str, int]]) -> set[str]:
@@ -267,3 +261,11 @@ def test_the_client_core_imports_no_tasks_module(core: str) -> None:
     tasks = sorted(name for name in reached
                    if "task" in name.rpartition(".")[2] or name.startswith("mcpclient.plugins.tasks."))
     assert not tasks, f"{core} imports {tasks}"
+
+
+def test_every_private_module_lives_in_the_package_of_its_layer() -> None:
+    """``ls mcpclient/`` shows the architecture: the private modules live in _core, _client,
+    _build and _trust (or a feature's package), never flat beside the public modules."""
+    flat = sorted(name for name in modules() if name.count(".") == 1 and name.split(".")[1].startswith("_")
+                  and name != "mcpclient.__main__" and not (PACKAGE / name.split(".")[1]).is_dir())
+    assert flat == ["mcpclient._shared_group"], flat

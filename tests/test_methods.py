@@ -1,6 +1,9 @@
 """The protocol core's one list of change-nothing methods, and its one rule for tools."""
 
-from mcpclient import _conversation, _methods, _shared, types as t
+from mcpclient._client import conversation as _conversation
+from mcpclient._core import methods as _methods
+from mcpclient._build import shared as _shared
+from mcpclient import types as t
 
 
 def test_one_list_of_change_nothing_methods():

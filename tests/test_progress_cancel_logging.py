@@ -122,7 +122,7 @@ def test_set_log_level_needs_the_logging_capability(transport):
 
 
 def test_server_log_messages_go_to_python_logging(transport, caplog, monkeypatch):
-    from mcpclient import _logging
+    from mcpclient._client import server_logging as _logging
 
     # Only the first MAX_SERVER_LOGGERS names in a process get a child logger: make room,
     # whatever names the tests before this one used.

@@ -1,10 +1,10 @@
-"""mcpclient._project: what counts as the project, and whether a path lies in it."""
+"""mcpclient._trust.project: what counts as the project, and whether a path lies in it."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mcpclient._project import current_project
+from mcpclient._trust.project import current_project
 
 
 def test_the_project_is_the_outermost_checkout_below_home(tmp_path):

@@ -12,7 +12,7 @@ import attrs
 import pytest
 
 from mcpclient import Client, MCPError, StructuredOutputError, ToolResult
-from mcpclient._typed import MAX_DEPTH
+from mcpclient._core.typed import MAX_DEPTH
 from tests.doubles import ScriptedServer
 
 PLACE = {
@@ -243,6 +243,6 @@ def test_the_client_attaches_the_listed_schema_even_with_validation_off(transpor
 
 
 def test_import_mcpclient_does_not_load_the_class_builder():
-    code = "import sys, mcpclient; print('mcpclient._typed' in sys.modules, 'cattrs.preconf.json' in sys.modules)"
+    code = "import sys, mcpclient; print('mcpclient._core.typed' in sys.modules, 'cattrs.preconf.json' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.split() == ["False", "False"]

@@ -22,9 +22,9 @@ from urllib.parse import urlsplit, urlunsplit
 
 from attrs import frozen
 
-from .._text import clean
+from .._core import origin as _origin
+from .._core.text import clean
 from ._errors import DiscoveryError
-from .. import _origin
 from ._fetch import Fetcher, check_url, safe_url
 
 __all__ = [

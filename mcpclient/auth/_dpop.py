@@ -9,7 +9,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .. import _origin
+from .._core import origin as _origin
 from . import _jwt
 from ._pkce import b64url
 

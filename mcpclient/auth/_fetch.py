@@ -27,9 +27,10 @@ from urllib.parse import urljoin, urlsplit, urlunsplit
 
 import requests
 
-from .. import _bounded, _origin
-from .._redact import Redactor
-from .._text import clean
+from .._core import bounded as _bounded
+from .._core import origin as _origin
+from .._core.redact import Redactor
+from .._core.text import clean
 from . import _netguard
 from ._errors import AuthorizationError, DiscoveryError
 

@@ -30,9 +30,10 @@ from urllib.parse import urlsplit
 import requests
 from requests.cookies import extract_cookies_to_jar
 
-from .._text import clean
-from .. import _origin
+from .._core import origin as _origin
+from .._core.text import clean
 from ..extensions import Extension, ExtensionSource
+from ._code_flow import authorization_code_flow, check_pkce
 from ._discovery import (
     Challenge,
     ResourceMetadata,
@@ -46,7 +47,6 @@ from ._dpop import DPoPKey
 from ._errors import AuthorizationError, TokenRequestError
 from ._fetch import Fetcher, check_url, safe_url
 from ._m2m import Declaration, Grant, GrantContext
-from ._code_flow import authorization_code_flow, check_pkce
 from ._redirect import RedirectHandler, default_redirect_handler
 from ._registration import ClientSettings, obtain_client, still_usable
 from ._token_endpoint import apply_client_auth, request_token

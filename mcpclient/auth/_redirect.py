@@ -30,7 +30,7 @@ import webbrowser
 from typing import Callable, TextIO
 from urllib.parse import parse_qs, urlsplit
 
-from .._text import clean, is_clean
+from .._core.text import clean, is_clean
 from ._errors import AuthorizationError
 
 __all__ = ["LoopbackRedirectHandler", "PasteRedirectHandler", "RedirectHandler", "default_redirect_handler"]

@@ -4,11 +4,10 @@ Metadata Document (when the server supports it), then Dynamic Client Registratio
 from __future__ import annotations
 
 import logging
-
 from typing import Any
 from urllib.parse import urlsplit
 
-from .._text import clean
+from .._core.text import clean
 from ._discovery import ServerMetadata
 from ._errors import RegistrationError
 from ._fetch import Fetcher, is_loopback_host, safe_url

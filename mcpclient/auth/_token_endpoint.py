@@ -8,7 +8,7 @@ import time
 from typing import Any
 from urllib.parse import quote
 
-from .._text import clean
+from .._core.text import clean
 from . import _jwt
 from ._dpop import DPoPKey
 from ._errors import TokenRequestError

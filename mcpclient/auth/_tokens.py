@@ -22,7 +22,7 @@ from typing import Any
 
 from attrs import define, field
 
-from .._files import write_private
+from .._core.files import write_private
 from ._errors import AuthorizationError
 
 __all__ = ["ClientInfo", "FileTokenStore", "MemoryTokenStore", "TokenStore", "Tokens"]

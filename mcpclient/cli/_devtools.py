@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, TextIO
 
-from .._exceptions import ConfigError
-from .._text import inert_json
+from .._core.exceptions import ConfigError
+from .._core.text import inert_json
 from ..devtools.doctor import diagnose
 from ..devtools.stubs import stubs_for
 

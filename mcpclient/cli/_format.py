@@ -17,7 +17,7 @@ from typing import Any
 import attrs
 
 from .. import types as t
-from .._text import clean, clean_lines, inert_json
+from .._core.text import clean, clean_lines, inert_json
 
 __all__ = ["content", "dumps", "info", "info_json", "jsonable", "prompt_messages", "prompts", "resources",
            "tool_result", "tools"]

@@ -11,9 +11,10 @@ import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
 
-from .._version import __version__
 from .. import config as cfg
-from .._exceptions import (
+from .._build.open import open_target
+from .._client.conversation import PROTOCOLS
+from .._core.exceptions import (
     CapabilityError,
     ConnectionClosed,
     MCPError,
@@ -22,16 +23,15 @@ from .._exceptions import (
     ToolCallDenied,
     TransportError,
 )
-from .._open import open_target
-from .._conversation import PROTOCOLS
-from .._text import CleanFormatter, clean
+from .._core.text import CleanFormatter, clean
+from .._core.version import __version__
 from ..types import CompletionRef
 from . import _format as fmt
-from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
 from ._args import UsageError, parse_arguments, parse_json_object, read_headers, resolve_target, split_command
-from ._progress import Progress, supports_progress
+from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
 from ._devtools import EXIT_DOCTOR, doctor_command, stubs_command
 from ._lock import lock_command
+from ._progress import Progress, supports_progress
 from ._trust import ask_consent, trust_command
 
 __all__ = ["EXIT_CODES", "main"]

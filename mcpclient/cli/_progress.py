@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Any, Callable, TextIO
 
-from .._text import clean
+from .._core.text import clean
 
 __all__ = ["Progress", "supports_progress"]
 

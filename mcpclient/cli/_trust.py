@@ -16,8 +16,8 @@ import os
 from typing import Sequence, TextIO
 
 from .. import config as cfg
-from .._approvals import Approvals, file_key, store_path
-from .._project import current_project
+from .._trust.approvals import Approvals, file_key, store_path
+from .._trust.project import current_project
 from ._args import UsageError
 from ._ask import TerminalIO
 

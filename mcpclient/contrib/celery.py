@@ -17,8 +17,8 @@ from typing import Any, Union
 
 from celery.signals import worker_process_init, worker_process_shutdown, worker_shutdown
 
-from .._exceptions import MCPError
-from .._shared import SharedClient
+from .._build.shared import SharedClient
+from .._core.exceptions import MCPError
 from .._shared_group import SharedGroup
 
 __all__ = ["connect_worker_signals"]

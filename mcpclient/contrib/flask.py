@@ -24,7 +24,7 @@ from typing import Any
 
 from flask import Flask, current_app, jsonify
 
-from .._shared import SharedClient, SharedTarget
+from .._build.shared import SharedClient, SharedTarget
 
 __all__ = ["MCP"]
 

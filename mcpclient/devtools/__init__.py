@@ -9,6 +9,6 @@
 
 from __future__ import annotations
 
-from .._exceptions import StubOutOfDate
+from .._core.exceptions import StubOutOfDate
 
 __all__ = ["StubOutOfDate"]

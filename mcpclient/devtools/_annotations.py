@@ -10,7 +10,7 @@ import keyword
 import re
 from typing import Any, Iterable, Mapping
 
-from .._text import clean_lines
+from .._core.text import clean_lines
 
 __all__ = ["MAX_DEPTH", "TYPE_WORDS", "Module", "camel", "doc_lines", "identifier", "wrapped_output"]
 

@@ -9,7 +9,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import attrs
 
-from .._calls import TOOL_NAME
+from .._client.calls import TOOL_NAME
 from ..plugins.headers import InvalidToolHeaders, tool_header_paths
 from ..plugins.lock import fingerprint
 

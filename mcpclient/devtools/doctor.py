@@ -49,9 +49,16 @@ from typing import Any, Mapping, Sequence
 
 import attrs
 
-from .._exceptions import ConnectionClosed, MCPError, OutputValidationError, RequestCancelled, RequestTimeout, RPCError
-from .._open import Target, describe_target, open_target
-from .._text import clean
+from .._build.open import Target, describe_target, open_target
+from .._core.exceptions import (
+    ConnectionClosed,
+    MCPError,
+    OutputValidationError,
+    RequestCancelled,
+    RequestTimeout,
+    RPCError,
+)
+from .._core.text import clean
 from ..transports._requester import safe_url
 from ._checks import LEVELS, Finding, cache_hints, listing_order, tool_findings
 from .stubs import list_tools_raw

@@ -35,9 +35,9 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Iterable, Mapping, Protocol, Sequence
 
-from .._client import Client
-from .._exceptions import StructuredOutputError, StubOutOfDate
-from .._text import clean
+from .._client.client import Client
+from .._core.exceptions import StructuredOutputError, StubOutOfDate
+from .._core.text import clean
 from ..plugins.lock import fingerprint
 from ..types import ToolResult
 from ._annotations import MAX_DEPTH, TYPE_WORDS, Module, camel, doc_lines, identifier, wrapped_output

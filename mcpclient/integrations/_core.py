@@ -15,9 +15,9 @@ from typing import Any, Callable, Mapping, Sequence
 from attrs import frozen
 
 from .. import types as t
-from .._exceptions import ClientClosedError, MCPError, ToolError, TransportError
-from .._names import unique_names
-from .._timeouts import DEFAULT
+from .._core.exceptions import ClientClosedError, MCPError, ToolError, TransportError
+from .._core.names import unique_names
+from .._core.timeouts import DEFAULT
 from ..ai import Tool
 from ..llm._common import Part, ToolSource, parameters, parts_of, resolve
 

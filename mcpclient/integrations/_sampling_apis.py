@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from .. import types as t
-from .._exceptions import RPCError
+from .._core.exceptions import RPCError
 
 __all__ = ["anthropic_answer", "anthropic_request", "chat_answer", "chat_request", "genai_answer", "genai_request",
            "responses_answer", "responses_request"]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .._timeouts import DEFAULT
+from .._core.timeouts import DEFAULT
 from ..llm._common import ToolSource
 from ._core import Bound, bind
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .._exceptions import ToolError
-from .._timeouts import DEFAULT
+from .._core.exceptions import ToolError
+from .._core.timeouts import DEFAULT
 from ..llm._common import ToolSource
 from ._core import Bound, bind
 

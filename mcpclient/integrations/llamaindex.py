@@ -22,7 +22,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .._timeouts import DEFAULT
+from .._core.timeouts import DEFAULT
 from ..llm._common import ToolSource
 from ._core import Bound, bind
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .._exceptions import RPCError, ToolError
-from .._timeouts import DEFAULT
+from .._core.exceptions import RPCError, ToolError
+from .._core.timeouts import DEFAULT
 from ..llm._common import ToolSource
 from ._core import Bound, bind
 

@@ -25,8 +25,8 @@ import logging
 from typing import Any, Callable, Mapping
 
 from .. import types as t
-from .._exceptions import RPCError
-from .._text import clean
+from .._core.exceptions import RPCError
+from .._core.text import clean
 from ..llm._common import as_dict
 from . import _sampling_apis as apis
 

@@ -23,7 +23,7 @@ import copy
 import functools
 from typing import TYPE_CHECKING, Any, Mapping
 
-from .._timeouts import DEFAULT
+from .._core.timeouts import DEFAULT
 from ..llm._common import ToolSource
 from ._core import Bound, bind, identifier
 

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, Ty
 from attrs import frozen
 
 from .. import types as t
-from .._exceptions import ClientClosedError, MCPError, TransportError
-from .._names import unique_names
-from ..ai import Tool, tools as list_tools
+from .._core.exceptions import ClientClosedError, MCPError, TransportError
+from .._core.names import unique_names
+from ..ai import Tool
+from ..ai import tools as list_tools
 
 if TYPE_CHECKING:
-    from .._client import Client
+    from .._client.client import Client
 
 __all__ = ["Outcome", "Part", "ToolSource", "as_dict", "index", "resolve", "run_calls"]
 

@@ -1,7 +1,7 @@
 """The built-in features, each a plug-in of the public seam (``mcpclient.extensions``).
 
 A module here may import the protocol core, the transports' public contract and
-``mcpclient.extensions``; the client core (``mcpclient._client``) imports none of them. The
+``mcpclient.extensions``; the client core (``mcpclient._client.client``) imports none of them. The
 factory that turns ``Client``'s keyword options (``apps=True``, ``cache=...``, ``telemetry=...``)
 into extension instances is the one place that knows them all.
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from .._extending import register_option_builder
+from .._client.seam import register_option_builder
 from ..cache import CacheStore
 from ..extensions import Extension
 from .apps.extension import Apps

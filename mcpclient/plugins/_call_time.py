@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import attrs
 
-from .._exceptions import RequestTimeout
-from .._timeouts import Deadline
+from .._core.exceptions import RequestTimeout
+from .._core.timeouts import Deadline
 from ..extensions import Message, Options
 
 __all__ = ["CallTime"]

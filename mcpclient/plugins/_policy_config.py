@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from typing import Any, Mapping
 
-from .._exceptions import ConfigError
-from .._text import clean
+from .._core.exceptions import ConfigError
+from .._core.text import clean
 from .policy import Approver, Condition, MaxSize, OneOf, Policy, Rule, Under, check_action
 
 __all__ = ["policy_from_dict"]

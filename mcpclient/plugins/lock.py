@@ -37,10 +37,10 @@ from typing import Any, Callable, Mapping, Sequence, Union
 
 import attrs
 
-from .._files import write_atomic
-from .._exceptions import ConfigError, MCPError, RequestTimeout, ToolChanged
-from .._text import clean
-from .._timeouts import Deadline
+from .._core.exceptions import ConfigError, MCPError, RequestTimeout, ToolChanged
+from .._core.files import write_atomic
+from .._core.text import clean
+from .._core.timeouts import Deadline
 from ..extensions import Extension, Message, Middleware, Next, Options, Session
 from ..types import Implementation
 from ._call_time import CallTime

@@ -28,8 +28,8 @@ from opentelemetry import baggage, context, metrics, propagate, trace
 from opentelemetry.metrics import Histogram
 from opentelemetry.trace import Span, SpanKind, StatusCode
 
-from .._exceptions import RequestTimeout, RPCError
-from .._version import __version__
+from .._core.exceptions import RequestTimeout, RPCError
+from .._core.version import __version__
 from ..transports.base import Peer
 
 __all__ = ["OTelObserver", "network_attributes"]

@@ -56,9 +56,9 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from .._rpc.cancel import CancelToken
-from .._exceptions import ConfigError, MCPError, RequestTimeout, ToolCallDenied
-from .._text import clean
+from .._core.exceptions import ConfigError, MCPError, RequestTimeout, ToolCallDenied
+from .._core.rpc.cancel import CancelToken
+from .._core.text import clean
 from ..extensions import Extension, Message, Middleware, Next, Session
 from ..types import Implementation
 from ._call_time import CallTime

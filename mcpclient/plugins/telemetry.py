@@ -30,8 +30,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import attrs
 
-from .._exceptions import StreamInterrupted
-from .._methods import CHANGE_NOTHING
+from .._core.exceptions import StreamInterrupted
+from .._core.methods import CHANGE_NOTHING
 from ..extensions import Extension, Message, Middleware, Next, Session
 
 if TYPE_CHECKING:

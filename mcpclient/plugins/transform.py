@@ -25,7 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import attrs
 
-from .._exceptions import ConfigError, UnknownToolError
+from .._core.exceptions import ConfigError, UnknownToolError
 from ..extensions import Extension, Message, Middleware, Next
 
 __all__ = ["ArgTransform", "ToolTransform", "ToolTransforms", "TransformTools", "tool_tags"]

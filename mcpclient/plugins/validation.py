@@ -5,7 +5,7 @@ view (``ToolResult.data``).
 ``OutputValidation`` (every Client has one; ``output_validation=`` is its mode) learns the
 schemas from each whole ``list_tools()`` and checks each ``call_tool()`` result, in its
 ``result`` hook, before the extensions after it (MCP Apps) see the result; a task's result
-is checked through the ``ToolOutputs`` interface it implements (``mcpclient._features``).
+is checked through the ``ToolOutputs`` interface it implements (``mcpclient._client.features``).
 
 Validation needs the optional ``jsonschema`` package (``pip install mcpclient[validation]``);
 without it results are passed through unchecked, and the first tool result that would have
@@ -24,9 +24,9 @@ from typing import Any, Mapping, Sequence
 import attrs
 
 from .. import types as t
-from .._exceptions import OutputValidationError
-from .._features import ToolOutputs
-from .._text import clean
+from .._client.features import ToolOutputs
+from .._core.exceptions import OutputValidationError
+from .._core.text import clean
 from ..extensions import Call, Extension
 
 __all__ = ["OUTPUT_VALIDATION", "OutputValidation", "OutputValidationError", "OutputValidator", "output_validation"]

@@ -13,7 +13,7 @@ import queue
 import threading
 from typing import Any, Mapping
 
-from .._exceptions import ConnectionClosed, RequestTimeout, RPCError, TransportError, method_not_found
+from .._core.exceptions import ConnectionClosed, RequestTimeout, RPCError, TransportError, method_not_found
 from ..transports.base import ConcurrentSends, Transport
 
 __all__ = ["Context", "FakeConnection"]

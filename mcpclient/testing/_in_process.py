@@ -23,9 +23,9 @@ import threading
 import weakref
 from typing import Any, AsyncContextManager, Callable
 
-from .._client import Client
-from .._exceptions import ConnectionClosed, ProtocolError
-from .._factory import make_client
+from .._build.factory import make_client
+from .._client.client import Client
+from .._core.exceptions import ConnectionClosed, ProtocolError
 from ..transports.base import Peer, Transport, decode_message, encode_message
 
 __all__ = ["CLOSE_WAIT", "SERVER_GRACE", "InProcessTransport", "connect_in_process"]

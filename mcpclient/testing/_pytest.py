@@ -12,7 +12,7 @@ from typing import Any, Callable, Generator, Iterator
 
 import pytest
 
-from .._client import Client
+from .._client.client import Client
 from ._fake import FakeServer
 from ._in_process import connect_in_process
 from ._recording import MODES, RecordingTransport, ReplayTransport, Target, recorded

@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, Union
 
-from .._exceptions import ConnectionClosed
-from .._redact import REDACTED, Redactor
+from .._core.exceptions import ConnectionClosed
+from .._core.redact import REDACTED, Redactor
 from ..transports.base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, capabilities
 from ..transports.http import StreamableHTTPTransport
 from ..transports.stdio import StdioTransport

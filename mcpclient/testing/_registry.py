@@ -14,8 +14,8 @@ import typing
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import types as t
-from .._exceptions import RPCError
-from .._wire import unstructure
+from .._core.exceptions import RPCError
+from .._core.wire import unstructure
 
 __all__ = [
     "PromptEntry",

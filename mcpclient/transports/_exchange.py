@@ -44,12 +44,12 @@ from typing import Any
 import requests
 import requests.adapters
 import requests.utils
-from requests.structures import CaseInsensitiveDict
 import urllib3
+from requests.structures import CaseInsensitiveDict
 from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
-from .._exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
+from .._core.exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
 from ._fast_head import FastHeadResponse
 
 __all__ = ["CANCELLED", "CLOSED", "TIMEOUT", "AbortableAdapter", "Exchange", "ExchangeSocket", "Exchanges", "current", "sets_cookies"]

@@ -32,10 +32,10 @@ import requests.cookies
 import urllib3.exceptions
 from requests.structures import CaseInsensitiveDict
 
-from .. import _origin
-from .._exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
-from .._redact import Redactor
-from .._text import clean
+from .._core import origin as _origin
+from .._core.exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
+from .._core.redact import Redactor
+from .._core.text import clean
 from ..extensions import Extension, ExtensionSource
 from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
 from ._token import TokenFetcher

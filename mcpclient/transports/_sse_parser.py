@@ -8,7 +8,7 @@ memory without bound. Data stays bytes (``json.loads`` takes bytes), so nothing 
 
 from __future__ import annotations
 
-from .._exceptions import ProtocolError
+from .._core.exceptions import ProtocolError
 
 __all__ = ["SSEEvent", "SSEParser"]
 

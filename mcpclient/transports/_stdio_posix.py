@@ -17,15 +17,7 @@ import threading
 import time
 
 from ._stdio_pipes import EXITED, Exited, Pipes, WriteFailed, WriteStopped
-from ._stdio_process import (
-    EXIT_POLL_INTERVAL,
-    READ_SIZE,
-    Wake,
-    close_fd,
-    open_pidfd,
-    pipe_capacity,
-    pump_stderr,
-)
+from ._stdio_process import EXIT_POLL_INTERVAL, READ_SIZE, Wake, close_fd, open_pidfd, pipe_capacity, pump_stderr
 from ._stdio_stderr import StderrLines
 
 __all__ = ["WRITE_WAIT_SLICE", "PosixPipes"]

@@ -18,7 +18,7 @@ import logging
 import threading
 from typing import IO, Callable, Union
 
-from .._text import clean
+from .._core.text import clean
 
 __all__ = ["COMPLAINTS", "MAX_HELD_LINES", "StderrLines", "StderrSink", "complaint"]
 

@@ -9,8 +9,8 @@ from typing import Any, Iterator
 
 import requests
 
-from .._exceptions import MCPError, ProtocolError
-from .._redact import Redactor
+from .._core.exceptions import MCPError, ProtocolError
+from .._core.redact import Redactor
 from ._exchange import Exchange, ExchangeSocket
 from ._requester import translate
 from ._sse_parser import SSEEvent, SSEParser

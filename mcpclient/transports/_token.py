@@ -16,7 +16,7 @@ import threading
 import time
 from typing import Any
 
-from .._exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout, TransportError
+from .._core.exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout, TransportError
 from ._exchange import CANCELLED, CLOSED, Exchange
 from ._threads import ThreadPool
 

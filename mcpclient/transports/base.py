@@ -17,8 +17,8 @@ from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import attrs
 
-from .. import _bounded
-from .._exceptions import MCPError, ProtocolError
+from .._core import bounded as _bounded
+from .._core.exceptions import MCPError, ProtocolError
 from ..extensions import Extension
 
 __all__ = [

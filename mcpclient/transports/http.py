@@ -11,11 +11,19 @@ from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import requests
 
-from .._exceptions import ConnectionClosed, HTTPStatusError, MCPError, ProtocolError, StreamInterrupted, TransportError
+from .._core.exceptions import (
+    ConnectionClosed,
+    HTTPStatusError,
+    MCPError,
+    ProtocolError,
+    StreamInterrupted,
+    TransportError,
+)
 from ..extensions import Extension
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
 from ._requester import Requester, TokenSource
+from ._sse_parser import SSEEvent, SSEParser
 from ._streams import (
     MAX_MESSAGE_BYTES,
     abort_response,
@@ -26,7 +34,6 @@ from ._streams import (
     set_read_timeout,
     stream_end_ready,
 )
-from ._sse_parser import SSEEvent, SSEParser
 from ._threads import ThreadPool
 from .base import MODERN, PLAIN, ConcurrentSends, Failure, Peer, SendOptions, Transport, decode_message, encode_message
 

@@ -11,14 +11,14 @@ from urllib.parse import urljoin
 
 import requests
 
-from .. import _origin
-from .._exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
+from .._core import origin as _origin
+from .._core.exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
 from ..extensions import Extension
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._requester import Requester, TokenSource
-from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
 from ._sse_parser import SSEParser
+from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
 from .base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, encode_message
 
 __all__ = ["SSETransport"]

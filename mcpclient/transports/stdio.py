@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any, Iterable, Mapping
 
-from .._exceptions import ConnectionClosed, TransportError
+from .._core.exceptions import ConnectionClosed, TransportError
 from ._stdio_pipes import UNKNOWN, Exited, Pipes, WriteFailed, WriteStopped, choose
 from ._stdio_portable import ThreadedPipes
 from ._stdio_posix import PosixPipes

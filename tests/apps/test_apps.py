@@ -11,9 +11,9 @@ import pytest
 import mcpclient
 from mcpclient import Client, ClientGroup, types as t
 from mcpclient.plugins.apps.bridge import DENIED, Bridge
-from mcpclient._eras import modern
-from mcpclient._extending import Seam
-from mcpclient._handlers import BUILTIN_REQUESTS, Handlers
+from mcpclient._core.eras import modern
+from mcpclient._client.seam import Seam
+from mcpclient._client.handlers import BUILTIN_REQUESTS, Handlers
 from mcpclient.plugins.apps.widget import SANDBOX, with_csp
 from mcpclient.apps import Apps, UIResource, allow_attribute, content_security_policy, visible_to_model
 from mcpclient.llm import anthropic, openai

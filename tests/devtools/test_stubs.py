@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from mcpclient import Client, connect
-from mcpclient._text import is_clean
+from mcpclient._core.text import is_clean
 from mcpclient.cli import main
 from mcpclient.devtools import StubOutOfDate
 from mcpclient.devtools.stubs import Stub, generate, list_tools_raw, stubs_for

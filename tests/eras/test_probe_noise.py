@@ -19,7 +19,7 @@ from typing import Callable
 import pytest
 
 from mcpclient import StdioTransport, connect
-from mcpclient._conversation import _era_cache
+from mcpclient._client.conversation import _era_cache
 
 pytestmark = pytest.mark.timeout(240)
 

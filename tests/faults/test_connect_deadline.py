@@ -10,7 +10,8 @@ import time
 import pytest
 
 import mcpclient
-from mcpclient import RequestTimeout, _conversation
+from mcpclient import RequestTimeout
+from mcpclient._client import conversation as _conversation
 
 SILENT = [sys.executable, "-c", "import sys; sys.stdin.read()"]  # reads everything, answers nothing
 

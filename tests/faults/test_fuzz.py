@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpclient import Client, MCPError, ProtocolError, RPCError, types
-from mcpclient._rpc import engine as engine_module
-from mcpclient._rpc.cancel import CancelToken
-from mcpclient._rpc.engine import Engine, _Slot
-from mcpclient._wire import converter
+from mcpclient._core.rpc import engine as engine_module
+from mcpclient._core.rpc.cancel import CancelToken
+from mcpclient._core.rpc.engine import Engine, _Slot
+from mcpclient._core.wire import converter
 from tests.doubles import QueueTransport
 
 FUZZ = settings(

@@ -178,7 +178,7 @@ def test_a_call_kept_alive_by_progress_is_cancelled_by_ending_its_stream(ending_
 def test_a_connection_dropped_on_the_era_probe_goes_straight_to_initialize(ending_servers, caplog):
     # An HTTP server that drops the probe's connection is taken for legacy, like a stdio
     # server the probe killed: the client initializes at once and remembers it.
-    from mcpclient._conversation import _era_cache
+    from mcpclient._client.conversation import _era_cache
 
     server = ending_servers(drop_discover=True)
     caplog.set_level(logging.DEBUG, logger="mcpclient")

@@ -14,7 +14,7 @@ from typing import Callable, Iterator
 import pytest
 
 from mcpclient import Client, StdioTransport, StreamableHTTPTransport, Transport
-from mcpclient._conversation import _era_cache
+from mcpclient._client.conversation import _era_cache
 from tests import node_tools
 from tests.conftest import SDK_SERVER
 from tests.http.conftest import start_sdk_server

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcpclient import types as t
-from mcpclient._app_sources import _ends_in_a_number, _ipv4
+from mcpclient._client.app_sources import _ends_in_a_number, _ipv4
 from mcpclient.apps import MIME_TYPE, UIResource, content_security_policy
 from tests.node_tools import node22
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from mcpclient import ElicitationRequest
-from mcpclient._link import LinkRefused, judge
+from mcpclient._client.link import LinkRefused, judge
 from mcpclient.prompting import Prompter
 
 ROOT = Path(__file__).resolve().parents[2]

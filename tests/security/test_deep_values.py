@@ -15,7 +15,7 @@ import uuid
 import pytest
 
 from mcpclient import Client, RPCError, SSETransport, TransportError
-from mcpclient._redact import REDACTED, Redactor
+from mcpclient._core.redact import REDACTED, Redactor
 from tests.security.legacy_sse import LegacySSE, scripted
 from tests.security.test_secrets import exception_texts, forms, leaks
 

@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from mcpclient import ClientGroup, SharedClient, config
-from mcpclient._open import open_target
+from mcpclient._build.open import open_target
 from mcpclient.config import ConfigError
 
 from tests.conftest import DEMO_SERVER, ROOT

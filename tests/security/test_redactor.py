@@ -6,7 +6,7 @@ import base64
 import threading
 from urllib.parse import quote
 
-from mcpclient._redact import MIN_SECRET, RECENT, REDACTED, Redactor
+from mcpclient._core.redact import MIN_SECRET, RECENT, REDACTED, Redactor
 
 
 def test_a_secret_inside_the_base64_of_a_longer_text_is_found_at_every_alignment():

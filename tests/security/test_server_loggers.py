@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import mcpclient
-from mcpclient import _logging
+from mcpclient._client import server_logging as _logging
 from tests.helpers import wait_for
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,4 +1,4 @@
-"""Server text reaches a terminal or a log line only as inert, visible text (``mcpclient._text``).
+"""Server text reaches a terminal or a log line only as inert, visible text (``mcpclient._core.text``).
 
 The cleaning function is fuzzed (whatever goes in, no control, format character, surrogate
 or line break comes out, and the original can be read back from what is shown); then a real
@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 import mcpclient
 from mcpclient import RPCError
-from mcpclient._text import CleanFormatter, clean, clean_lines, inert_json
+from mcpclient._core.text import CleanFormatter, clean, clean_lines, inert_json
 from mcpclient.auth import AuthorizationError, LoopbackRedirectHandler, PasteRedirectHandler
 from mcpclient.cli._progress import Progress
 from tests.helpers import wait_for

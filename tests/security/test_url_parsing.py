@@ -17,7 +17,7 @@ import requests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpclient import _origin
+from mcpclient._core import origin as _origin
 from mcpclient.auth import OAuth
 
 CONFIGURED = "http://127.0.0.1:8000/mcp"

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from mcpclient import Client
-from mcpclient._exceptions import StreamInterrupted
+from mcpclient._core.exceptions import StreamInterrupted
 from mcpclient.plugins.otel import network_attributes
 from mcpclient.transports.base import (
     LEGACY,

@@ -17,9 +17,9 @@ import pytest
 
 import mcpclient
 from mcpclient import Client, ConnectionClosed, RequestTimeout, SharedClient, SharedGroup
-from mcpclient._delegates import delegating, public_members
-from mcpclient._shared import CHANGE_NOTHING_CALLS, COMPOSED, HAND_WRITTEN, SEEN, TOOL_CALLS
-from mcpclient._timeouts import DEFAULT
+from mcpclient._build.delegates import delegating, public_members
+from mcpclient._build.shared import CHANGE_NOTHING_CALLS, COMPOSED, HAND_WRITTEN, SEEN, TOOL_CALLS
+from mcpclient._core.timeouts import DEFAULT
 from mcpclient.transports.stdio import StdioTransport
 from tests.conftest import DEMO_SERVER, SDK_SERVER, child_pids
 from tests.faults.forking import in_child

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..._shared import SharedClient
+from ..._build.shared import SharedClient
 
 __all__ = ["build", "clients", "get_client"]
 

@@ -19,8 +19,8 @@ import threading
 from typing import Any, Callable, Mapping
 
 from ... import types as t
-from ..._exceptions import MCPError, RPCError, method_not_found
-from ..._app_views import CSP_KEYS, PERMISSIONS, AppHost, UIResource, visible_to_app
+from ..._client.app_views import CSP_KEYS, PERMISSIONS, AppHost, UIResource, visible_to_app
+from ..._core.exceptions import MCPError, RPCError, method_not_found
 
 __all__ = ["PROTOCOL_VERSION", "Bridge"]
 

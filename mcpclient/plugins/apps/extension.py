@@ -13,17 +13,17 @@ import logging
 import threading
 from typing import Any, Callable, Mapping
 
-from ..._version import __version__
 from ... import types as t
-from ..._calls import resource_not_found
-from ..._exceptions import ClientClosedError, ProtocolError, RPCError
-from ..._features import UIViews
-from ..._pages import session_pages
-from ..._timeouts import DEFAULT_TIMEOUT
-from ..._wire import structure_list
+from ..._client.app_views import EXTENSION, MIME_TYPE, AppCall, AppHost, UIResource, content_security_policy
+from ..._client.calls import resource_not_found
+from ..._client.features import UIViews
+from ..._client.pages import session_pages
+from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError
+from ..._core.timeouts import DEFAULT_TIMEOUT
+from ..._core.version import __version__
+from ..._core.wire import structure_list
 from ...extensions import Call, Extension, Options, Session
 from .result import AppResult
-from ..._app_views import EXTENSION, MIME_TYPE, AppCall, AppHost, UIResource, content_security_policy
 
 __all__ = ["Apps"]
 

@@ -7,7 +7,7 @@ from typing import Any
 from attrs import field, frozen
 
 from ... import types as t
-from ..._app_views import AppCall
+from ..._client.app_views import AppCall
 from .widget import mimebundle
 
 __all__ = ["AppResult"]

@@ -21,10 +21,10 @@ import logging
 from typing import Any
 
 from ... import types as t
-from ..._display import to_html
-from ..._exceptions import MCPError
+from ..._client.app_views import AppCall, UIResource, allow_attribute, content_security_policy
+from ..._client.display import to_html
+from ..._core.exceptions import MCPError
 from .bridge import Bridge
-from ..._app_views import AppCall, UIResource, allow_attribute, content_security_policy
 
 __all__ = ["SANDBOX", "mimebundle", "with_csp"]
 
@@ -135,8 +135,8 @@ def _live() -> bool:
     """Whether a Jupyter kernel with anywidget runs this code (a front end may be listening)."""
     try:
         import anywidget  # noqa: F401
-        from IPython import get_ipython
         from ipykernel.zmqshell import ZMQInteractiveShell
+        from IPython import get_ipython
     except ImportError:
         return False
     return isinstance(get_ipython(), ZMQInteractiveShell)

@@ -12,15 +12,15 @@ from __future__ import annotations
 import logging
 from typing import Any, Mapping, Optional
 
-from ... import _bounded
 from ... import types as t
-from ..._calls import resource_not_found
-from ..._exceptions import CapabilityError, ClientClosedError, ProtocolError, RPCError, SkillVerificationError
-from ..._features import SkillsFeature
-from ..._pages import session_pages
-from ..._wire import structure_list
+from ..._client.calls import resource_not_found
+from ..._client.features import SkillsFeature
+from ..._client.pages import session_pages
+from ..._client.skill_model import SKILLS_EXTENSION, Skill, bytes_of, check_frontmatter, decode, read_entry
+from ..._core import bounded as _bounded
+from ..._core.exceptions import CapabilityError, ClientClosedError, ProtocolError, RPCError, SkillVerificationError
+from ..._core.wire import structure_list
 from ...extensions import Extension, Options, Session
-from ..._skill_model import SKILLS_EXTENSION, Skill, bytes_of, check_frontmatter, decode, read_entry
 
 __all__ = ["Skills"]
 

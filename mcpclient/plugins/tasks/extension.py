@@ -18,13 +18,13 @@ import threading
 import weakref
 from typing import Any, Callable, Mapping, Sequence
 
-from ... import _bounded
 from ... import types as t
-from ..._eras.named import era_named
-from ..._exceptions import ClientClosedError, ProtocolError, RPCError, TaskSupportError
-from ..._features import Task, TasksFeature, ToolOutputs
-from ..._pages import session_pages
-from ..._rpc.cancel import Cancel
+from ..._client.features import Task, TasksFeature, ToolOutputs
+from ..._client.pages import session_pages
+from ..._core import bounded as _bounded
+from ..._core.eras.named import era_named
+from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError, TaskSupportError
+from ..._core.rpc.cancel import Cancel
 from ...extensions import Call, Extension, NotificationHandler, Session
 from .handle import STATUS_NOTIFICATIONS, LiveTask
 

@@ -25,14 +25,14 @@ import threading
 import time
 from typing import Any, Mapping
 
-from ... import _bounded
 from ... import types as t
-from ..._eras.named import era_named
-from ..._exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
-from ..._features import TERMINAL, Task, ToolOutputs
-from ..._rpc.cancel import Cancel, CancelToken, is_cancelled
-from ..._timeouts import DEFAULT, Deadline
-from ..._wire import structure
+from ..._client.features import TERMINAL, Task, ToolOutputs
+from ..._core import bounded as _bounded
+from ..._core.eras.named import era_named
+from ..._core.exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
+from ..._core.rpc.cancel import Cancel, CancelToken, is_cancelled
+from ..._core.timeouts import DEFAULT, Deadline
+from ..._core.wire import structure
 from ...extensions import Options, Session
 
 __all__ = ["STATUS_NOTIFICATIONS", "TERMINAL", "LiveTask"]

@@ -1,0 +1,405 @@
+"""``SharedClient``: one client per process for web apps and task queues.
+
+    >>> mcp = SharedClient(["python", "server.py"], timeout=10)     # at import time
+    >>> mcp.call_tool("add", {"a": 1, "b": 2}).text                 # in any thread, any worker
+
+``SharedClient`` has every public member of ``Client``, with its signature and docstring: the
+few with a behaviour of their own are written here (``HAND_WRITTEN``), and ``_delegates`` makes
+the others when the class is made, so a new ``Client`` method is on ``SharedClient`` at once.
+Each gets this process's client (opening it on first use, after a fork, after the server died,
+after ``close()``) and runs the call on it. For type checkers ``SharedClient`` is a subclass of
+``Client`` (``ClientSurface``), so they see every method with ``Client``'s exact signature.
+
+What a dead server (``ConnectionClosed``) means is chosen per shared client: ``retry="fail"``
+(default) fails that call and the next call opens a new server; ``retry="safe"`` also retries
+once, on a new server, the requests that change nothing (pings, lists, reads, prompt gets,
+completions, and tools whose annotations say ``readOnlyHint`` or ``idempotentHint``). A tool
+call is never sent twice unless its server said that is harmless.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, Union
+
+from .. import types as t
+from .._client.client import Client
+from .._client.handlers import BUILTIN_REQUESTS
+from .._client.holder import ProcessLocal
+from .._client.notifications import ROUTED_NOTIFICATIONS
+from .._client.seam import check_claim
+from .._core.exceptions import ConnectionClosed, MCPError
+from .._core.methods import resendable_tool
+from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT
+from ..extensions import NotificationHandler, RequestHandler
+from ..transports.stdio import StdioTransport
+from .delegates import delegating
+from .open import ServerEntry, open_target
+from .travel import check_travels, made, received
+
+__all__ = [
+    "CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "RETRY_MODES", "SEEN", "TOOL_CALLS", "SharedClient",
+    "release_inherited", "safe_tool", "server_of",
+]
+
+R = TypeVar("R")
+
+#: What ``SharedClient(target)`` takes: an http(s) URL, a command, a config entry, or a
+#: function returning an initialized ``Client`` (for anything else, ``FakeServer`` included).
+SharedTarget = Union[str, Sequence[str], ServerEntry, Callable[[], Client]]
+
+RETRY_MODES = ("fail", "safe")
+#: How long a thread waits for another thread's open beyond the open's own timeout, in seconds.
+LOCK_MARGIN = 5.0
+
+
+#: The ``Client`` members with a behaviour of their own here; ``_delegates`` makes the rest.
+HAND_WRITTEN = (
+    "initialize", "close", "timeout",  # the life cycle, and a setting kept in the options
+    "on_notification", "on_request",  # one handler per method, checked here
+    "subscribe_resource", "unsubscribe_resource", "set_log_level",  # requests kept for the next client
+)
+
+#: The ``Client`` requests that change nothing (``_methods.CHANGE_NOTHING``, and the reads of
+#: the tasks and skills extensions): with ``retry="safe"`` they are sent once more, to a new
+#: server, when the server died. Any other request is never sent twice.
+CHANGE_NOTHING_CALLS = frozenset({
+    "ping", "list_tools", "list_resources", "list_resource_templates", "read_resource", "read_ui_resource",
+    "list_prompts", "get_prompt", "complete", "get_task", "list_tasks", "list_skills", "get_skill", "load_skill",
+    "read_skill_file",
+})
+
+#: The ``Client`` requests that run a tool, by the parameter that names it: with
+#: ``retry="safe"`` sent again only when the tool's annotations say that is harmless.
+TOOL_CALLS = {"call_tool": "name"}
+
+#: The ``Client`` methods written over its public methods only: ``Client``'s own function
+#: runs with the ``SharedClient`` as ``self``, so each call of ``map_tool`` is the shared
+#: ``call_tool`` (a dead server is reopened, and retried as ``retry`` says).
+COMPOSED = ("map_tool",)
+
+if TYPE_CHECKING:
+    # What type checkers see: every public member of Client, with its exact signature and
+    # overloads, which _delegates gives SharedClient at run time (where the base is object).
+    ClientSurface = Client
+else:
+    ClientSurface = object
+
+
+def _learn_tools(shared: SharedClient, tools: Any) -> Any:
+    """What ``list_tools`` returned: the whole list teaches which tools a retry may resend."""
+    if isinstance(tools, list):
+        shared._learn(tools)
+    return tools
+
+
+#: What ``SharedClient`` sees of a call's result before the caller does.
+SEEN = {"list_tools": _learn_tools}
+
+
+@delegating(
+    Client, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS, composed=COMPOSED, tool_calls=TOOL_CALLS, seen=SEEN
+)
+class SharedClient(ClientSurface):
+    """A process-aware ``Client`` for web apps and task queues; create it once, at import.
+
+    ``target`` is what ``mcpclient.connect`` takes (a URL or a command), a
+    ``config.ServerConfig``, or a function returning an initialized ``Client``. Other keyword
+    arguments go to ``connect`` (``timeout`` bounds the handshake and every call). Nothing is
+    started until the first call; each process (each gunicorn worker, each Celery pool process)
+    opens its own client, and only one thread at a time opens it: the others wait up to
+    ``lock_timeout`` seconds (default: the client timeout plus a margin).
+
+    ``retry`` says what a dead server means: "fail" (default) fails the call, and the next one
+    opens a new server; "safe" also retries once the requests that change nothing.
+
+    Closed at interpreter exit, and by ``close()`` (after which the next call opens again).
+    Handlers, roots, log level and subscriptions set on it are applied to every client it
+    opens (handlers given as keyword arguments are declared at the handshake; set later, they
+    take effect like ``Client``'s late setters).
+
+    It pickles as what it connects to and how (the target, the options, ``retry``), never as
+    a connection: passed to a worker process (``ProcessPoolExecutor``, joblib, Dask, Ray), it
+    opens its own client there on first use, one per process however many tasks receive it.
+    An option that cannot be pickled (a lambda as a handler, say) is named in the
+    ``TypeError``; settings made after construction (``set_roots``, ``on_request``, the
+    handler setters) do not travel: pass them as options, or make them in the worker.
+    """
+
+    def __init__(
+        self,
+        target: SharedTarget,
+        *,
+        retry: str = "fail",
+        lock_timeout: float | None = None,
+        **options: Any,
+    ) -> None:
+        if retry not in RETRY_MODES:
+            raise ValueError(f"retry must be one of {', '.join(RETRY_MODES)}, got {retry!r}")
+        self.target = target
+        self.retry = retry
+        self._options = options
+        self._open_client = _opener(target, options)
+        if lock_timeout is None:
+            handshake = options.get("timeout", 60.0)
+            lock_timeout = None if handshake is None else handshake + LOCK_MARGIN
+        self._holder: ProcessLocal[Client] = ProcessLocal(
+            self._open, _close_client, release_inherited, lock_timeout=lock_timeout, what="the MCP server"
+        )
+        self._setup_lock = threading.Lock()
+        self._setup: dict[str, Callable[[Client], None]] = {}
+        self._subscribed: set[str] = set()
+        self._tool_safety: dict[str, bool] = {}
+        self._ident = made(self)
+
+    # -- travelling to another process ------------------------------------------------------
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as the spec (see the class docstring); raise ``TypeError`` naming what cannot."""
+        with self._setup_lock:
+            late = sorted(key for key in self._setup if key != "timeout")
+            subscribed = sorted(self._subscribed)
+        if late:
+            raise TypeError(
+                f"this SharedClient cannot be pickled: {', '.join(late)} {'was' if len(late) == 1 else 'were'} set "
+                "after it was made, and such settings do not travel; pass them to SharedClient(...) as options "
+                "(roots=, sampling_handler=, ...), or make them in the worker"
+            )
+        options = [(f"the option {key}", value) for key, value in self._options.items()]
+        check_travels("this SharedClient", [("its target", self.target), *options])
+        spec = (self.target, self.retry, self._holder.lock_timeout, dict(self._options), subscribed)
+        return (_received_client, (self._ident, spec))
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def _open(self) -> Client:
+        client = self._open_client()
+        try:
+            with self._setup_lock:
+                setup = list(self._setup.values())
+                subscribed = sorted(self._subscribed)
+            for apply in setup:
+                apply(client)
+            for uri in subscribed:
+                client.subscribe_resource(uri)
+        except BaseException:
+            client.close()
+            raise
+        return client
+
+    def get(self) -> Client:
+        """This process's open ``Client`` (opened now if there is none)."""
+        return self._holder.get()
+
+    def initialize(self, *, timeout: float | None = DEFAULT) -> None:
+        """Open this process's client now rather than on first use (``timeout`` is unused:
+        the handshake takes the ``timeout`` given to the constructor)."""
+        self._holder.get()
+
+    def close(self) -> None:
+        """Close this process's client and its server; the next call opens a new one."""
+        self._holder.close()
+
+    def __enter__(self) -> SharedClient:
+        self.initialize()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        holder = self._holder
+        client = holder.current()
+        state = f"open, server {server_of(client)}" if client is not None else "not open"
+        error = f", last error {holder.last_error!r}" if holder.last_error else ""
+        return f"<SharedClient {state} in pid {os.getpid()}, opened {holder.opened}x{error}>"
+
+    @property
+    def opened(self) -> int:
+        """How many clients this process opened (1 unless servers died or it was closed)."""
+        return self._holder.opened
+
+    @property
+    def is_open(self) -> bool:
+        """Whether this process has an open client now (never opens one)."""
+        return self._holder.current() is not None
+
+    @property
+    def last_error(self) -> str | None:
+        """The last error that made or kept the client unusable ("Type: first line")."""
+        return self._holder.last_error
+
+    def health(self, *, timeout: float = 2.0) -> dict[str, Any]:
+        """A ping of this process's server, as a small dict a web app can serve as JSON.
+
+        ``{"ok": bool, "latency_ms": float | None, "pid": ..., "opened": ..., "server": ...,
+        "last_error": ...}``; opens the client if needed, and never raises an ``MCPError``.
+        """
+        started = time.monotonic()
+        ok = True
+        try:
+            self.ping(timeout=timeout)
+        except MCPError as exc:
+            self._holder.note_error(exc)
+            ok = False
+        client = self._holder.current()
+        return {
+            "ok": ok,
+            "latency_ms": round((time.monotonic() - started) * 1000, 1) if ok else None,
+            "pid": os.getpid(),
+            "opened": self._holder.opened,
+            "server": server_of(client) if client is not None else None,
+            "last_error": self._holder.last_error,
+        }
+
+    # -- running a call ---------------------------------------------------------------------
+
+    def _run(self, call: Callable[[Client], R], *, safe: bool) -> R:
+        client = self._holder.get()
+        try:
+            return call(client)
+        except ConnectionClosed as exc:
+            self._holder.discard(client, exc)
+            if not (safe and self.retry == "safe"):
+                raise
+        return call(self._holder.get())
+
+    def _run_tool(self, name: str, call: Callable[[Client], R]) -> R:
+        """Run a call of the tool ``name``; after a dead server, once more on a new one only with
+        ``retry="safe"`` and a tool whose annotations say it changes nothing."""
+        client = self._holder.get()
+        try:
+            return call(client)
+        except ConnectionClosed as exc:
+            self._holder.discard(client, exc)
+            if self.retry != "safe":
+                raise
+            fresh = self._holder.get()
+            if name not in self._tool_safety:
+                self._learn(fresh.list_tools())  # a read: tells whether a retry is harmless
+            if not self._tool_safety.get(name, False):
+                raise
+            return call(fresh)
+
+    def _learn(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
+        self._tool_safety.update({tool.name: safe_tool(tool) for tool in tools})
+        return tools
+
+    def _remember(self, key: str, apply: Callable[[Client], None]) -> None:
+        """Apply a setting to the open client and to every client opened later."""
+        with self._setup_lock:
+            self._setup[key] = apply
+        client = self._holder.current()
+        if client is not None:
+            apply(client)
+
+    # -- what Client offers that is not made by _delegates -----------------------------------
+
+    @property
+    def timeout(self) -> float | None:
+        """The timeout of every call that gives none (None: no limit); settable, kept across reopens."""
+        value: float | None = self._options.get("timeout", DEFAULT_TIMEOUT)
+        return value
+
+    @timeout.setter
+    def timeout(self, value: float | None) -> None:
+        self._options["timeout"] = value
+
+        def apply(client: Client) -> None:
+            client.timeout = value
+
+        self._remember("timeout", apply)
+
+    def on_notification(self, method: str, handler: NotificationHandler) -> None:
+        """``Client.on_notification``, on the open client and every client opened later."""
+        check_claim(method, handler, ROUTED_NOTIFICATIONS, "notification")
+        self._claim(f"notification {method}", lambda c: c.on_notification(method, handler))
+
+    def on_request(self, method: str, handler: RequestHandler) -> None:
+        """``Client.on_request``, on the open client and every client opened later."""
+        check_claim(method, handler, BUILTIN_REQUESTS, "server request")
+        self._claim(f"server request {method}", lambda c: c.on_request(method, handler))
+
+    def _claim(self, key: str, apply: Callable[[Client], None]) -> None:
+        with self._setup_lock:
+            if key in self._setup:
+                raise ValueError(f"the {key} has a handler already; one handler per method")
+        self._remember(key, apply)
+
+    def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
+        """Subscribe on this process's client; clients opened later subscribe again."""
+        self._run(lambda c: c.subscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
+        with self._setup_lock:
+            self._subscribed.add(uri)
+
+    def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
+        """Stop notifications for ``uri`` on this process's client, and in clients opened later."""
+        with self._setup_lock:
+            self._subscribed.discard(uri)
+        self._run(lambda c: c.unsubscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
+
+    def set_log_level(self, level: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
+        """Set the server's log level now and on every client opened later."""
+        self._run(lambda c: c.set_log_level(level, timeout=timeout, meta=meta), safe=False)
+        with self._setup_lock:
+            self._setup["log_level"] = lambda c: c.set_log_level(level, timeout=timeout)
+
+
+def safe_tool(tool: t.ToolDef) -> bool:
+    """Whether the tool's annotations say running it twice is harmless (``_methods.resendable_tool``)."""
+    return resendable_tool(tool.annotations)
+
+
+def server_of(client: Client) -> str:
+    """What a repr or health check may say about the server: its pid or its URL (no secrets:
+    the transports' reprs never carry credentials)."""
+    transport = client.transport
+    if isinstance(transport, StdioTransport):
+        return f"pid {transport.pid}"
+    return repr(transport)
+
+
+def release_inherited(client: Client) -> None:
+    """Let go of a client inherited through fork(): its server is the parent's.
+
+    Only a stdio transport is told (its close() in a child just drops the child's copy of the
+    server's stdin, so the parent's server still sees EOF when the parent closes); an HTTP
+    transport is left alone, since closing it could end the parent's session.
+    """
+    if isinstance(client.transport, StdioTransport):
+        client.transport.close()
+
+
+def _received_client(ident: str, spec: tuple[Any, ...]) -> SharedClient:
+    """Unpickle a ``SharedClient``: this process's one for ``ident`` (made on first receipt)."""
+    target, retry, lock_timeout, options, subscribed = spec
+
+    def build() -> SharedClient:
+        shared = SharedClient(target, retry=retry, lock_timeout=lock_timeout, **options)
+        shared._ident = ident
+        shared._subscribed.update(subscribed)
+        return shared
+
+    return received(ident, build)
+
+
+def _close_client(client: Client) -> None:
+    client.close()
+
+
+def _opener(target: SharedTarget, options: dict[str, Any]) -> Callable[[], Client]:
+    if isinstance(target, ServerEntry):
+        rest = dict(options)
+        timeout = rest.pop("timeout", 60.0)
+        return lambda: open_target(target, timeout=timeout, call_timeout=timeout, **rest)
+    if isinstance(target, (str, list, tuple)):
+        from .connect import connect
+
+        return lambda: connect(target, **options)
+    if callable(target):
+        if options:
+            raise TypeError("options cannot be given with a function target: pass them to what it calls")
+        return target
+    raise TypeError(f"SharedClient takes a URL, a command, a ServerConfig or a function, got {target!r}")

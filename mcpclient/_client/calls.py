@@ -1,0 +1,284 @@
+"""Asking the server for something: lists, tools, resources, prompts, completions.
+
+``Calls`` is the client's collaborator for the server's features. Its methods take timeouts
+already resolved (the ``Client`` resolves ``DEFAULT``) and go straight to ``Conversation.call``.
+Every list follows its pages through ``_pages`` (the result cache, a plug-in, answers pages and
+reads as middleware: ``mcpclient.plugins.cache``); every ``tools/call`` goes through
+``_send_tool_call``, the one place that retries a call the server rejected for stale headers.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections import abc
+from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
+
+from .. import types as t
+from .._core import bounded as _bounded
+from .._core.eras import modern
+from .._core.exceptions import MCPError, ProtocolError, ResourceNotFound, RPCError
+from .._core.methods import resendable_tool
+from .._core.rpc.cancel import Cancel
+from .._core.rpc.engine import ProgressCallback
+from .._core.text import clean
+from .._core.timeouts import Deadline
+from .._core.wire import structure, structure_list, structure_tool_result, unstructure
+from .features import Task, TasksFeature
+from .pages import Page, page_cursor, pages
+
+if TYPE_CHECKING:
+    from .conversation import Conversation
+
+__all__ = ["Calls", "resource_not_found"]
+
+log = logging.getLogger("mcpclient")
+
+T = TypeVar("T")
+#: Extra ``_meta`` keys of one call (the caller's ``meta=``).
+Meta = Mapping[str, Any] | None
+
+#: The listings that page: the result's key for the items, and the capability they need.
+_LISTINGS = {
+    "tools/list": ("tools", "tools"),
+    "resources/list": ("resources", "resources"),
+    "resources/templates/list": ("resourceTemplates", "resources"),
+    "prompts/list": ("prompts", "prompts"),
+}
+
+#: The tool name format of the specification (SEP-986, 2025-11-25): names outside it still work.
+TOOL_NAME = re.compile(r"[A-Za-z0-9_.\-]{1,128}")
+
+
+class Calls:
+    """The server's tools, resources, prompts and completions, as blocking calls."""
+
+    def __init__(
+        self,
+        session: Conversation,
+        tasks: TasksFeature | None,
+        listed: Callable[[list[t.ToolDef]], list[t.ToolDef]] = lambda tools: tools,
+    ) -> None:
+        self._conversation = session
+        #: Given every whole tool list, the client's own or one made for a call (the extensions'
+        #: ``result`` hooks: output validation learns the schemas there); returns what to keep.
+        self._listed = listed
+        #: The tasks feature (the built-in ``Tasks`` extension), None when none is plugged in.
+        self._tasks = tasks
+        self._odd_names: set[str] = set()  # tool names already warned about (SEP-986)
+        #: The tools whose annotations say a call changes nothing (``_methods.resendable_tool``),
+        #: from the last listing: their calls may be sent again after a broken attempt.
+        self._resendable: frozenset[str] = frozenset()
+
+    # -- tools --------------------------------------------------------------------------------
+
+    def ping(self, timeout: float | None, meta: Meta = None) -> None:
+        self._conversation.strategy.ping(self._conversation.with_meta(meta), timeout)
+
+    def list_tools(self, timeout: float | None, meta: Meta = None) -> list[t.ToolDef]:
+        tools = self._listing("tools/list", "tools", t.ToolDef, timeout, "tools", meta)
+        self._resendable = frozenset(tool.name for tool in tools if resendable_tool(tool.annotations))
+        tools = self._listed(tools)  # the tasks extension learns each tool's taskSupport there
+        self._warn_odd_names(tools)
+        return tools
+
+    def _warn_odd_names(self, tools: list[t.ToolDef]) -> None:
+        """One warning per client for tool names outside the spec's format (SEP-986), which
+        LLM APIs and agent frameworks may refuse; the tools stay listed and callable."""
+        odd = sorted({tool.name for tool in tools if not TOOL_NAME.fullmatch(tool.name)} - self._odd_names)
+        if odd:
+            self._odd_names.update(odd)
+            log.warning(
+                "%d tool name(s) outside the MCP format (1 to 128 of A-Z a-z 0-9 _ - .): %s%s",
+                len(odd), ", ".join(f"'{clean(name, 80)}'" for name in odd[:5]), " ..." if len(odd) > 5 else "",
+            )
+
+    def list_page(
+        self, method: str, cls: type[T], cursor: str | None, timeout: float | None, meta: Meta = None
+    ) -> Page[T]:
+        """One page of a listing (never cached); ``cursor`` None asks for the first.
+
+        A page of tools teaches the client nothing (output schemas, tool headers): those are
+        learned from a whole listing, as a page cannot say which tools went away.
+        """
+        key, capability = _LISTINGS[method]
+        self._conversation.require(capability, method)
+        params = {"cursor": cursor} if cursor is not None else None
+        result = self._conversation.call(method, params, timeout=timeout, meta=meta)
+        return Page(items=structure_list(result.get(key, []), cls), next_cursor=page_cursor(result, method))
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        timeout: float | None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: Cancel | None = None,
+        meta: Meta = None,
+    ) -> t.ToolResult:
+        self._conversation.require("tools", "tools/call")
+        params = _tool_params(name, arguments)
+        result = self._send_tool_call(params, timeout, on_progress, max_total, cancel, meta)
+        if result.get("resultType") == "task":  # the server made it a task: wait for the end
+            budget = max_total if max_total is not None else timeout
+            result = self._task_feature().finish(result, name, budget, cancel)
+        tool_result: t.ToolResult = structure_tool_result(result)
+        return tool_result  # checked against its outputSchema by the OutputValidation extension's hook
+
+    def call_tool_as_task(
+        self, name: str, arguments: Mapping[str, Any] | None, ttl: float | None, timeout: float | None,
+        meta: Meta = None,
+    ) -> Task:
+        """A ``tools/call`` that asks for a task: the tasks feature says how to ask (and may list
+        the tools once, out of the call's time), and makes the handle from the answer."""
+        tasks = self._task_feature()
+        deadline = Deadline(timeout)
+        params = tasks.task_call(_tool_params(name, arguments), ttl, timeout, self.list_tools)
+        result = self._send_tool_call(params, deadline.remaining(), meta=meta)
+        return tasks.started(result, name)
+
+    def _task_feature(self) -> TasksFeature:
+        if self._tasks is None:
+            raise MCPError(TasksFeature.missing)
+        return self._tasks
+
+    def _send_tool_call(
+        self,
+        params: dict[str, Any],
+        timeout: float | None,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: Cancel | None = None,
+        meta: Meta = None,
+    ) -> dict[str, Any]:
+        """``tools/call``, sent again once if the server found its headers stale (-32020).
+
+        A modern server checks the ``Mcp-Param-*`` headers against the arguments; a mismatch
+        means the tool list this client learned the headers from is out of date.
+        """
+        resendable = bool(self._resendable) and params["name"] in self._resendable
+        try:
+            return self._conversation.call(
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
+                meta=meta, resendable=resendable,
+            )
+        except RPCError as exc:
+            if exc.code != modern.HEADER_MISMATCH:
+                raise
+            log.info("the server rejected the tool headers; refreshing the tool list and retrying once")
+            self.list_tools(timeout)
+            return self._conversation.call(
+                "tools/call", params, timeout=timeout, on_progress=on_progress, max_total=max_total, cancel=cancel,
+                meta=meta, resendable=params["name"] in self._resendable,
+            )
+
+    # -- resources ------------------------------------------------------------------------------
+
+    def list_resources(self, timeout: float | None, meta: Meta = None) -> list[t.Resource]:
+        return self._listing("resources/list", "resources", t.Resource, timeout, "resources", meta)
+
+    def list_resource_templates(self, timeout: float | None, meta: Meta = None) -> list[t.ResourceTemplate]:
+        return self._listing(
+            "resources/templates/list", "resourceTemplates", t.ResourceTemplate, timeout, "resources", meta
+        )
+
+    def read_resource(
+        self,
+        uri: str,
+        timeout: float | None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancel: Cancel | None = None,
+        meta: Meta = None,
+    ) -> list[t.ResourceContents]:
+        self._conversation.require("resources", "resources/read")
+        try:
+            result = self._conversation.call(
+                "resources/read", {"uri": uri}, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta
+            )
+        except RPCError as exc:
+            raise _not_found(exc, uri) from None
+        return structure_list(result.get("contents", []), t.ResourceContents)
+
+    # -- prompts and completions ----------------------------------------------------------------
+
+    def list_prompts(self, timeout: float | None, meta: Meta = None) -> list[t.Prompt]:
+        return self._listing("prompts/list", "prompts", t.Prompt, timeout, "prompts", meta)
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None,
+        timeout: float | None,
+        *,
+        on_progress: ProgressCallback | None = None,
+        cancel: Cancel | None = None,
+        meta: Meta = None,
+    ) -> tuple[str | None, list[t.PromptMessage]]:
+        self._conversation.require("prompts", "prompts/get")
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            params["arguments"] = dict(arguments)
+        result = self._conversation.call(
+            "prompts/get", params, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta
+        )
+        messages = structure_list(result.get("messages", []), t.PromptMessage)
+        description = result.get("description")
+        return (description if isinstance(description, str) else None), messages
+
+    def complete(
+        self,
+        ref: t.CompletionRef,
+        arg_name: str,
+        arg_value: str,
+        context: Mapping[str, str] | None,
+        timeout: float | None,
+        meta: Meta = None,
+    ) -> t.Completion:
+        self._conversation.require("completions", "completion/complete")
+        params: dict[str, Any] = {"ref": unstructure(ref), "argument": {"name": arg_name, "value": arg_value}}
+        if context:
+            params["context"] = {"arguments": dict(context)}
+        result = self._conversation.call("completion/complete", params, timeout=timeout, meta=meta)
+        completion = result.get("completion")
+        if not isinstance(completion, dict):
+            raise ProtocolError(f"the server's completion result has no completion object: {_bounded.excerpt(result, 200)}")
+        return structure(completion, t.Completion)
+
+    # -- lists ----------------------------------------------------------------------------------
+
+    def _listing(
+        self, method: str, key: str, cls: type[T], timeout: float | None, capability: str, meta: Meta
+    ) -> list[T]:
+        self._conversation.require(capability, method)
+        return [item for page in pages(self._conversation, method, timeout, meta=meta)
+                for item in structure_list(page.get(key, []), cls)]
+
+
+def _tool_params(name: str, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+    # A plain dict first: isinstance against the Mapping ABC costs more than the copy.
+    if type(arguments) is not dict and arguments is not None and not isinstance(arguments, abc.Mapping):
+        raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
+    return {"name": name, "arguments": dict(arguments) if arguments else {}}
+
+
+#: How servers word "no such resource" in a -32602 error when they put the URI in the message
+#: only (the TypeScript SDK's servers: "Resource demo://x not found").
+_NOT_FOUND_WORDS = re.compile(r"not found|unknown resource|no such resource|does(?: not|n't) exist", re.IGNORECASE)
+
+
+def resource_not_found(exc: RPCError, uri: str) -> RPCError:
+    """``ResourceNotFound`` for each way real servers say it to a ``resources/read``: the spec's
+    -32002; -32602 with ``data.uri`` (the Python SDK); -32602 naming the URI in a not-found
+    message (the TypeScript SDK, server-everything)."""
+    data = exc.data if isinstance(exc.data, dict) else {}
+    named = data.get("uri") == uri or (uri in exc.message and _NOT_FOUND_WORDS.search(exc.message) is not None)
+    if exc.code == RPCError.RESOURCE_NOT_FOUND or (exc.code == RPCError.INVALID_PARAMS and named):
+        return ResourceNotFound(exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id)
+    return exc
+
+
+_not_found = resource_not_found
+

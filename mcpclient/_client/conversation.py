@@ -1,0 +1,635 @@
+"""One connection's protocol state: which era and version, and the path every call takes.
+
+Opening (``open``) finds the server's era: the ``initialize`` handshake (legacy) or
+``server/discover`` (2026-07-28). It leaves a ``HandshakeResult`` in ``state`` and one ``Era``
+object in ``era_strategy``, which from then on owns whatever differs between the eras (see
+``_eras/base.py``). Every call then takes ``call``: the era decorates the request, and the
+input-required loop (multi round-trip requests) is answered through the same handlers the
+user installed for server requests.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import logging
+import threading
+from typing import Any, Callable, Hashable, Mapping
+
+from .. import types as t
+from .._core import bounded as _bounded
+from .._core.eras import legacy, modern
+from .._core.eras.base import Era, HandshakeResult, Wire
+from .._core.exceptions import (
+    CapabilityError,
+    ConnectionClosed,
+    HTTPStatusError,
+    MCPError,
+    ProtocolError,
+    RequestTimeout,
+    RPCError,
+    StreamInterrupted,
+    TransportError,
+)
+from .._core.methods import CHANGE_NOTHING
+from .._core.race import Finished, Race
+from .._core.rpc.cancel import Cancel
+from .._core.rpc.engine import Engine, ProgressCallback
+from .._core.timeouts import Deadline
+from ..extensions import Message, Options
+from ..transports.base import LEGACY, MODERN, RESENDABLE, SendOptions, Transport
+from .discovery import Discoveries
+from .elicitation import url_elicitation_error
+from .handlers import Handlers
+from .seam import compose, merge_meta
+
+__all__ = ["PROTOCOLS", "Conversation", "identity", "remember_era"]
+
+log = logging.getLogger("mcpclient")
+
+#: What ``Client(protocol=...)`` accepts.
+PROTOCOLS = ("auto", "legacy") + modern.MODERN_VERSIONS
+#: How long the ``server/discover`` probe may take before a server is taken for legacy.
+PROBE_TIMEOUT = 10.0
+#: How long the probe waits for ``server/discover`` alone before sending ``initialize`` too, so
+#: a server that never answers unknown methods costs about this much, not PROBE_TIMEOUT.
+PROBE_GRACE = 1.0
+#: How many input-required rounds one call may take before it is given up.
+MAX_INPUT_ROUNDS = 16
+#: Requests that change nothing on the server: re-sent once if their reply stream breaks, and
+#: marked ``resendable`` for the transport (the protocol core's one list,
+#: ``_methods.CHANGE_NOTHING``; a ``tools/call`` is one when its caller says so).
+IDEMPOTENT_METHODS = CHANGE_NOTHING
+
+#: A client's life: created, then open (after initialize), then closed for good.
+UNOPENED, OPEN, CLOSED = "unopened", "open", "closed"
+
+# Which era each server spoke, by the transport's server_key, for the life of the process.
+_era_cache: dict[Hashable, str] = {}
+_era_cache_lock = threading.Lock()
+
+
+class Conversation:
+    """The client's side of its talk with one server: the era, the version, every call.
+
+    Named apart from the three other sessions in sight: a ``requests.Session`` (the HTTP
+    connection pool), the MCP session id a Streamable HTTP server hands out, and the legacy
+    spec's "session" (the time between ``initialize`` and close), which this object spans.
+    """
+
+    def __init__(
+        self,
+        engine: Engine,
+        handlers: Handlers,
+        client_info: t.Implementation,
+        protocol: str,
+        transport: Transport,
+        discoveries: Discoveries | None = None,
+    ) -> None:
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+        self.engine = engine
+        self.handlers = handlers
+        self.client_info = client_info
+        self.protocol = protocol
+        #: Told the era and version once they are known (``Transport.set_protocol``).
+        self.transport = transport
+        self.server_key: Hashable | None = transport.server_key
+        #: "legacy" or "modern", as the opening found it.
+        self.era: str | None = None
+        #: The era's rules, chosen once at the end of ``open`` (None until then).
+        self.era_strategy: Era | None = None
+        self.state: HandshakeResult | None = None
+        #: The client capabilities the legacy handshake declared (fixed for the session).
+        self.declared: dict[str, Any] = {}
+        #: Whether the server's connection ended during the era probe (old SDKs exit on an
+        #: unknown method): the client may then start it again and go straight to initialize.
+        self.probe_killed = False
+        #: Where eras and discover answers are remembered across processes (``cache=store``);
+        #: None: only this process's memory, and the era alone.
+        self.discoveries = discoveries
+        #: Whether this opening took a remembered discover answer instead of asking.
+        self.recalled = False
+        self._discover_result: dict[str, Any] | None = None
+        # The chains of every call, built once: the middleware never changes for a client.
+        seam = handlers.seam
+        self._send = compose(seam.middleware, self._deliver)
+        self._whole_call = compose(seam.call_middleware, self._call_message)
+
+    # -- opening ----------------------------------------------------------------------------
+
+    def open(self, timeout: float | None) -> None:
+        """Find the server's era and version, and learn its capabilities.
+
+        If it fails at any step (``notifications/initialized`` included), nothing it learned
+        is kept: ``version`` and ``capabilities`` read as before it began. A server that does
+        not answer in time is reported with what it said on the side (a stdio server's last
+        stderr lines: one that serves HTTP instead of stdio says so there)."""
+        try:
+            self._open(timeout)
+        except BaseException as exc:
+            self.state = None
+            self.era = None
+            self.era_strategy = None
+            self.declared = {}
+            said = self.transport.last_words() if isinstance(exc, RequestTimeout) else ""
+            if not said or not isinstance(exc, RequestTimeout):
+                raise
+            raise RequestTimeout(
+                f"{exc} (last lines of the server's stderr: {' | '.join(said.splitlines())})",
+                method=exc.method, timeout=exc.timeout, delivered=exc.delivered,
+            ) from exc
+
+    def _open(self, timeout: float | None) -> None:
+        self.recalled = False
+        recalled = self.discoveries.recall(identity(self.server_key)) if (
+            self.discoveries is not None and self.protocol == "auto") else None
+        if self.protocol == "legacy":
+            self._initialize(timeout)
+        elif self.protocol != "auto":
+            self._discover_forced(timeout)
+        elif recalled is not None and recalled.discover is not None and recalled.version is not None:
+            try:
+                self._take_discover(recalled.discover, recalled.version, probing=False)
+                self.recalled = True
+                log.debug("the server's era and discover answer were remembered: no probe")
+            except ProtocolError as exc:
+                log.debug("the remembered discover answer is unusable (%s): probing", exc)
+                self._forget()
+                self._probe(timeout, grace=PROBE_GRACE)
+        elif recalled is not None and recalled.era == LEGACY:
+            self._initialize(timeout, may_be_modern=True)
+        elif (cached := _cached_era(self.server_key)) == LEGACY:
+            self._initialize(timeout, may_be_modern=True)
+        else:  # a server known to be modern is given the whole PROBE_TIMEOUT to answer
+            self._probe(timeout, grace=PROBE_TIMEOUT if cached == MODERN else PROBE_GRACE)
+        # Only what the probe found says what the server speaks: a dual-era server asked for
+        # legacy by an explicit protocol="legacy" must not be taken for legacy-only later.
+        if self.protocol == "auto" and self.server_key is not None and self.era is not None:
+            with _era_cache_lock:
+                _era_cache[self.server_key] = self.era
+            if self.discoveries is not None and not self.recalled:
+                self.discoveries.remember(identity(self.server_key), self.era, self.version,
+                                          self._discover_result if self.era == MODERN else None)
+        self.era_strategy = self._choose_era()
+
+    def _probe(self, timeout: float | None, *, grace: float) -> None:
+        """``server/discover`` first; ``initialize`` too when discover is still unanswered after
+        ``PROBE_GRACE``; the first era to answer properly wins (see docs/transports.md).
+
+        The server's side output is held meanwhile: a server that refuses the probe may
+        complain about it there (the Python SDK 1.x logs a hundred-line validation error), and
+        the complaint is left out when it is released (``_refused``)."""
+        self.transport.hold_side_output()
+        try:
+            self._race(timeout, grace=grace)
+        finally:
+            self.transport.release_side_output()
+
+    def _refused(self) -> None:
+        """The server refused the probe: pass its side output on without its complaint."""
+        self.transport.release_side_output(refused="server/discover")
+
+    def _race(self, timeout: float | None, *, grace: float) -> None:
+        deadline = Deadline(timeout)  # the whole opening: the grace does not come on top of it
+        probe = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
+        version = modern.MODERN_VERSIONS[0]
+        discover_params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
+        race = Race()
+        context = contextvars.copy_context()  # the caller's, for the spans of the probe's threads
+        race.start("server/discover", lambda token: context.run(
+            self._open_request, "server/discover", discover_params, timeout=probe, cancel_on_timeout=False, cancel=token,
+        ), cancellable=True)
+        first = race.next(min(grace, probe))
+        if first is not None:
+            self._after_discover(first, version, probe, deadline.remaining())
+            return
+        log.debug("no answer to server/discover within %ss: sending initialize as well", grace)
+        self.declared = self.handlers.capabilities()
+        init_params = legacy.initialize_params(self.client_info, self.declared)
+        context = contextvars.copy_context()  # one context may run in one thread at a time
+        race.start("initialize", lambda _: context.run(
+            self._open_request, "initialize", init_params, timeout=deadline.remaining(), cancel_on_timeout=False,
+        ), cancellable=False)
+        init_error: BaseException | None = None
+        discover: Finished | None = None
+        while race.running:
+            done = race.next(None)  # each attempt ends by its own timeout
+            assert done is not None
+            if done.name == "initialize":
+                if done.error is None and done.result is not None:
+                    race.abandon("the server answered initialize")
+                    if discover is None:
+                        log.debug("initialize answered first (%.2fs): the server is legacy", done.elapsed)
+                    self._finish_initialize(done.result, deadline.remaining())
+                    return
+                init_error = done.error
+            else:
+                discover = done
+                if done.error is None and done.result is not None:
+                    try:
+                        self._take_discover(done.result, version, probing=True)
+                    except ProtocolError as exc:
+                        log.debug("server/discover gave no usable answer (%s)", exc)
+                    else:
+                        log.debug("server/discover answered after %.2fs: the server is modern", done.elapsed)
+                        return  # a late initialize answer is ignored (its thread ends on its own)
+                elif isinstance(done.error, RPCError):
+                    self._refused()
+                elif isinstance(done.error, ConnectionClosed) and _is_fatal(done.error):
+                    self.probe_killed = True
+                    raise done.error
+        if isinstance(init_error, ConnectionClosed) and _is_fatal(init_error):
+            self.probe_killed = True
+        supported = modern.supported_from_error(init_error) if isinstance(init_error, RPCError) else None
+        other = modern.pick_version(supported) if supported else None
+        if other:  # a modern-only server whose discover answer was unusable
+            self._discover(other, deadline.remaining())
+            return
+        assert init_error is not None
+        if isinstance(init_error, RequestTimeout) and timeout is not None:
+            raise RequestTimeout(  # name the caller's timeout, not what was left of it for initialize
+                f"no reply to 'server/discover' nor 'initialize' within {timeout:g}s",
+                method="initialize", timeout=timeout, delivered=init_error.delivered,
+            ) from init_error
+        raise init_error
+
+    def _after_discover(self, done: Finished, version: str, probe: float, timeout: float | None) -> None:
+        """The probe's answer came within the grace: modern, another version, or legacy."""
+        try:
+            if done.error is not None:
+                raise done.error
+            assert done.result is not None
+            self._take_discover(done.result, version, probing=True)
+            return
+        except RPCError as exc:
+            supported = modern.supported_from_error(exc)
+            if supported is None and exc.code not in modern.MODERN_ERROR_CODES:
+                log.debug("server/discover failed (%s): falling back to initialize", exc)
+            elif supported is not None and (other := modern.pick_version(supported)):
+                self._discover(other, timeout)
+                return
+            elif supported is not None and not any(v in legacy.SUPPORTED_VERSIONS for v in supported):
+                raise ProtocolError(
+                    f"the server supports protocol versions {supported}, none of which mcpclient speaks"
+                ) from exc
+        except ProtocolError as exc:
+            # Some servers answer every unknown request with an empty result: not modern.
+            log.debug("server/discover gave no usable answer (%s): falling back to initialize", exc)
+        except RequestTimeout:
+            log.debug("no answer to server/discover within %ss: falling back to initialize", probe)
+        except (ConnectionClosed, TransportError) as exc:
+            if _is_fatal(exc):
+                self.probe_killed = True
+                raise
+            log.debug("server/discover was refused (%s): falling back to initialize", exc)
+        self._refused()
+        self._initialize(timeout, may_be_modern=True)
+
+    def _discover_forced(self, timeout: float | None) -> None:
+        """``server/discover`` for an explicit modern ``protocol``: a server that does not know
+        the method speaks only the legacy era, which the caller must be told in words."""
+        try:
+            self._discover(self.protocol, timeout)
+        except RPCError as exc:
+            if exc.code != RPCError.METHOD_NOT_FOUND:
+                raise
+            raise ProtocolError(
+                f"the server does not speak protocol {self.protocol} (it does not know server/discover: "
+                f"{exc.message}); use protocol='auto' to find its era, or protocol='legacy'"
+            ) from exc
+
+    def _discover(self, version: str, timeout: float | None, *, probing: bool = False) -> None:
+        params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
+        result = self._open_request("server/discover", params, timeout=timeout, cancel_on_timeout=not probing)
+        self._take_discover(result, version, probing=probing)
+
+    def _take_discover(self, result: dict[str, Any], version: str, *, probing: bool) -> None:
+        supported = result.get("supportedVersions")
+        if probing and not isinstance(supported, list):
+            raise ProtocolError("the server's server/discover result lists no supportedVersions")
+        if isinstance(supported, list) and version not in supported:
+            chosen = modern.pick_version([v for v in supported if isinstance(v, str)])
+            if chosen is None:
+                raise ProtocolError(f"the server supports {supported}, not {version}")
+            version = chosen
+        self.state = modern.read_discover_result(result, version)
+        self._discover_result = result
+        self.handlers.server = self.state.server_info
+        self.era = MODERN
+        self.transport.set_protocol(MODERN, self.state.protocol_version)
+
+    def _initialize(self, timeout: float | None, *, may_be_modern: bool = False) -> None:
+        self.declared = self.handlers.capabilities()
+        params = legacy.initialize_params(self.client_info, self.declared)
+        try:
+            result = self._open_request("initialize", params, timeout=timeout, cancel_on_timeout=False)
+        except RPCError as exc:
+            supported = modern.supported_from_error(exc)
+            version = modern.pick_version(supported) if supported else None
+            if may_be_modern and version:  # a modern-only server that missed the probe
+                self._discover(version, timeout)
+                return
+            raise
+        self._finish_initialize(result, timeout)
+
+    def _finish_initialize(self, result: dict[str, Any], timeout: float | None) -> None:
+        self.state = legacy.read_initialize_result(result)
+        self.handlers.server = self.state.server_info  # before initialized: the server may ask at once
+        self.era = LEGACY
+        self.transport.set_protocol(LEGACY, self.state.protocol_version)
+        self.notify("notifications/initialized", None, timeout)
+
+    def _open_request(
+        self, method: str, params: dict[str, Any], *, timeout: float | None, cancel_on_timeout: bool, cancel: Any = None
+    ) -> dict[str, Any]:
+        """A request of the opening (``initialize``, ``server/discover``), passed through the
+        call middleware and the middleware like any call."""
+        seam = self.handlers.seam
+        resendable = method in IDEMPOTENT_METHODS  # server/discover: initialize may have run
+        if not seam.middleware and not seam.call_middleware:
+            return self.engine.request(
+                method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, cancel=cancel,
+                options=RESENDABLE if resendable else None,
+            )
+
+        def deliver(message: Message) -> dict[str, Any]:
+            options = message.options
+            return self.engine.request(
+                message.method, merge_meta(message.params, options.meta) or {}, timeout=options.timeout,
+                cancel_on_timeout=cancel_on_timeout, cancel=options.cancel, on_sent=options.on_sent,
+                options=send_options(options),
+            )
+
+        send = compose(seam.middleware, deliver)
+        message = Message(direction="send", kind="request", method=method, params=params,
+                          options=Options(timeout=timeout, cancel=cancel, resendable=resendable))
+        result: dict[str, Any] = compose(seam.call_middleware, send)(message)
+        return result
+
+    def _choose_era(self) -> Era:
+        """The strategy for the era the opening found; the one place that tests which it is."""
+        if self.era == MODERN:
+            return modern.ModernEra(self.version, self.client_info, self.handlers.capabilities)
+        return legacy.LegacyEra(self.version, self.declared)
+
+    # -- calls ------------------------------------------------------------------------------
+
+    @property
+    def version(self) -> str:
+        return self.state.protocol_version if self.state else ""
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        """The server's capabilities; empty until opened."""
+        return self.state.capabilities if self.state else {}
+
+    @property
+    def strategy(self) -> Era:
+        """The era's rules; ``MCPError`` until the session is open."""
+        if self.era_strategy is None:
+            raise MCPError("call initialize() first (or use the client in a with block)")
+        return self.era_strategy
+
+    def require(self, capability: str, method: str) -> None:
+        """Raise ``CapabilityError`` if the server did not declare ``capability``."""
+        state = self.state  # the capabilities property, without its call: on every call
+        if state is None or capability not in state.capabilities:
+            raise CapabilityError(capability, method)
+
+    def call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        timeout: float | None,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: Cancel | None = None,
+        on_sent: Callable[[Any], None] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        resendable: bool = False,
+        headers: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """Send one logical request as the era wants it, answering every input round.
+
+        ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
+        ``on_sent(request_id)`` learns each round's id before it is written.
+        ``meta`` adds keys to the request's ``_meta`` (under the era's keys, which win).
+        ``resendable``: it changes nothing on the server although its method may (a tool
+        annotated read-only); the methods of ``IDEMPOTENT_METHODS`` are so anyway.
+        ``headers`` go down to the transport with each round (``SendOptions``).
+        The call middleware sees the whole call; each round goes through the client's
+        middleware as a message of its own.
+        """
+        if not resendable:
+            resendable = method in IDEMPOTENT_METHODS
+        try:
+            seam = self.handlers.seam
+            if seam.idle():  # no middleware, or only extensions' that have nothing to do now
+                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta,
+                                  chained=False, resendable=resendable, headers=headers)
+            if not seam.call_middleware:
+                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta,
+                                  resendable=resendable, headers=headers)
+            message = Message(direction="send", kind="request", method=method, params=params, options=Options(
+                timeout=timeout, max_total=max_total, on_progress=on_progress, cancel=cancel, meta=meta,
+                on_sent=on_sent, headers=headers, resendable=resendable))
+            result: dict[str, Any] = self._whole_call(message)
+            return result
+        except RPCError as exc:
+            if self.discoveries is not None and modern.supported_from_error(exc) is not None:
+                log.debug("the server refused the protocol version: forgetting its remembered era")
+                self._forget()
+            raise
+
+    def _call_message(self, message: Message) -> dict[str, Any]:
+        """The innermost step of the call chain: every round of the call ``message`` is."""
+        options = message.options
+        return self._call(message.method, message.params, options.timeout, options.on_progress, options.max_total,
+                          options.cancel, options.on_sent, options.meta, resendable=options.resendable,
+                          headers=options.headers)
+
+    def _forget(self) -> None:
+        """The server said its era or versions changed: what is remembered of it goes."""
+        remember_era(self.server_key, None)
+        if self.discoveries is not None:
+            self.discoveries.forget(identity(self.server_key))
+
+    def _call(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float | None,
+        on_progress: ProgressCallback | None,
+        max_total: float | None,
+        cancel: Cancel | None,
+        on_sent: Callable[[Any], None] | None = None,
+        meta: Mapping[str, Any] | None = None,
+        *,
+        chained: bool = True,
+        resendable: bool = False,
+        headers: Mapping[str, str] | None = None,
+    ) -> dict[str, Any]:
+        # ``params`` is not copied: the era's decorate copies before it adds anything, and an
+        # input round copies before it adds its answers. ``chained``: the rounds go through
+        # the middleware (there is some, and it is not all idle for this call).
+        base = params if params else {}
+        middleware = chained and bool(self.handlers.seam.middleware)
+        if not middleware:  # no chain: the caller's meta and the era decorate once, here
+            if meta:
+                base = merge_meta(base, meta) or {}
+            if self.era_strategy is not None:
+                base = self.era_strategy.decorate(base)
+        total = None if max_total is None else Deadline(max_total)
+        retry = base
+        # What goes down to the transport when there is no chain (a constant, or None: no options).
+        sending = (RESENDABLE if resendable else None) if not headers else SendOptions(
+            headers=headers, resendable=resendable)
+        for _ in range(MAX_INPUT_ROUNDS + 1):
+            left = None if total is None else total.remaining()
+            try:
+                if middleware:
+                    message = Message(direction="send", kind="request", method=method, params=retry or None, options=Options(
+                        timeout=timeout, max_total=left, on_progress=on_progress, cancel=cancel, meta=meta,
+                        on_sent=on_sent, headers=headers, resendable=resendable))
+                    result = self._send_chained(message)
+                else:
+                    try:
+                        result = self.engine.request(
+                            method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
+                            cancel=cancel, on_sent=on_sent, options=sending,
+                        )
+                    except StreamInterrupted as exc:
+                        result = self._resend(exc, method, resendable, lambda: self.engine.request(
+                            method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
+                            cancel=cancel, on_sent=on_sent, options=sending,
+                        ))
+            except RPCError as exc:
+                raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
+            kind = result.get("resultType", "complete")
+            if kind == "complete" or (kind == "task" and method in modern.TASK_METHODS):
+                return result  # a task is waited for by the caller (Calls, through the tasks feature)
+            if kind != "input_required":
+                raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
+            if method not in modern.INPUT_REQUIRED_METHODS:
+                raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
+            retry = dict(base)
+            requests = result.get("inputRequests")
+            if requests is not None:
+                retry["inputResponses"] = self.handlers.answer_inputs(requests, cancel, repr(method))
+            state = result.get("requestState")
+            if state is not None:
+                if not isinstance(state, str):
+                    raise ProtocolError(f"the server's requestState is not a string: {_bounded.excerpt(state, 100)}")
+                retry["requestState"] = state
+        raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
+
+    def _send_chained(self, message: Message) -> dict[str, Any]:
+        """One round through the middleware; a re-send after a broken stream is a message too."""
+        send = self._send
+        try:
+            result: dict[str, Any] = send(message)
+        except StreamInterrupted as exc:
+            return self._resend(exc, message.method, message.options.resendable, lambda: send(message))
+        return result
+
+    def _deliver(self, message: Message) -> dict[str, Any]:
+        """The innermost step of the send chain: the caller's ``meta`` under the era's keys,
+        then the engine (``options.on_sent`` learns the id)."""
+        options = message.options
+        params = merge_meta(message.params, options.meta)
+        if self.era_strategy is not None:
+            params = self.era_strategy.decorate(params or {})
+        return self.engine.request(
+            message.method, params or None, timeout=options.timeout, on_progress=options.on_progress,
+            max_total=options.max_total, cancel=options.cancel, on_sent=options.on_sent,
+            options=send_options(options),
+        )
+
+    def _resend(
+        self, exc: StreamInterrupted, method: str, resendable: bool, again: Callable[[], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """A request whose reply stream broke, re-sent once (as a new request) if it changes nothing."""
+        if not resendable:
+            raise exc
+        log.info("the reply stream of %r broke (%s); sending it again", method, exc)
+        return again()
+
+    def with_meta(self, meta: Mapping[str, Any] | None) -> Wire:
+        """This conversation as the eras see it (a ``Wire``), adding ``meta`` to what it sends."""
+        return self if not meta else _MetaWire(self, meta)
+
+    def notify(
+        self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """Send a notification, through the call middleware and the middleware; ``meta`` and
+        ``headers`` as for ``call``."""
+        seam = self.handlers.seam
+        message = Message(direction="send", kind="notification", method=method, params=params,
+                          options=Options(timeout=timeout, meta=meta, headers=headers))
+        send = compose(seam.middleware, self._post)
+        if seam.call_middleware:
+            send = compose(seam.call_middleware, send)
+        send(message)
+
+    def _post(self, message: Message) -> None:
+        self.engine.notify(message.method, merge_meta(message.params, message.options.meta),
+                           timeout=message.options.timeout, options=send_options(message.options))
+
+
+def send_options(options: Options) -> SendOptions | None:
+    """What of a message's ``Options`` goes down to the transport; None when nothing does."""
+    if options.headers:
+        return SendOptions(headers=options.headers, resendable=options.resendable)
+    return RESENDABLE if options.resendable else None
+
+
+class _MetaWire:
+    """A ``Wire`` over a conversation that adds the caller's ``meta`` to each message."""
+
+    __slots__ = ("_conversation", "_meta")
+
+    def __init__(self, conversation: Conversation, meta: Mapping[str, Any]) -> None:
+        self._conversation = conversation
+        self._meta = meta
+
+    @property
+    def capabilities(self) -> dict[str, Any]:
+        return self._conversation.capabilities
+
+    def call(self, method: str, params: dict[str, Any] | None, *, timeout: float | None) -> dict[str, Any]:
+        return self._conversation.call(method, params, timeout=timeout, meta=self._meta)
+
+    def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
+        self._conversation.notify(method, params, timeout, self._meta)
+
+
+def remember_era(key: Hashable | None, era: str | None) -> None:
+    """Record what a server speaks, so later clients for it skip the probe (None forgets it)."""
+    if key is not None:
+        with _era_cache_lock:
+            if era is None:
+                _era_cache.pop(key, None)
+            else:
+                _era_cache[key] = era
+
+
+def identity(key: Hashable | None) -> str | None:
+    """A transport's ``server_key`` as a string (``Session.server_identity``); None stays None."""
+    if key is None:
+        return None
+    return "/".join(str(part) for part in key) if isinstance(key, tuple) else str(key)
+
+
+def _cached_era(key: Hashable | None) -> str | None:
+    if key is None:
+        return None
+    with _era_cache_lock:
+        return _era_cache.get(key)
+
+
+def _is_fatal(exc: MCPError) -> bool:
+    """Whether a transport error during the probe means the server is gone (not just legacy)."""
+    return isinstance(exc, ConnectionClosed) and not isinstance(exc, HTTPStatusError)
+

@@ -1,0 +1,83 @@
+"""Remembered discovery: which era a server speaks, and its ``server/discover`` answer, in a store.
+
+With ``Client(cache=store)`` the opening looks here first: a server remembered as modern is
+not probed at all (its discover answer is taken as if just received: the modern era keeps no
+session), one remembered as legacy goes straight to ``initialize``. An entry lives for the
+discover answer's ``ttlMs`` (``DISCOVERY_TTL`` when it gives none, and for legacy) and is
+forgotten when the server says otherwise: an unsupported-version error, or an opening that
+finds another era. Keys are ``mcpclient/era/<digest of the server's identity>``; the value is
+JSON (``era``, ``version``, ``discover``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import attrs
+
+from ..cache import CacheStore, digest
+
+__all__ = ["DISCOVERY_TTL", "Discoveries", "Remembered"]
+
+log = logging.getLogger("mcpclient")
+
+#: How long an era is remembered when the server names no ``ttlMs`` (seconds).
+DISCOVERY_TTL = 3600.0
+
+
+@attrs.frozen
+class Remembered:
+    era: str
+    version: str | None = None
+    discover: dict[str, Any] | None = None
+
+
+class Discoveries:
+    """What ``store`` remembers of servers, by identity (``Session.server_identity``)."""
+
+    def __init__(self, store: CacheStore) -> None:
+        self.store = store
+
+    @staticmethod
+    def key(identity: str) -> str:
+        return f"mcpclient/era/{digest(identity)}"
+
+    def recall(self, identity: str | None) -> Remembered | None:
+        if identity is None:
+            return None
+        raw = self.store.get(self.key(identity))
+        if raw is None:
+            return None
+        try:
+            entry = json.loads(raw)
+            era, version, discover = entry["era"], entry.get("version"), entry.get("discover")
+            if era not in ("legacy", "modern") or (era == "modern" and not (
+                    isinstance(version, str) and isinstance(discover, dict))):
+                raise ValueError("not a remembered era")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("forgetting a damaged remembered era (%s)", exc)
+            self.forget(identity)
+            return None
+        return Remembered(era, version if era == "modern" else None, discover if era == "modern" else None)
+
+    def remember(self, identity: str | None, era: str, version: str | None, discover: dict[str, Any] | None) -> None:
+        if identity is None:
+            return
+        ttl = DISCOVERY_TTL
+        given = discover.get("ttlMs") if discover is not None else None
+        if isinstance(given, (int, float)) and not isinstance(given, bool):
+            ttl = given / 1000.0
+        entry: dict[str, Any] = {"era": era}
+        if era == "modern" and discover is not None:
+            entry.update(version=version, discover=discover)
+        try:
+            value = json.dumps(entry, separators=(",", ":")).encode()
+        except (TypeError, ValueError):
+            return
+        self.store.set(self.key(identity), value, ttl)
+
+    def forget(self, identity: str | None) -> None:
+        if identity is not None:
+            self.store.delete(self.key(identity))

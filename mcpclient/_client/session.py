@@ -1,0 +1,103 @@
+"""The ``Session`` an extension is given: one connection's requests, notices and facts.
+
+``BoundSession`` wraps the ``Conversation`` of one wiring of a Client (a restart gives a new
+one) and the client's ``Seam`` (for ``run`` and ``on_close``). It asks the Client nothing but
+its state, through a callable, and its ``Timeouts`` (the default timeout, which
+``Client.timeout`` changes), so an extension never holds the Client.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Callable, Mapping
+
+from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
+from .._core.rpc.cancel import CancelToken
+from .._core.timeouts import Timeouts
+from ..extensions import Options, Session
+from .conversation import CLOSED, OPEN, Conversation, identity
+from .seam import Seam, check_custom
+
+__all__ = ["BoundSession"]
+
+
+class BoundSession(Session):
+    """The Session of one connection (see ``mcpclient.extensions.Session``)."""
+
+    def __init__(self, conversation: Conversation, seam: Seam, state: Callable[[], str], timeouts: Timeouts) -> None:
+        self._conversation = conversation
+        self._seam = seam
+        self._state = state  # the client's: unopened, open or closed
+        self._timeouts = timeouts  # the client's, which Client.timeout changes
+
+    def _check(self, method: str) -> None:
+        check_custom(method)
+        state = self._state()
+        if state == CLOSED:
+            raise ClientClosedError()
+        if state != OPEN:
+            raise MCPError("the client is not open yet: send requests from opened(), not bind()")
+
+    def request(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> dict[str, Any]:
+        self._check(method)
+        return self._conversation.call(
+            method, params, timeout=options.timeout, on_progress=options.on_progress, max_total=options.max_total,
+            cancel=options.cancel, meta=options.meta, on_sent=options.on_sent, resendable=options.resendable,
+            headers=options.headers,
+        )
+
+    def notify(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> None:
+        self._check(method)
+        self._conversation.notify(method, params, options.timeout, options.meta, options.headers)
+
+    @property
+    def server_capabilities(self) -> Mapping[str, Any]:
+        return self._conversation.capabilities
+
+    @property
+    def server_info(self) -> Any:
+        state = self._conversation.state
+        return state.server_info if state is not None else None
+
+    @property
+    def protocol_version(self) -> str:
+        return self._conversation.version
+
+    @property
+    def era(self) -> str | None:
+        return self._conversation.era
+
+    @property
+    def server_identity(self) -> str | None:
+        return identity(self._conversation.server_key)
+
+    @property
+    def peer(self) -> Any:
+        return self._conversation.transport.peer
+
+    @property
+    def ended(self) -> BaseException | None:
+        return self._conversation.engine.dead
+
+    @property
+    def is_open(self) -> bool:
+        return self._state() == OPEN
+
+    @property
+    def timeout(self) -> float | None:
+        return self._timeouts.default
+
+    def answer_inputs(
+        self, requests: Mapping[str, Any], cancel: CancelToken | threading.Event | None = None, *,
+        asker: str, advice: str = "",
+    ) -> dict[str, Any]:
+        return self._conversation.handlers.answer_inputs(requests, cancel, asker, advice)
+
+    def run(self, work: Callable[[], None]) -> None:
+        self._seam.run(work)
+
+    def on_close(self, fn: Callable[[], None]) -> None:
+        self._seam.on_close(fn)
+
+    def abort(self, reason: str) -> None:
+        self._conversation.engine.abort(ConnectionClosed(reason))

@@ -1,0 +1,154 @@
+"""Change notifications: resource subscriptions and list changes, in either era.
+
+Legacy servers take ``resources/subscribe`` and push ``list_changed`` notifications on their
+own. Modern servers (2026-07-28) send nothing unasked: the client opens a long-lived
+``subscriptions/listen`` request naming what it wants, on a thread of its own, and reopens it
+(with backoff) when it drops or when the set of subscriptions changes.
+
+The server acknowledges each stream (``notifications/subscriptions/acknowledged``, carrying the
+stream's request id as ``io.modelcontextprotocol/subscriptionId``) with the part of the filter
+it agreed to honour. ``Listener.acknowledged`` waits for that answer to the current filter, so
+``subscribe_resource`` returns once the server has agreed, and raises when it has not.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING, Any, Callable
+
+from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestCancelled
+from .._core.rpc.cancel import CancelToken
+
+if TYPE_CHECKING:
+    from .conversation import Conversation
+
+__all__ = ["ACKNOWLEDGED", "Listener"]
+
+log = logging.getLogger("mcpclient")
+
+#: Backoff between attempts to reopen a dropped listen stream, in seconds.
+RECONNECT_DELAYS = (0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+
+#: The server's answer to a listen request: what of its filter it will honour.
+ACKNOWLEDGED = "notifications/subscriptions/acknowledged"
+#: The ``_meta`` key naming the listen request a stream's messages belong to.
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+
+
+class Listener:
+    """Keeps one ``subscriptions/listen`` stream open with the current filter (modern era)."""
+
+    def __init__(self, session: Conversation) -> None:
+        self._conversation = session
+        self._lock = threading.Lock()
+        self._filter: dict[str, Any] = {}
+        self._token: CancelToken | None = None
+        self._stopped = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._changed = threading.Condition(self._lock)  # an acknowledgement came, or the filter changed
+        self._stream_id: Any = None  # the request id of the open listen stream
+        self._stream_filter: dict[str, Any] | None = None  # the filter that stream asked for
+        self._acked: dict[str, Any] | None = None  # what the server agreed to, for _stream_filter
+
+    def update(self, **changes: Any) -> None:
+        """Change the filter (``toolsListChanged=True``, ``resourceSubscriptions=[...]``)."""
+        with self._lock:
+            new = dict(self._filter)
+            for key, value in changes.items():
+                if value:
+                    new[key] = value
+                else:
+                    new.pop(key, None)
+            if new == self._filter and self._thread is not None:
+                return
+            self._filter = new
+            self._changed.notify_all()
+            token, self._token = self._token, None
+            if self._thread is None and new and not self._stopped.is_set():
+                self._thread = threading.Thread(target=self._run, name="mcpclient-listen", daemon=True)
+                self._thread.start()
+        if token is not None:
+            token.cancel("subscriptions changed")  # the thread reopens with the new filter
+
+    def acknowledged(self, timeout: float | None) -> dict[str, Any] | None:
+        """What the server agreed to honour of the current filter, once it says so; None when
+        ``timeout`` passes first or the listener stops."""
+        end = None if timeout is None else time.monotonic() + timeout
+        with self._changed:
+            while not (self._acked is not None and self._stream_filter == self._filter):
+                left = None if end is None else end - time.monotonic()
+                if self._stopped.is_set() or (left is not None and left <= 0):
+                    return None
+                self._changed.wait(left if left is None else min(left, 0.5))
+            return dict(self._acked)
+
+    def on_acknowledged(self, params: dict[str, Any]) -> None:
+        """The server's acknowledgement of a stream (a dispatch thread); a stale stream's is ignored."""
+        meta = params.get("_meta")
+        sid = meta.get(SUBSCRIPTION_ID) if isinstance(meta, dict) else None
+        honoured = params.get("notifications")
+        if not isinstance(honoured, dict):
+            log.warning("the server's subscription acknowledgement has no notifications object: ignored")
+            return
+        with self._changed:
+            if self._stream_filter is None or (sid is not None and sid != self._stream_id):
+                return  # for a stream already replaced by one with a newer filter
+            self._acked = honoured
+            asked = self._stream_filter
+            self._changed.notify_all()
+        refused = [key for key, value in asked.items() if value is True and honoured.get(key) is not True]
+        if refused:
+            log.info("the server will not send %s (not acknowledged)", ", ".join(refused))
+
+    def stop(self) -> None:
+        self._stopped.set()
+        with self._changed:
+            self._changed.notify_all()
+        with self._lock:
+            token, self._token = self._token, None
+            thread = self._thread
+        if token is not None:
+            token.cancel("client closed")
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(2.0)
+
+    def _run(self) -> None:
+        failures = 0
+        while not self._stopped.is_set():
+            with self._lock:
+                notifications = dict(self._filter)
+                if not notifications:
+                    self._thread = None  # so that update() starts a new one for a new filter
+                    return
+                token = self._token = CancelToken()
+                self._stream_id, self._stream_filter, self._acked = None, None, None
+            try:
+                self._conversation.call(
+                    "subscriptions/listen", {"notifications": notifications}, timeout=None, cancel=token,
+                    on_sent=self._opening(token, notifications),
+                )
+                failures = 0
+                log.info("the server ended the subscription stream; reopening it")
+            except RequestCancelled:
+                failures = 0
+                continue
+            except (ClientClosedError, ConnectionClosed):
+                return
+            except MCPError as exc:
+                delay = RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)]
+                failures += 1
+                log.warning("the subscription stream failed (%s); reopening in %.1fs", exc, delay)
+                if self._stopped.wait(delay):
+                    return
+
+    def _opening(self, token: CancelToken, notifications: dict[str, Any]) -> Callable[[Any], None]:
+        """Learn the id of the stream about to open (before it is written: before its acknowledgement)."""
+
+        def sent(request_id: Any) -> None:
+            with self._lock:
+                if self._token is token:
+                    self._stream_id, self._stream_filter = request_id, notifications
+
+        return sent

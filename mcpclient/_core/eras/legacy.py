@@ -1,0 +1,137 @@
+"""The legacy MCP era (2024-11-05 to 2025-11-25): the initialize handshake and sessions."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Mapping
+
+from ... import types as t
+from ..exceptions import CapabilityError, ProtocolError
+from ..wire import structure, unstructure
+from .base import Era, HandshakeResult, Wire, read_capabilities
+
+__all__ = [
+    "LATEST_VERSION", "SUPPORTED_VERSIONS", "HandshakeResult", "LegacyEra", "initialize_params",
+    "read_initialize_result",
+]
+
+log = logging.getLogger("mcpclient")
+
+#: Newest first: the first is what we ask for.
+SUPPORTED_VERSIONS: tuple[str, ...] = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+LATEST_VERSION = SUPPORTED_VERSIONS[0]
+
+
+def initialize_params(
+    client_info: t.Implementation, capabilities: dict[str, Any], version: str = LATEST_VERSION
+) -> dict[str, Any]:
+    return {
+        "protocolVersion": version,
+        "capabilities": capabilities,
+        "clientInfo": unstructure(client_info),
+    }
+
+
+def read_initialize_result(result: dict[str, Any]) -> HandshakeResult:
+    """Check the server's answer to ``initialize``; a version we do not speak is refused."""
+    version = result.get("protocolVersion")
+    if version not in SUPPORTED_VERSIONS:
+        raise ProtocolError(
+            f"the server answered initialize with protocol version {version!r}, which mcpclient "
+            f"does not support (supported: {', '.join(SUPPORTED_VERSIONS)})"
+        )
+    capabilities = read_capabilities(result, "initialize")
+    info = result.get("serverInfo")
+    server_info = structure(info, t.Implementation) if isinstance(info, dict) else t.Implementation(name="")
+    instructions = result.get("instructions")
+    return HandshakeResult(
+        protocol_version=version,
+        server_info=server_info,
+        capabilities=capabilities,
+        instructions=instructions if isinstance(instructions, str) else None,
+    )
+
+
+#: Where each task action is declared under the server's ``tasks`` capability (None: the
+#: capability itself), and the request it stands for.
+_TASK_FEATURES: dict[str, tuple[str | None, str]] = {
+    "start": ("requests.tools.call", "tools/call"),
+    "get": (None, "tasks/get"),
+    "list": ("list", "tasks/list"),
+    "cancel": ("cancel", "tasks/cancel"),
+}
+
+
+class LegacyEra(Era):
+    """The initialize-handshake era: capabilities fixed at opening, plain requests.
+
+    ``declared`` is what the handshake declared for the client: a capability missing from it
+    (a handler set late) the server never learns of.
+    """
+
+    name = "legacy"
+    blocking_task_result = True
+    tools_declare_task_support = True
+
+    def __init__(self, version: str, declared: dict[str, Any]) -> None:
+        self._version = version
+        self._declared = declared
+
+    @property
+    def version(self) -> str:
+        return self._version
+
+    def decorate(self, params: dict[str, Any]) -> dict[str, Any]:
+        return params
+
+    def ping(self, wire: Wire, timeout: float | None) -> None:
+        wire.call("ping", None, timeout=timeout)
+
+    def set_log_level(self, wire: Wire, level: str, timeout: float | None) -> None:
+        if "logging" not in wire.capabilities:
+            raise CapabilityError("logging", "logging/setLevel")
+        wire.call("logging/setLevel", {"level": level}, timeout=timeout)
+
+    def subscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+        _require_subscribe(wire.capabilities)
+        wire.call("resources/subscribe", {"uri": uri}, timeout=timeout)
+
+    def unsubscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+        _require_subscribe(wire.capabilities)
+        wire.call("resources/unsubscribe", {"uri": uri}, timeout=timeout)
+
+    def listen_filter(
+        self, capabilities: dict[str, Any], wants_lists: bool, subscribed: set[str]
+    ) -> dict[str, Any] | None:
+        return None  # a legacy server pushes list_changed and resources/updated unasked
+
+    def roots_changed(self, wire: Wire, timeout: float | None) -> None:
+        if "roots" in self._declared:
+            wire.notify("notifications/roots/list_changed", None, timeout)
+
+    def handler_set_late(self, what: str) -> None:
+        log.warning("%s set after initialize(): the server was not told this client supports it", what)
+
+    @staticmethod
+    def require_tasks(capabilities: Mapping[str, Any], action: str) -> None:
+        feature, method = _TASK_FEATURES[action]
+        node: Any = capabilities.get("tasks")
+        for part in feature.split(".") if feature else []:
+            node = node.get(part) if isinstance(node, dict) else None
+        if not isinstance(node, dict):
+            raise CapabilityError(f"tasks.{feature}" if feature else "tasks", method)
+
+    @staticmethod
+    def task_params(params: dict[str, Any], ttl: float | None) -> dict[str, Any]:
+        return {**params, "task": {} if ttl is None else {"ttl": int(ttl * 1000)}}
+
+    @staticmethod
+    def task_state(result: dict[str, Any]) -> dict[str, Any] | None:
+        task = result.get("task")
+        return task if isinstance(task, dict) else None  # a server may ignore the task field
+
+
+def _require_subscribe(capabilities: dict[str, Any]) -> None:
+    resources = capabilities.get("resources")
+    if not (isinstance(resources, dict) and resources.get("subscribe")):
+        raise CapabilityError("resources.subscribe", "resources/subscribe")

@@ -1,0 +1,1008 @@
+"""The JSON-RPC 2.0 engine under every Client: the pending calls and their waiting.
+
+One daemon reader thread reads ``transport.receive()``: it only parses and routes. A reply
+wakes the caller waiting on its pending slot; a server request or notification goes to the
+bounded dispatch pool, so a slow user handler never stalls replies. When the connection dies,
+every pending call fails at once with the reason; after ``close()`` calls fail immediately.
+
+Over a transport that reads inline (stdio), the pipe has one reader at a time, whoever holds
+the read token: after a reply empties the pending table the reader thread lends it out, and a
+caller that finds it free reads its own reply, for at most ``INLINE_READ_BUDGET``, routing what
+comes before it in order. That saves two thread switches a call. The reader thread takes the
+pipe back when a caller hands it over or no caller has read for ``INLINE_LEND``. A caller
+reading alone from a server whose replies come within ``SPIN_WORTH`` first looks for its
+reply without sleeping, for up to ``SPIN_READ`` (``SpinReads``), which saves the wake-up of
+a sleeping thread. What a transport can do besides its three methods (``InlineReads``,
+``SpinReads``, ``BatchedWrites``, ``ConcurrentSends``) is read once, when the engine is made
+(``transports.base.capabilities``).
+
+The engine's mechanisms each have a module: the pending slots (``slots``), the reader thread
+and its lending of the pipe (``reader``), the stdio write batching (``batching``); this one
+holds the calls, their waiting and inline reads, and the routing and dispatch of what comes in.
+"""
+
+from __future__ import annotations
+
+import collections
+import copy
+import functools
+import itertools
+import logging
+import os
+import threading
+import time
+import weakref
+from typing import Any, Callable, cast
+
+from ...transports.base import NOTHING, BatchedWrites, Failure, InlineReads, SendOptions, Transport, capabilities
+from .. import bounded as _bounded
+from ..exceptions import (
+    ClientClosedError,
+    MCPError,
+    ProtocolError,
+    RequestCancelled,
+    RequestTimeout,
+    RPCError,
+    TransportError,
+)
+from .batching import Outbox
+from .cancel import CancelToken, EventWatch, is_cancelled, watch_event
+from .pool import DispatchPool
+from .reader import connection_error, read_loop, reply_taker
+from .slots import ProgressCallback, _events, _Slot, _ThreadEvents
+
+__all__ = ["Engine", "ProgressCallback", "_Slot", "_ThreadEvents", "_events"]
+
+log = logging.getLogger(__name__)
+
+#: How long close() waits for the reader thread once the transport is closed.
+READER_JOIN_TIMEOUT = 5.0
+#: How long close() waits for in-flight handlers after cancelling them.
+DISPATCH_GRACE = 2.0
+#: How long a reply to a server request may take to write before it is given up.
+REPLY_SEND_TIMEOUT = 10.0
+#: Beyond the workers, how many dispatches may wait in the queue before new ones are refused.
+DEFAULT_QUEUE_FACTOR = 64
+#: How many dispatch threads there may be in all, as a multiple of ``max_dispatch``: past
+#: ``max_dispatch`` only to stand in for handlers waiting on calls to this same server (see
+#: ``DispatchPool``); once every one of them waits, a server request is refused as busy.
+DISPATCH_THREADS_FACTOR = 8
+
+#: How long a call waits for its own queued progress callbacks once the reply is in.
+PROGRESS_DRAIN_TIMEOUT = 2.0
+#: A notification queued behind one whose handler has run this long gets a warning logged.
+LANE_BLOCKED_WARNING = 5.0
+#: Over a transport that reads inline: how long a caller reads for its own reply before it
+#: hands the pipe to the reader thread and waits on its slot (a cancel waits at most this).
+INLINE_READ_BUDGET = 0.02
+#: Over a ``SpinReads`` transport (stdio), on a machine with more than one CPU: how long
+#: a call waiting alone at most looks for its reply without sleeping before it waits in the
+#: kernel (see ``_read_inline``). 0 turns it off.
+SPIN_READ = 0.0001
+#: Spinning goes on while replies come this fast on average (a running mean of the last few
+#: spins, a miss counting as ``SPIN_READ``): about what a sleep and a wake-up cost in CPU, so
+#: that spinning for a reply costs no more than sleeping for it would.
+SPIN_WORTH = 0.00005
+#: While replies come slower than that, one call in this many spins, to notice a server
+#: that became fast again.
+SPIN_PROBE = 32
+
+RequestHandler = Callable[[str, "dict[str, Any]", CancelToken], Any]
+NotificationHandler = Callable[[str, "dict[str, Any]"], None]
+
+_live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    # Threads do not survive fork: a client inherited by a child can never receive a reply.
+    for engine in list(_live_engines):
+        engine._forget_parent()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+class _LaneFlag(threading.local):
+    """Whether the current thread is running the notification lane (``Engine._drain_lane``)."""
+
+    on_lane = False
+
+
+class _DispatchFlag(threading.local):
+    """Whether the current thread is running one of the engine's handlers (not waiting in a
+    call of its own: see ``Engine.request``)."""
+
+    active = False
+
+
+#: Held by the thread spinning for its reply (``Engine._read_inline``): two threads spinning
+#: at once, for two clients, would take the GIL from each other while their replies wait.
+_spin_turn = threading.Lock()
+
+
+def _cpus() -> int:
+    """How many CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # (no sched_getaffinity on macOS)
+        return os.cpu_count() or 1
+
+
+def _remaining(deadline: float | None) -> float | None:
+    if deadline is None:
+        return None
+    return max(0.0, deadline - time.monotonic())
+
+
+class Engine:
+    """Pairs requests with replies over a Transport and dispatches what the server sends.
+
+    ``on_request(method, params, token)`` answers a server request: it returns the result,
+    or raises ``RPCError`` for an error reply. ``on_notification(method, params)`` receives
+    every notification. Both run on the dispatch pool, never on the reader thread.
+    """
+
+    def __init__(
+        self,
+        transport: Transport,
+        *,
+        on_request: RequestHandler,
+        on_notification: NotificationHandler,
+        max_dispatch: int = 16,
+        max_queue: int | None = None,
+    ) -> None:
+        if max_dispatch < 1:
+            raise ValueError("max_dispatch must be at least 1")
+        self._transport = transport
+        can = capabilities(transport)
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self._ids = itertools.count(1)
+        self._pending: dict[Any, _Slot] = {}
+        self._lock = threading.Lock()
+        self._write_lock = None if can.concurrent_sends else threading.Lock()
+        # Requests handed to the thread writing now (see _send and batching.Outbox).
+        self._batched = self._write_lock is not None and can.batched_writes
+        self._outbox = Outbox(cast(BatchedWrites, transport))
+        #: The transport as the interface it honours (used only where ``can`` says so).
+        self._inline_reader = cast(InlineReads, transport)
+        self._dead: MCPError | None = None
+        self._closed = False
+        self._inbound: dict[Any, CancelToken] = {}
+        queue = max_dispatch * DEFAULT_QUEUE_FACTOR if max_queue is None else max_queue
+        self._capacity = threading.BoundedSemaphore(max_dispatch + queue)
+        self._pool = DispatchPool(max_dispatch, max_dispatch * DISPATCH_THREADS_FACTOR, "mcpclient-dispatch")
+        self._busy = 0
+        self._busy_cond = threading.Condition()
+        self._dispatch_local = _DispatchFlag()
+        self._dropped = 0
+        self._lane: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
+        self._lane_lock = threading.Lock()
+        self._lane_busy = False
+        self._lane_flag = _LaneFlag()
+        self._lane_since = 0.0  # when the running lane item started
+        self._lane_warned = False  # about the running item
+        # The thread gets a weak reference, never the engine itself: a Client dropped without
+        # close() must stay collectable (its finalizer then closes the transport).
+        self._inline = can.inline_reads
+        self._read_token = threading.Lock()  # held by the one thread reading the transport
+        self._reader_wake = threading.Event()  # a caller hands the pipe back to the reader thread
+        self._inline_reads = 0  # how many calls read inline: the reader thread's sign of life
+        self._spin = can.spin_reads and SPIN_READ > 0 and _cpus() > 1
+        self._spin_wait = 0.0  # how long spinning calls waited for their replies, on average
+        self._spin_skip = 0  # calls to let go by before the next spin (see SPIN_PROBE)
+        self._reader = threading.Thread(
+            target=read_loop,
+            args=(weakref.ref(self), transport, self._inline, self._read_token, self._reader_wake),
+            name="mcpclient-reader",
+            daemon=True,
+        )
+        transport.deliver_replies_to(reply_taker(weakref.ref(self)))  # weakly, for the same reason
+        self._started = False
+        self._forked = False
+        _live_engines.add(self)
+
+    # -- life cycle -------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if not self._started:
+            self._started = True
+            self._reader.start()
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    @property
+    def dead(self) -> MCPError | None:
+        """The error that ended the connection, or None while it lives."""
+        return self._dead
+
+    def close(self) -> None:
+        """Fail pending calls, cancel handlers, close the transport; always returns."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            if self._dead is None:
+                self._dead = ClientClosedError()
+            # _dead is set before the table is swapped: see Engine.request.
+            pending, self._pending = list(self._pending.values()), {}
+            tokens = list(self._inbound.values())
+        for slot in pending:
+            slot.error = ClientClosedError()
+            slot.event.set()
+        if self._forked:
+            # The transport, its process or session and the threads are the parent's: closing
+            # them here would kill the parent's server or end its session. (Nor is the reader
+            # wake touched: its lock may have been held by a parent thread at fork time.)
+            _live_engines.discard(self)
+            return
+        self._reader_wake.set()  # a reader thread that lent the pipe out ends at once
+        for token in tokens:
+            token.cancel("client closed")
+        try:
+            self._transport.close()
+        except Exception:  # close() must return whatever the transport does
+            log.warning("error while closing the transport", exc_info=True)
+        if self._started and threading.current_thread() is not self._reader:
+            self._reader.join(READER_JOIN_TIMEOUT)
+            if self._reader.is_alive():
+                log.warning("the reader thread did not stop within %.1fs", READER_JOIN_TIMEOUT)
+        self._wait_for_dispatch(DISPATCH_GRACE)
+        self._pool.shutdown()
+        _live_engines.discard(self)
+
+    def abort(self, error: MCPError) -> None:
+        """End the connection with ``error``: pending and later calls fail with it; then close."""
+        self._mark_dead(error)
+        self.close()
+
+    def _wait_for_dispatch(self, grace: float) -> None:
+        own = 1 if self._dispatch_local.active else 0
+        deadline = time.monotonic() + grace
+        with self._busy_cond:
+            while self._busy > own:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    log.warning(
+                        "%d handler(s) still running %.1fs after close; leaving them behind",
+                        self._busy - own,
+                        grace,
+                    )
+                    return
+                self._busy_cond.wait(left)
+
+    def _forget_parent(self) -> None:
+        """In a forked child: fail every later call; the connection stays the parent's.
+
+        Only the forking thread exists in the child, so a lock another thread held at fork
+        time would stay held forever: the locks are replaced before anything takes them.
+        """
+        self._lock = threading.Lock()
+        self._write_lock = None if self._write_lock is None else threading.Lock()
+        self._outbox.reset()
+        self._busy_cond = threading.Condition()
+        self._busy = 0
+        self._forked = True
+        self._mark_dead(
+            TransportError(
+                "this client was created in another process and cannot be used after fork(); "
+                "create a new Client in this process"
+            ),
+            forked=True,
+        )
+
+    def _mark_dead(self, error: MCPError, *, forked: bool = False) -> None:
+        """Fail every pending call with ``error``; later calls fail with it too."""
+        with self._lock:
+            if self._dead is None:
+                self._dead = error
+            # _dead is set before the table is swapped: see Engine.request.
+            pending, self._pending = list(self._pending.values()), {}
+            tokens = list(self._inbound.values())
+        if forked:
+            # The locks and threads we would use belong to the parent; touch nothing else.
+            return
+        for slot in pending:
+            slot.error = error
+            slot.event.set()
+        self._reader_wake.set()
+        for token in tokens:
+            token.cancel("connection closed")
+
+    def _raise_dead(self) -> None:
+        error = self._dead
+        if error is not None:
+            raise copy.copy(error)
+
+    # -- outgoing ---------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        *,
+        timeout: float | None,
+        cancel_on_timeout: bool = True,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+        on_sent: Callable[[Any], None] | None = None,
+        options: SendOptions | None = None,
+    ) -> dict[str, Any]:
+        """Send a request and block for its result.
+
+        ``timeout`` bounds the wait for the reply; with ``on_progress`` it is an idle timeout
+        that each progress notification renews, while ``max_total`` (if given) still caps the
+        whole call. ``on_progress(progress, total, message)`` runs on a dispatch thread.
+        ``cancel`` (a CancelToken or threading.Event) abandons the call from another thread.
+        ``on_sent(request_id)`` learns the id before the request is written (for telemetry).
+        ``options`` (headers, whether it may be re-sent) go down with it (``Transport.deliver``).
+
+        Raises ``RPCError`` for an error reply, ``RequestTimeout`` when the time runs out
+        (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
+        ``RequestCancelled`` when cancelled, ``ConnectionClosed`` or ``ClientClosedError``
+        when the connection ends first.
+
+        Called from a handler of this engine (a server request, a notification), the handler's
+        worker is parked in the dispatch pool while the call waits, so that what the call
+        needs dispatched (the server's requests from inside it, its progress) gets a thread.
+        """
+        local = self._dispatch_local
+        if local.active:
+            local.active = False
+            self._pool.park()
+            try:
+                return self.request(
+                    method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, on_progress=on_progress,
+                    max_total=max_total, cancel=cancel, on_sent=on_sent, options=options,
+                )
+            finally:
+                self._pool.unpark()
+                local.active = True
+        if timeout is None and max_total is None:
+            deadline = hard_deadline = None
+        else:
+            start = time.monotonic()
+            deadline = None if timeout is None else start + timeout
+            hard_deadline = None if max_total is None else start + max_total
+            if hard_deadline is not None and (deadline is None or hard_deadline < deadline):
+                deadline = hard_deadline
+        if cancel is not None and is_cancelled(cancel):  # cancelled already: never sent
+            raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
+        request_id = next(self._ids)
+        if on_sent is not None:
+            on_sent(request_id)
+        slot = _Slot(method, _events.take())
+        if on_progress is not None:
+            params = dict(params or {})
+            meta = dict(params.get("_meta") or {})
+            meta["progressToken"] = request_id
+            params["_meta"] = meta
+            slot.on_progress = on_progress
+            slot.progress_idle = threading.Condition()
+            if timeout is not None:
+                slot.renew = functools.partial(self._renew, request_id, timeout, hard_deadline)
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        # No lock on the pending table: one dict store, then a look at _dead. Whoever ends the
+        # connection sets _dead before swapping the table for an empty one, so either it finds
+        # this slot in the table and wakes it, or this look sees _dead (the GIL, or the
+        # free-threaded build's per-dict locks, make each step atomic).
+        pending = self._pending
+        pending[request_id] = slot
+        if self._dead is not None:
+            pending.pop(request_id, None)
+            self._raise_dead()
+        wake: Callable[[], None] | None = None
+        watch: EventWatch | None = None
+        if cancel is not None:
+            # A send still blocked on this request (an HTTP exchange) must end too.
+            wake = functools.partial(_wake_and_abandon, slot.event, self._transport, request_id)
+            if isinstance(cancel, CancelToken):
+                cancel.add_callback(wake)
+            else:  # a plain Event has no callbacks: the process's watcher thread looks at it
+                watch = watch_event(cancel, wake)
+        try:
+            self._send_request(message, deadline, slot, timeout, cancel_on_timeout, options)
+            if self._inline and self._read_token.acquire(False):
+                self._read_inline(slot, request_id, deadline)
+            wait_event = slot.event.wait
+            while slot.reply is None and slot.error is None:  # (a reply read inline is there)
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                woke = wait_event(wait)
+                if slot.reply is not None or slot.error is not None:
+                    break
+                if slot.unsent:  # handed to a writer the pipe did not take: send it ourselves
+                    slot.unsent = False
+                    slot.event.clear()  # then look again at what may have set it meanwhile
+                    if slot.error is not None:
+                        break
+                    if cancel is not None and is_cancelled(cancel):
+                        raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise _unsent_timeout(method, timeout)
+                    self._send_request(message, deadline, None, timeout, cancel_on_timeout, options)
+                    continue
+                if cancel is not None and is_cancelled(cancel):
+                    if self._outbox.withdraw(slot):
+                        raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
+                    self._cancel_in_background(request_id, "cancelled by the caller")
+                    raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method, delivered=True)
+                if woke:  # a spurious wake-up: re-arm, then look once more
+                    slot.event.clear()
+                    if slot.reply is not None or slot.error is not None:
+                        break
+                now = time.monotonic()
+                if deadline is None or now < deadline:
+                    continue
+                renewed = slot.touched + timeout if slot.touched and timeout is not None else 0.0
+                if renewed > now and (hard_deadline is None or now < hard_deadline):
+                    deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
+                    continue
+                if self._outbox.withdraw(slot):  # still in a stalled writer's hands: it never went out
+                    raise _unsent_timeout(method, timeout)
+                capped = hard_deadline is not None and now >= hard_deadline
+                raise self._timed_out(request_id, method, timeout, cancel_on_timeout, max_total if capped else None)
+        except BaseException as exc:
+            if not isinstance(exc, MCPError) and not self._outbox.withdraw(slot):  # KeyboardInterrupt and the like: tell the server
+                self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
+            raise
+        finally:
+            if slot.reply is None:  # the reader pops the slot of every reply it routes
+                self._pending.pop(request_id, None)
+            if watch is not None:
+                watch.stop()
+            elif wake is not None:
+                cancel.remove_callback(wake)  # type: ignore[union-attr]
+            _events.free = slot.event
+        if slot.error is not None:
+            raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
+        if on_progress is not None and not self._lane_flag.on_lane:
+            # On the lane thread (a call made from a progress callback or notification
+            # handler) our own callbacks queue behind the one running: they run once it returns.
+            _wait_for_progress(slot)
+        reply: dict[str, Any] = slot.reply  # type: ignore[assignment]  # set: the wait ended on it
+        result = reply.get("result")
+        if type(result) is dict and "error" not in reply:
+            return result  # the usual reply (_read_reply's last line, without its call)
+        return _read_reply(reply, method, request_id)
+
+    def _send_request(
+        self, message: dict[str, Any], deadline: float | None, slot: _Slot | None, timeout: float | None,
+        cancel_on_timeout: bool, options: SendOptions | None,
+    ) -> None:
+        """Send a request (see ``_send``); a send that ran out of time or was cancelled raises
+        what the caller of ``request`` gets for it."""
+        try:
+            self._send(message, deadline, slot, options)
+        except RequestTimeout as exc:
+            method = message["method"]
+            if not exc.delivered:  # nothing of it went out (a torn write, a token provider too slow): no cancel
+                raise _unsent_timeout(method, timeout, str(exc)) from None
+            # It reached the server, whose answer did not come in time (HTTP): cancel it.
+            raise self._timed_out(message["id"], method, timeout, cancel_on_timeout) from None
+        except RequestCancelled as exc:
+            # The cancel ended the send itself (an HTTP exchange): the server is told only if the
+            # request may have reached it.
+            method = message["method"]
+            if not exc.delivered:
+                raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method) from None
+            self._cancel_in_background(message["id"], "cancelled by the caller")
+            raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method, delivered=True) from None
+
+    def _read_inline(self, slot: _Slot, request_id: int, deadline: float | None) -> None:
+        """With the read token held: read and route until ``slot`` is answered (or woken by a
+        cancel or the end of the connection), at most ``INLINE_READ_BUDGET`` or ``deadline``.
+
+        What comes before the reply (notifications, progress, other callers' replies) is
+        routed here, in order, as the reader thread would. The reply itself is taken out of the
+        table as ``_take_reply`` takes it (``_pop_reply``), without setting the slot's event:
+        no one else waits on it.
+        Then the token is released, and the reader thread woken if calls are still waiting,
+        this one's included when its reply has not come: it reads for them, and this call
+        waits on its slot.
+        """
+        transport = self._inline_reader
+        start = time.monotonic()
+        end = start + INLINE_READ_BUDGET
+        if deadline is not None and deadline < end:
+            end = deadline
+        is_set = slot.event.is_set
+        # Only a call waiting alone spins: with others waiting it would hold the GIL they need.
+        spin = self._spin and len(self._pending) == 1
+        if spin and self._spin_skip:
+            self._spin_skip -= 1
+            spin = False
+        spun = False
+        try:
+            while not is_set():
+                wait = end - time.monotonic()
+                if wait <= 0:
+                    break
+                try:
+                    if spin and _spin_turn.acquire(False):  # one thread of the process at a time
+                        spin, spun = False, True
+                        try:
+                            message = transport.receive_within(wait, SPIN_READ)
+                        finally:
+                            _spin_turn.release()
+                    else:
+                        spin = False
+                        message = transport.receive_within(wait)
+                except ProtocolError as exc:
+                    log.warning("skipping a malformed message from the server: %s", exc)
+                    continue
+                except Exception as exc:  # the connection ended (or the transport broke)
+                    self._end(connection_error(exc, self._closed))
+                    break
+                if message is NOTHING:
+                    break
+                if (
+                    type(message) is dict and message.get("id") == request_id and "method" not in message
+                    and self._pop_reply(message) is slot  # (None once the table was swapped: dead)
+                ):
+                    slot.reply = message
+                    break
+                self._take_in(message)
+        finally:
+            if spun:  # spin again while replies come within SPIN_WORTH on average
+                took = min(time.monotonic() - start, SPIN_READ)  # (a miss took longer: SPIN_READ)
+                self._spin_wait += (took - self._spin_wait) * 0.25
+                self._spin_skip = 0 if self._spin_wait < SPIN_WORTH else SPIN_PROBE
+            self._inline_reads += 1
+            self._read_token.release()
+            if self._pending:  # after the release: see _lend
+                self._reader_wake.set()
+
+    def _take_in(self, message: Any) -> None:
+        """Route one message read from the transport, on whichever thread read it: what goes
+        wrong is logged and skipped, so a reader survives anything a server sends."""
+        try:
+            self._route(message)
+        except Exception:
+            log.exception("error while handling a message from the server; skipped")
+
+    def _end(self, error: MCPError) -> None:
+        if not self._closed:
+            log.debug("connection ended: %s", error)
+        self._mark_dead(error)
+
+    def _renew(self, request_id: Any, timeout: float, hard_deadline: float | None, now: float) -> None:
+        """Progress came at ``now``: the transport's bound on the exchange moves with the call's."""
+        deadline = now + timeout if hard_deadline is None else min(now + timeout, hard_deadline)
+        self._transport.renew(request_id, deadline)
+
+    def _timed_out(
+        self, request_id: Any, method: str, timeout: float | None, cancel: bool, max_total: float | None = None
+    ) -> RequestTimeout:
+        """Tell the server to drop a request that took too long; the error for its caller.
+
+        ``max_total`` is given when that cap ended a call its progress kept alive, so the
+        message names what really ran out.
+        """
+        limit: float | None = timeout
+        what = f"no reply to {method!r} within {timeout}s"
+        if max_total is not None:
+            what, limit = f"{method!r} was still running after max_total={max_total:.3g}s", max_total
+        if cancel:
+            self._cancel_in_background(request_id, f"timed out after {limit}s")
+        told = "; the server was told to cancel it" if cancel else ""
+        return RequestTimeout(f"{what}{told}", method=method, timeout=limit, delivered=True)
+
+    def notify(
+        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None,
+        options: SendOptions | None = None,
+    ) -> None:
+        """Send a notification (with ``options``, as for ``request``); raises like ``request``
+        when it cannot be sent."""
+        self._raise_dead()
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        deadline = None if timeout is None else time.monotonic() + timeout
+        self._send(message, deadline, None, options)
+
+    def _cancel_in_background(self, request_id: Any, reason: str) -> None:
+        """Tell the server to drop ``request_id``: ``notifications/cancelled`` from a daemon
+        thread, best effort, so the caller is released at its deadline or cancel whatever the
+        server does (a stalled HTTP server holds a POST until its timeout; a stdio server that
+        stopped reading, a write).
+
+        The request's own send has returned (or was withdrawn, and then nothing is sent), and
+        this thread is started after it, so the notice never overtakes the request: over stdio
+        it waits for the write lock behind a writer still sending the request. The request's
+        work in flight in the transport ends at once, on this thread (``abandon`` never blocks;
+        for a 2026-07-28 or stateless HTTP server that is the cancellation itself).
+        ``close()`` ends a notice still being sent, as it ends every send.
+        """
+        if self._closed or self._dead is not None:
+            return
+        self._transport.abandon(request_id)
+        try:
+            threading.Thread(
+                target=self._send_cancelled, args=(request_id, reason), name="mcpclient-cancel", daemon=True
+            ).start()
+        except RuntimeError as exc:  # no thread to be had: the notice is best effort
+            log.debug("could not send notifications/cancelled for %r: %s", request_id, exc)
+
+    def _send_cancelled(self, request_id: Any, reason: str) -> None:
+        try:
+            self.notify(
+                "notifications/cancelled",
+                {"requestId": request_id, "reason": reason},
+                timeout=REPLY_SEND_TIMEOUT,
+            )
+        except MCPError as exc:
+            log.debug("could not send notifications/cancelled for %r: %s", request_id, exc)
+
+    def _send(
+        self, message: dict[str, Any], deadline: float | None, slot: _Slot | None = None,
+        options: SendOptions | None = None,
+    ) -> None:
+        """Write one message, within ``deadline``, one writer at a time (unless the transport
+        serializes its own sends); with ``options``, through ``Transport.deliver``.
+
+        Over a ``BatchedWrites`` transport, a request (one with its ``slot``) sent while
+        another thread writes is handed to that writer instead of waiting for its turn: the
+        writer sends it, with whatever else was handed over meanwhile, in one system call
+        once its own message is out (``Outbox.write_handed``); what the pipe does not take at once
+        goes back to its caller, which sends it itself (``_Slot.unsent``). A message with
+        options is never handed over: framed bytes have no room for them.
+        """
+        lock = self._write_lock
+        if lock is not None and not lock.acquire(False):  # taken: wait for it, within the deadline
+            if slot is not None and self._batched and options is None and self._outbox.hand_over(message, slot):
+                return
+            wait = _remaining(deadline)
+            if not lock.acquire(timeout=-1 if wait is None else wait):
+                raise RequestTimeout("timed out waiting to write", method=message.get("method"))
+        try:
+            if self._batched:  # (which needs the write lock)
+                self._outbox.writing = True  # from here until write_handed finds nothing more
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if options is None:
+                self._transport.send(message, timeout=left)
+            else:
+                self._transport.deliver(message, options, timeout=left)
+        except MCPError:
+            if self._dead is not None:
+                self._raise_dead()
+            raise
+        except TimeoutError as exc:
+            raise RequestTimeout(f"timed out writing to the server: {exc}") from exc
+        except (OSError, ValueError) as exc:
+            raise TransportError(f"could not send to the server: {exc}") from exc
+        finally:
+            if lock is not None:
+                try:
+                    if self._batched:
+                        self._outbox.write_handed()
+                finally:
+                    lock.release()
+
+    # -- incoming ---------------------------------------------------------------------------
+
+    def _route(self, message: Any) -> None:
+        if type(message) is dict and "method" not in message:  # the usual message: a reply
+            if not self._take_reply(message):
+                self._route_reply(message)
+        elif isinstance(message, Failure):  # the transport failed one call, not the connection
+            self._fail_one(message)
+        elif isinstance(message, list):  # a JSON-RPC batch (allowed in 2025-03-26)
+            for item in message:
+                self._route_one(item)
+        else:
+            self._route_one(message)
+
+    def _take_reply(self, message: dict[str, Any]) -> bool:
+        """Wake the caller of the usual reply (to our own id, as we sent it); False otherwise.
+
+        Runs on the reader thread, or on a transport's thread (``deliver_replies_to``).
+        """
+        slot = self._pop_reply(message)
+        if slot is None:
+            return False
+        slot.reply = message
+        slot.event.set()
+        return True
+
+    def _pop_reply(self, message: dict[str, Any]) -> _Slot | None:
+        """The slot of the usual reply (to our own id, as we sent it), out of the pending
+        table; None for anything else. One dict pop, as in ``Engine.request``, needs no lock."""
+        request_id = message.get("id")
+        if type(request_id) is not int or ("result" not in message and "error" not in message):
+            return None
+        return self._pending.pop(request_id, None)
+
+    def _route_one(self, message: Any) -> None:
+        if not isinstance(message, dict):
+            log.warning("skipping a message that is not a JSON object: %r", _excerpt(message))
+            return
+        method = message.get("method")
+        if method is None:
+            self._route_reply(message)
+        elif not isinstance(method, str):
+            log.warning("skipping a message whose method is not a string: %r", _excerpt(message))
+        elif "id" in message:
+            self._dispatch_request(message, method)
+        else:
+            self._dispatch_notification(message, method)
+
+    def _route_reply(self, message: dict[str, Any]) -> None:
+        if "result" not in message and "error" not in message:
+            log.warning("skipping a message that is neither request, reply nor notification: %r", _excerpt(message))
+            return
+        request_id = message.get("id")
+        # No lock: one dict pop (see Engine.request); the caller's slot leaves the table here.
+        if type(request_id) is int:  # the usual case: our own id, as we sent it
+            slot = self._pending.pop(request_id, None)
+        else:
+            if isinstance(request_id, str) and len(request_id) < 20 and request_id.isascii() and request_id.isdigit():
+                request_id = int(request_id)  # servers that stringify our ids (but int() refuses "²")
+            slot = self._pending.pop(request_id, None) if _hashable(request_id) else None
+            if slot is None and isinstance(request_id, float) and request_id.is_integer():
+                slot = self._pending.pop(int(request_id), None)
+        if slot is None:
+            log.debug("dropping a reply to unknown or abandoned request id %r", _excerpt(request_id))
+            return
+        slot.reply = message
+        slot.event.set()
+
+    def _fail_one(self, failure: Failure) -> None:
+        with self._lock:
+            slot = self._pending.pop(failure.request_id, None) if _hashable(failure.request_id) else None
+        if slot is None:
+            log.debug("a failure for unknown or abandoned request id %r: %s", _excerpt(failure.request_id), failure.error)
+            return
+        slot.error = failure.error
+        slot.event.set()
+
+    def _dispatch_notification(self, message: dict[str, Any], method: str) -> None:
+        params = message.get("params")
+        if not isinstance(params, dict):
+            params = {}
+        if method == "notifications/cancelled":
+            token = self._inbound.get(_key(params.get("requestId")))
+            if token is not None:
+                token.cancel(str(params.get("reason") or "cancelled by the server"), by_peer=True)
+        elif method == "notifications/progress":
+            self._route_progress(params)
+        if not self._capacity.acquire(blocking=False):
+            self._dropped += 1
+            if self._dropped == 1 or self._dropped % 1000 == 0:
+                log.warning(
+                    "dispatch pool full: dropped notification %r (%d dropped so far)", method, self._dropped
+                )
+            return
+        self._submit_ordered(self._run_notification, method, params)
+
+    def _route_progress(self, params: dict[str, Any]) -> None:
+        token = params.get("progressToken")
+        slot = self._pending.get(token) if _hashable(token) else None
+        progress = params.get("progress")
+        if slot is None or slot.on_progress is None or not isinstance(progress, (int, float)):
+            return
+        slot.touched = time.monotonic()  # progress renews an idle timeout
+        if slot.renew is not None:
+            slot.renew(slot.touched)
+        if slot.last_progress is not None and progress <= slot.last_progress:
+            return  # progress only increases; a stale one arrived late
+        slot.last_progress = progress
+        total = params.get("total")
+        message = params.get("message")
+        if self._capacity.acquire(blocking=False):
+            assert slot.progress_idle is not None
+            with slot.progress_idle:
+                slot.progress_queued += 1  # counted until the callback has run
+            self._submit_ordered(
+                self._run_progress,
+                slot,
+                float(progress),
+                float(total) if isinstance(total, (int, float)) else None,
+                message if isinstance(message, str) else None,
+            )
+
+    def _run_progress(self, slot: _Slot, progress: float, total: float | None, message: str | None) -> None:
+        self._enter_dispatch()
+        try:
+            assert slot.on_progress is not None
+            slot.on_progress(progress, total, message)
+        except Exception:
+            log.exception("the progress callback raised")
+        finally:
+            assert slot.progress_idle is not None
+            with slot.progress_idle:
+                slot.progress_queued -= 1
+                slot.progress_idle.notify_all()
+            self._leave_dispatch()
+
+    def _dispatch_request(self, message: dict[str, Any], method: str) -> None:
+        request_id = message["id"]
+        params = message.get("params")
+        if params is not None and not isinstance(params, dict):
+            self._reply_error(request_id, RPCError.INVALID_PARAMS, "params must be an object")
+            return
+        if not self._capacity.acquire(blocking=False):
+            log.warning("dispatch pool full: refusing server request %r", method)
+            self._reply_error(request_id, RPCError.INTERNAL_ERROR, "client is overloaded; try again later")
+            return
+        token = CancelToken()
+        key = _key(request_id)
+        if key is not None:
+            self._inbound[key] = token
+        refuse = functools.partial(self._refuse_busy, request_id, method)
+        self._submit(self._run_request, request_id, method, params or {}, token, refuse=refuse)
+
+    def _refuse_busy(self, request_id: Any, method: str) -> None:
+        """Answer a server request the pool cannot run: every dispatch thread waits on a call
+        to this server, which may be waiting for exactly this request (see ``DispatchPool``)."""
+        self._inbound.pop(_key(request_id), None)
+        self._capacity.release()
+        if self._closed:
+            return
+        log.warning(
+            "refusing server request %r: all %d dispatch threads wait on calls to this server", method,
+            self._pool.most,
+        )
+        self._reply_error(
+            request_id, RPCError.INTERNAL_ERROR,
+            f"client busy: all {self._pool.most} of its handler threads wait on calls to this server; try again later",
+        )
+
+    def _submit_ordered(self, fn: Callable[..., None], *args: Any) -> None:
+        """Run notifications and progress callbacks one at a time, in arrival order.
+
+        Server requests run concurrently; notifications share this one lane so a user's
+        handler sees log lines, progress and changes in the order the server sent them.
+        """
+        with self._lane_lock:
+            self._lane.append((fn, args))
+            if self._lane_busy:
+                # (Only once an item has started: the lane's job may still wait for a worker.)
+                blocked = time.monotonic() - self._lane_since if self._lane_since else 0.0
+                if blocked > LANE_BLOCKED_WARNING and not self._lane_warned:
+                    self._lane_warned = True
+                    log.warning(
+                        "a notification or progress handler has been running for %.1fs; %d notification(s) "
+                        "wait behind it (they run in order, one at a time: hand long work to a thread)",
+                        blocked, len(self._lane),
+                    )
+                return
+            self._lane_busy = True
+        self._submit(self._drain_lane)
+
+    def _drain_lane(self) -> None:
+        self._lane_flag.on_lane = True
+        try:
+            while True:
+                with self._lane_lock:
+                    if not self._lane:
+                        self._lane_busy = False
+                        self._lane_since = 0.0
+                        return
+                    fn, args = self._lane.popleft()
+                    self._lane_since, self._lane_warned = time.monotonic(), False
+                fn(*args)
+        finally:
+            self._lane_flag.on_lane = False
+
+    def _submit(self, fn: Callable[..., None], *args: Any, refuse: Callable[[], None] | None = None) -> None:
+        try:
+            self._pool.submit(fn, *args, refuse=refuse)
+        except RuntimeError:  # the pool was shut down by close()
+            self._capacity.release()
+
+    def _enter_dispatch(self) -> None:
+        self._dispatch_local.active = True
+        with self._busy_cond:
+            self._busy += 1
+
+    def _leave_dispatch(self) -> None:
+        self._dispatch_local.active = False
+        with self._busy_cond:
+            self._busy -= 1
+            self._busy_cond.notify_all()
+        self._capacity.release()
+
+    def _run_notification(self, method: str, params: dict[str, Any]) -> None:
+        self._enter_dispatch()
+        try:
+            self._on_notification(method, params)
+        except Exception:
+            log.exception("the notification handler raised for %r", method)
+        finally:
+            self._leave_dispatch()
+
+    def _run_request(self, request_id: Any, method: str, params: dict[str, Any], token: CancelToken) -> None:
+        self._enter_dispatch()
+        try:
+            try:
+                result = self._on_request(method, params, token)
+                reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
+            except RPCError as exc:
+                reply = _error_reply(request_id, exc.code, exc.message, exc.data)
+            except Exception as exc:
+                log.exception("the handler for server request %r raised", method)
+                reply = _error_reply(
+                    request_id, RPCError.INTERNAL_ERROR, f"client handler failed: {type(exc).__name__}: {exc}"
+                )
+            if token.by_peer:
+                return  # the server cancelled it: no reply is expected
+            if self._closed:
+                return
+            try:
+                self._send(reply, time.monotonic() + REPLY_SEND_TIMEOUT)
+            except MCPError as exc:
+                log.warning("could not send the reply to server request %r: %s", method, exc)
+        finally:
+            self._inbound.pop(_key(request_id), None)
+            self._leave_dispatch()
+
+    def _reply_error(self, request_id: Any, code: int, message: str) -> None:
+        try:
+            self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
+        except MCPError as exc:
+            log.warning("could not send an error reply: %s", exc)
+
+
+def _wait_for_progress(slot: _Slot) -> None:
+    """Let the progress callbacks queued before the reply run before the call returns.
+
+    They came before the reply, so a caller expects to have seen them all; the wait is bounded
+    in case the lane is busy (for instance with the handler that made this very call).
+    """
+    assert slot.progress_idle is not None
+    with slot.progress_idle:
+        slot.progress_idle.wait_for(lambda: slot.progress_queued == 0, PROGRESS_DRAIN_TIMEOUT)
+
+
+def _unsent_timeout(method: str, timeout: float | None, why: str = "") -> RequestTimeout:
+    because = f": {why}" if why else ""
+    return RequestTimeout(f"{method!r} could not be sent within {timeout}s{because}", method=method, timeout=timeout)
+
+
+def _wake_and_abandon(event: threading.Event, transport: Transport, request_id: Any) -> None:
+    event.set()
+    transport.abandon(request_id)
+
+
+def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:
+    if "error" in reply:
+        error = reply["error"]
+        if "result" in reply or not isinstance(error, dict):
+            raise ProtocolError(f"the server sent a malformed reply to {method!r}: {_bounded.excerpt(reply, 200)}")
+        code = error.get("code")
+        raise RPCError(
+            code if isinstance(code, int) and not isinstance(code, bool) else 0,
+            str(error.get("message", "")),
+            error.get("data"),
+            method=method,
+            request_id=request_id,
+        )
+    result = reply.get("result")
+    if not isinstance(result, dict):
+        raise ProtocolError(f"the server's result for {method!r} is not an object: {_bounded.excerpt(result, 200)}")
+    return result
+
+
+def _error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if data is not None:
+        error["data"] = data
+    return {"jsonrpc": "2.0", "id": request_id, "error": error}
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, (int, str)) and not isinstance(value, bool)
+
+
+def _key(value: Any) -> Any:
+    return value if _hashable(value) else None
+
+
+def _excerpt(value: Any, limit: int = 200) -> str:
+    return _bounded.excerpt(value, limit)

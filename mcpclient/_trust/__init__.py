@@ -1,0 +1,1 @@
+"""Consent for project files: which checkout's servers the user agreed to run."""
