@@ -1,2 +1,3 @@
-"""What builds clients from targets and options: ``connect``, the factory, ``SharedClient`` and the
-option builders' registry it shares with the plug-ins."""
+"""What builds clients from targets and options: ``connect``, the factory, ``open`` (a target to a
+transport and options), ``SharedClient`` (its delegates made by construction) and what lets it travel
+to other processes. It sits above the plug-ins, which it knows by name."""
