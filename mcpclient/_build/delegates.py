@@ -9,7 +9,8 @@ annotations and docstring, of one of four kinds:
   (the requests that change nothing); a *tool call* (``tool_calls``: the method, and the
   parameter that names the tool) runs through ``_run_tool``, which asks the tool's annotations;
 - a *setting* (a method without ``timeout``: a handler or the roots) goes through
-  ``_remember``, so that it is applied to the open client and to every client opened later;
+  ``_remember`` as a ``travel.Setting``, so that it is applied to the open client and to
+  every client opened later, and travels with the class's pickle;
 - a *composed* method (``composed``: one written over ``Client``'s public methods only, like
   ``map_tool``) is ``Client``'s own function, so its inner calls are the delegates;
 - a *property* reads the open client's.
@@ -25,6 +26,8 @@ import functools
 import inspect
 from operator import attrgetter, methodcaller
 from typing import Any, Callable, Collection, Mapping, TypeVar
+
+from .travel import Setting
 
 __all__ = ["delegating", "public_members", "sends"]
 
@@ -121,7 +124,7 @@ def _setting(name: str, member: Callable[..., Any]) -> Callable[..., None]:
 
     def setting(self: Any, *args: Any, **kwargs: Any) -> None:
         signature.bind(self, *args, **kwargs)  # a TypeError now: a setting kept would fail every open
-        self._remember(key, methodcaller(name, *args, **kwargs))
+        self._remember(key, Setting(name, *args, **kwargs))  # a Setting travels in the pickle
 
     return setting
 

@@ -37,7 +37,7 @@ from ..extensions import NotificationHandler, RequestHandler
 from ..transports.stdio import StdioTransport
 from .delegates import delegating
 from .open import ServerEntry, open_target
-from .travel import check_travels, made, received
+from .travel import Setting, check_travels, made, received
 
 __all__ = [
     "CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "RETRY_MODES", "SEEN", "TOOL_CALLS", "SharedClient",
@@ -123,9 +123,9 @@ class SharedClient(ClientSurface):
     It pickles as what it connects to and how (the target, the options, ``retry``), never as
     a connection: passed to a worker process (``ProcessPoolExecutor``, joblib, Dask, Ray), it
     opens its own client there on first use, one per process however many tasks receive it.
-    An option that cannot be pickled (a lambda as a handler, say) is named in the
-    ``TypeError``; settings made after construction (``set_roots``, ``on_request``, the
-    handler setters) do not travel: pass them as options, or make them in the worker.
+    Settings made after construction (``set_roots``, ``on_request``, the handler setters,
+    ``set_log_level``, ``timeout``, subscriptions) travel with it. An option or a setting
+    that cannot be pickled (a lambda as a handler, say) is named in the ``TypeError``.
     """
 
     def __init__(
@@ -149,6 +149,7 @@ class SharedClient(ClientSurface):
             self._open, _close_client, release_inherited, lock_timeout=lock_timeout, what="the MCP server"
         )
         self._setup_lock = threading.Lock()
+        #: What was set after construction, applied to every client opened (``Setting``s: they travel).
         self._setup: dict[str, Callable[[Client], None]] = {}
         self._subscribed: set[str] = set()
         self._tool_safety: dict[str, bool] = {}
@@ -159,17 +160,12 @@ class SharedClient(ClientSurface):
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle as the spec (see the class docstring); raise ``TypeError`` naming what cannot."""
         with self._setup_lock:
-            late = sorted(key for key in self._setup if key != "timeout")
+            setup = {key: apply for key, apply in self._setup.items() if key != "timeout"}  # in the options
             subscribed = sorted(self._subscribed)
-        if late:
-            raise TypeError(
-                f"this SharedClient cannot be pickled: {', '.join(late)} {'was' if len(late) == 1 else 'were'} set "
-                "after it was made, and such settings do not travel; pass them to SharedClient(...) as options "
-                "(roots=, sampling_handler=, ...), or make them in the worker"
-            )
+        settings = [item for apply in setup.values() if isinstance(apply, Setting) for item in apply.arguments()]
         options = [(f"the option {key}", value) for key, value in self._options.items()]
-        check_travels("this SharedClient", [("its target", self.target), *options])
-        spec = (self.target, self.retry, self._holder.lock_timeout, dict(self._options), subscribed)
+        check_travels("this SharedClient", [("its target", self.target), *options, *settings])
+        spec = (self.target, self.retry, self._holder.lock_timeout, dict(self._options), subscribed, setup)
         return (_received_client, (self._ident, spec))
 
     # -- life cycle -------------------------------------------------------------------------
@@ -315,12 +311,12 @@ class SharedClient(ClientSurface):
     def on_notification(self, method: str, handler: NotificationHandler) -> None:
         """``Client.on_notification``, on the open client and every client opened later."""
         check_claim(method, handler, ROUTED_NOTIFICATIONS, "notification")
-        self._claim(f"notification {method}", lambda c: c.on_notification(method, handler))
+        self._claim(f"notification {method}", Setting("on_notification", method, handler))
 
     def on_request(self, method: str, handler: RequestHandler) -> None:
         """``Client.on_request``, on the open client and every client opened later."""
         check_claim(method, handler, BUILTIN_REQUESTS, "server request")
-        self._claim(f"server request {method}", lambda c: c.on_request(method, handler))
+        self._claim(f"server request {method}", Setting("on_request", method, handler))
 
     def _claim(self, key: str, apply: Callable[[Client], None]) -> None:
         with self._setup_lock:
@@ -344,7 +340,7 @@ class SharedClient(ClientSurface):
         """Set the server's log level now and on every client opened later."""
         self._run(lambda c: c.set_log_level(level, timeout=timeout, meta=meta), safe=False)
         with self._setup_lock:
-            self._setup["log_level"] = lambda c: c.set_log_level(level, timeout=timeout)
+            self._setup["log_level"] = Setting("set_log_level", level, timeout=timeout)
 
 
 def safe_tool(tool: t.ToolDef) -> bool:
@@ -374,12 +370,13 @@ def release_inherited(client: Client) -> None:
 
 def _received_client(ident: str, spec: tuple[Any, ...]) -> SharedClient:
     """Unpickle a ``SharedClient``: this process's one for ``ident`` (made on first receipt)."""
-    target, retry, lock_timeout, options, subscribed = spec
+    target, retry, lock_timeout, options, subscribed, setup = spec
 
     def build() -> SharedClient:
         shared = SharedClient(target, retry=retry, lock_timeout=lock_timeout, **options)
         shared._ident = ident
         shared._subscribed.update(subscribed)
+        shared._setup.update(setup)
         return shared
 
     return received(ident, build)

@@ -23,7 +23,7 @@ import uuid
 import weakref
 from typing import Any, Callable, Iterable, TypeVar
 
-__all__ = ["check_travels", "made", "received"]
+__all__ = ["Setting", "check_travels", "made", "received"]
 
 T = TypeVar("T")
 
@@ -75,6 +75,35 @@ def check_travels(what: str, items: Iterable[tuple[str, Any]]) -> None:
                     f"{what} cannot be pickled: {label} ({_describe(item)}) cannot be ({type(exc).__name__}: "
                     f"{(str(exc).splitlines() or [''])[0]}); {ADVICE}"
                 ) from exc
+
+
+class Setting:
+    """A setting made on a shared client after it was made (``set_roots([...])``,
+    ``on_request(method, handler)``): the ``Client`` method to call on every client it opens,
+    and its arguments. It pickles as that, so it travels with the shared client."""
+
+    __slots__ = ("args", "kwargs", "name")
+
+    def __init__(self, name: str, *args: Any, **kwargs: Any) -> None:
+        self.name = name
+        self.args = args
+        self.kwargs = kwargs
+
+    def __call__(self, client: Any) -> None:
+        getattr(client, self.name)(*self.args, **self.kwargs)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_setting, (self.name, self.args, self.kwargs))
+
+    def arguments(self) -> list[tuple[str, Any]]:
+        """Its arguments as ``check_travels`` names them (``set_roots(), called after construction, argument 1``)."""
+        label = f"{self.name}(), called after construction,"
+        named = [(f"{label} argument {i + 1}", value) for i, value in enumerate(self.args)]
+        return named + [(f"{label} argument {key}", value) for key, value in self.kwargs.items()]
+
+
+def _setting(name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Setting:
+    return Setting(name, *args, **kwargs)
 
 
 def _plain(value: list[Any] | tuple[Any, ...]) -> bool:

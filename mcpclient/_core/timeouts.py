@@ -15,6 +15,9 @@ class _Default:
     def __repr__(self) -> str:
         return "<default>"
 
+    def __reduce__(self) -> str:
+        return "DEFAULT"  # unpickled as the one DEFAULT (compared with ``is``)
+
 
 #: "Not given": use the client's timeout. (None means "no limit".)
 DEFAULT: Any = _Default()

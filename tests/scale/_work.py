@@ -42,3 +42,19 @@ def add_chunk(shared: SharedClient, start: int, count: int) -> dict[str, Any]:
     transport = shared.get().transport
     server = transport.pid if isinstance(transport, StdioTransport) else None
     return {"start": start, "sums": sums, "worker": os.getpid(), "server": server, "opened": shared.opened}
+
+
+def sample(request: Any) -> dict[str, Any]:
+    """A module-level sampling handler (it travels by name): says which process answered."""
+    return {"role": "assistant", "content": {"type": "text", "text": f"sampled in {os.getpid()}"}, "model": "m"}
+
+
+def late_settings(shared: SharedClient) -> dict[str, Any]:
+    """What the server sees of settings made on ``shared`` after it was made (roots, sampling),
+    and the timeout, in the worker that received it."""
+    return {
+        "roots": shared.call_tool("roots").text,
+        "sample": shared.call_tool("sample", {"prompt": "x"}).text,
+        "timeout": shared.get().timeout,
+        "worker": os.getpid(),
+    }

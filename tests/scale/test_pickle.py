@@ -9,6 +9,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from mcpclient import Client, ClientGroup, SharedClient, SharedGroup, connect
+from mcpclient._build.travel import Setting
+from mcpclient._core.timeouts import DEFAULT
 from mcpclient.testing import FakeServer
 from tests.conftest import DEMO_SERVER, SDK_SERVER
 from tests.helpers import require_mcp_sdk, wait_for
@@ -63,14 +65,39 @@ def test_options_that_cannot_be_pickled_are_named_with_what_to_do():
     assert pickle.loads(pickle.dumps(SharedClient(DEMO_SERVER, sampling_handler=_work.handler))).target == DEMO_SERVER
 
 
-def test_settings_made_after_construction_refuse_to_travel_and_say_so():
+def test_settings_made_after_construction_travel_to_a_spawned_worker(scale_path):
+    require_mcp_sdk()
+    shared = SharedClient(SDK_SERVER, timeout=20)
+    shared.set_roots(["file:///data/rows"])
+    shared.set_sampling_handler(_work.sample)
+    shared.timeout = 25
+    shared.on_notification("notifications/example/progress", _work.handler)
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        answer = pool.submit(_work.late_settings, shared).result(60)
+    assert answer["roots"] == "file:///data/rows"
+    assert answer["sample"] == f"sampled in {answer['worker']}"  # the handler ran in the worker
+    assert answer["timeout"] == 25
+    assert shared.opened == 0
+
+
+def test_settings_made_after_construction_that_cannot_be_pickled_are_named():
     shared = SharedClient(DEMO_SERVER, timeout=10)
-    shared.timeout = 5  # kept in the options: it travels
-    assert pickle.loads(pickle.dumps(shared)) is shared
     shared.set_roots(["file:///tmp"])
-    shared.set_sampling_handler(_work.handler)
-    with pytest.raises(TypeError, match=r"roots, sampling were set after it was made.*pass them to SharedClient"):
+    assert pickle.loads(pickle.dumps(shared)) is shared  # roots travel
+    later = pickle.loads(pickle.dumps(Setting("set_log_level", "info", timeout=DEFAULT)))
+    assert later.name == "set_log_level" and later.kwargs["timeout"] is DEFAULT  # "the client's timeout" stays so
+    shared.set_sampling_handler(lambda request: None)
+    with pytest.raises(TypeError, match=r"set_sampling_handler\(\), called after construction, argument 1 "
+                                        r"\(function .*<lambda>\).*module-level"):
         pickle.dumps(shared)
+    other = SharedClient(DEMO_SERVER, timeout=10)
+
+    def local(params):
+        return None
+
+    other.on_request("example/ask", local)
+    with pytest.raises(TypeError, match=r"on_request\(\), called after construction, argument 2 \(function .*local\)"):
+        pickle.dumps(other)
 
 
 def test_a_group_names_a_server_that_cannot_travel():
