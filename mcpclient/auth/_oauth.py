@@ -23,6 +23,7 @@ whatever a server sent; log lines quoting a server are redacted where they are w
 from __future__ import annotations
 
 import logging
+import pickle
 import threading
 from typing import Any, Sequence
 from urllib.parse import urlsplit
@@ -115,6 +116,15 @@ class OAuth(requests.auth.AuthBase, ExtensionSource):
     ) -> None:
         if max_authorizations < 1:
             raise ValueError("max_authorizations must be 1 or more")
+        #: What it was made with: its pickle (``__reduce__``), never a token it obtained.
+        self._spec: dict[str, Any] = {
+            "scopes": scopes, "client_id": client_id, "client_secret": client_secret,
+            "token_endpoint_auth_method": token_endpoint_auth_method, "client_metadata_url": client_metadata_url,
+            "client_name": client_name, "client_metadata": client_metadata, "redirect_handler": redirect_handler,
+            "grant": grant, "store": store, "dpop": dpop, "offline_access": offline_access, "session": session,
+            "timeout": timeout, "authorization_timeout": authorization_timeout, "refresh_leeway": refresh_leeway,
+            "max_authorizations": max_authorizations,
+        }
         self._settings = ClientSettings(
             client_id=client_id,
             client_secret=client_secret,
@@ -144,6 +154,24 @@ class OAuth(requests.auth.AuthBase, ExtensionSource):
         self._failures = 0
         if server_url is not None:
             self._bind(server_url)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle as what it was made with and the server it is bound to, so that a worker
+        process (a ``SharedClient`` passed to it) authorizes on its own: never a token, a
+        registration or a DPoP key it made (``dpop=True`` makes a new key there). The token
+        store travels as its own pickle: a ``FileTokenStore`` as its directory (the worker
+        reads the tokens saved there), a ``MemoryTokenStore`` empty. Raises ``TypeError``
+        naming an argument that cannot be pickled."""
+        for name, value in self._spec.items():
+            try:
+                pickle.dumps(value)
+            except Exception as exc:
+                raise TypeError(
+                    f"an OAuth cannot be pickled: its {name} (a {type(value).__name__}) cannot be "
+                    f"({type(exc).__name__}: {(str(exc).splitlines() or [''])[0]}); give a picklable one, "
+                    "or create the OAuth in the worker"
+                ) from exc
+        return (_rebuilt, (self._server_url, self._spec))
 
     def __repr__(self) -> str:
         what = type(self._grant).__name__ if self._grant else "authorization code"
@@ -493,3 +521,8 @@ def _sent_token(request: requests.PreparedRequest | None) -> str | None:
     if not header or " " not in header:
         return None
     return header.split(" ", 1)[1].strip()
+
+
+def _rebuilt(server_url: str | None, spec: dict[str, Any]) -> OAuth:
+    """Unpickle an ``OAuth``: a new one, made as the original was."""
+    return OAuth(server_url, **spec)

@@ -160,6 +160,10 @@ class MemoryTokenStore(TokenStore):
     def __repr__(self) -> str:
         return f"<MemoryTokenStore {len(self._records)} server(s)>"
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled empty: the records are this process's, and tokens never travel."""
+        return (MemoryTokenStore, ())
+
     def load(self, key: str) -> dict[str, Any] | None:
         with self._lock:
             record = self._records.get(key)
@@ -233,6 +237,10 @@ class FileTokenStore(TokenStore):
 
     def __repr__(self) -> str:
         return f"<FileTokenStore {str(self.directory)!r}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its directory: a process that receives it reads the records kept there."""
+        return (FileTokenStore, (self.directory,))
 
     def path_for(self, key: str) -> Path:
         """The file of ``key``: a hash of the URL, so the name leaks nothing and is always valid."""

@@ -188,13 +188,16 @@ class ServerProcess:
                 self.proc.wait(5)
 
 
-def start_sdk_server(*args: str, timeout: float = 30.0, env: dict[str, str] | None = None) -> ServerProcess:
-    """Start tests/servers/sdk_server.py with ``args`` on a free port; wait for LISTENING.
+def start_sdk_server(
+    *args: str, timeout: float = 30.0, env: dict[str, str] | None = None, script: Path = SDK_SERVER
+) -> ServerProcess:
+    """Start tests/servers/sdk_server.py (or another server ``script`` that takes ``--port``
+    and prints LISTENING) with ``args`` on a free port; wait for LISTENING.
 
     ``env`` adds to this process's environment (``SDK_SERVER_EVENTS``, say).
     """
     proc = subprocess.Popen(
-        [sys.executable, str(SDK_SERVER), "--port", "0", *args],
+        [sys.executable, str(script), "--port", "0", *args],
         env={**os.environ, **env} if env else None,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,

@@ -1,0 +1,96 @@
+"""A SharedClient with OAuth travels as what it connects to and how it authorizes, never a token.
+
+Real loopback servers: the official SDK's resource server (tests/servers/sdk_oauth_server.py),
+which checks each token with the authorization server of tests/scale/authorization_server.py
+(client credentials). The parent fetches a token; a spawned worker that receives the shared
+client gets its own, from the grant or from the token store it was given.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from mcpclient import SharedClient
+from mcpclient.auth import ClientCredentials, FileTokenStore, MemoryTokenStore, OAuth
+from mcpclient.auth._tokens import Tokens
+from tests.helpers import require_mcp_sdk
+from tests.http.conftest import start_sdk_server
+from tests.scale import _work
+from tests.scale.authorization_server import CLIENT_ID, AuthorizationServer
+
+OAUTH_SERVER = Path(__file__).resolve().parents[1] / "servers" / "sdk_oauth_server.py"
+
+pytestmark = pytest.mark.timeout(120)
+
+
+@pytest.fixture
+def servers(scale_path):
+    require_mcp_sdk()
+    issuer = AuthorizationServer().start()
+    mcp = start_sdk_server("--issuer", issuer.url, script=OAUTH_SERVER)
+    yield issuer, mcp.url
+    mcp.stop()
+    issuer.stop()
+
+
+def tokens_of(issuer: AuthorizationServer) -> list[str]:
+    return [entry["token"] for entry in issuer.issued]
+
+
+def spawned_add(shared: SharedClient, a: int, b: int) -> dict:
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(_work.add, shared, a, b).result(60)
+
+
+def test_a_worker_fetches_its_own_token_and_none_travels(servers):
+    issuer, url = servers
+    shared = SharedClient(url, timeout=20, auth=OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret)))
+    try:
+        assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"  # the parent holds a token now
+        [parent_token] = tokens_of(issuer)
+        data = pickle.dumps(shared)
+        assert parent_token.encode() not in data and b"token-" not in data
+        answer = spawned_add(shared, 2, 3)
+        assert answer["sum"] == "5" and answer["opened"] == 1
+        assert len(tokens_of(issuer)) == 2 and tokens_of(issuer)[0] == parent_token  # the worker's own grant
+        assert issuer.issued[1]["resource"] == url  # for the same server, as the parent's
+    finally:
+        shared.close()
+
+
+def test_a_worker_reads_its_token_from_the_file_store_it_was_given(servers, tmp_path):
+    issuer, url = servers
+    store = FileTokenStore(tmp_path / "tokens")
+    shared = SharedClient(url, timeout=20, auth=OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret), store=store))
+    try:
+        assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"
+        [token] = tokens_of(issuer)
+        data = pickle.dumps(shared)
+        assert token.encode() not in data and tmp_path.name.encode() in data  # the store travels as its directory
+        answer = spawned_add(shared, 4, 5)
+        assert answer["sum"] == "9" and answer["opened"] == 1
+        assert tokens_of(issuer) == [token]  # no new grant: the worker used the stored token
+    finally:
+        shared.close()
+
+
+def test_a_memory_token_store_travels_empty():
+    store = MemoryTokenStore()
+    store.save("http://127.0.0.1:1/mcp", {"tokens": Tokens(access_token="token-in-memory").to_json(), "clients": {}})
+    data = pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", auth=OAuth("http://127.0.0.1:1/mcp", store=store)))
+    assert b"token-in-memory" not in data
+    assert pickle.loads(pickle.dumps(store)).load("http://127.0.0.1:1/mcp") is None
+
+
+def test_an_oauth_part_that_cannot_be_pickled_is_named():
+    class Local(ClientCredentials):
+        pass
+
+    auth = OAuth("http://127.0.0.1:1/mcp", grant=Local(CLIENT_ID, "s"))
+    with pytest.raises(TypeError, match=r"the option auth \(a OAuth\).*its grant \(a Local\)"):
+        pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", auth=auth))
