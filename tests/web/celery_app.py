@@ -34,3 +34,11 @@ connect_worker_signals(mcp)
 def add(a: int, b: int) -> dict[str, object]:
     return {"sum": mcp.call_tool("add", {"a": a, "b": b}).text, "worker": os.getpid(),
             "server": mcp.get().transport.pid, "opened": mcp.opened}
+
+
+@app.task
+def add_chunk(start: int, count: int) -> dict[str, object]:
+    """``count`` calls of ``add`` (``a`` = ``start`` + i, ``b`` = 1) through ``map_tool`` (issue 33's job)."""
+    results = mcp.map_tool("add", ({"a": start + i, "b": 1} for i in range(count)), concurrency=8)
+    return {"start": start, "sums": [int(result.text) for result in results], "worker": os.getpid(),  # type: ignore[union-attr]
+            "server": mcp.get().transport.pid, "opened": mcp.opened}
