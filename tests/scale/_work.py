@@ -30,6 +30,11 @@ def group_add(group: SharedGroup, tool: str, a: int, b: int) -> dict[str, Any]:
     return {"sum": group.call_tool(tool, {"a": a, "b": b}).text, "worker": os.getpid(), "opened": group.opened}
 
 
+def group_retry(group: SharedGroup) -> str:
+    """The retry mode of a received SharedGroup."""
+    return group.retry
+
+
 def handler(*args: Any) -> Any:
     """A module-level handler: it travels by name."""
     return None
