@@ -31,18 +31,28 @@ def client():
 
 def test_thousands_of_server_logger_names_do_not_grow_pythons_logger_registry(client, caplog):
     before = set(logging.Logger.manager.loggerDict)
+    dropped_before = client._engine._dropped
+
+    def messages() -> list[logging.LogRecord]:
+        return [r for r in caplog.records if r.getMessage().split("] ", 1)[-1].startswith("message ")]
+
+    def accounted() -> int:
+        # On a loaded machine the dispatch pool's flood bound may drop some: counted, never lost silently.
+        return len(messages()) + client._engine._dropped - dropped_before
+
     with caplog.at_level(logging.INFO, logger="mcpclient.server"):
         client.call_tool("shout", {"count": NAMES}, timeout=60)
-        assert wait_for(lambda: any("logged" in r.getMessage() for r in caplog.records), timeout=30)
+        assert wait_for(lambda: accounted() >= NAMES, timeout=30), accounted()
     new = set(logging.Logger.manager.loggerDict) - before
     servers = [name for name in new if name.startswith("mcpclient.server.")]
     assert len(servers) <= _logging.MAX_SERVER_LOGGERS, len(servers)
     assert len(new) <= _logging.MAX_SERVER_LOGGERS + 10, len(new)  # the rest: modules' own loggers
-    messages = [r for r in caplog.records if r.getMessage().split("] ", 1)[-1].startswith("message ")]
-    assert len(messages) == NAMES  # every message is still logged, with its logger name
-    last = next(r for r in messages if r.getMessage().endswith(f"message {NAMES - 1}"))
-    assert last.name == "mcpclient.server" and last.mcp_logger == f"name-{NAMES - 1}"
-    assert last.getMessage().startswith("[hostile") and f"/name-{NAMES - 1}] " in last.getMessage()
+    logged = messages()
+    assert NAMES // 2 <= len(logged) <= NAMES  # the messages are logged, each with its logger name
+    number = max(int(r.getMessage().rsplit(" ", 1)[-1]) for r in logged)
+    last = next(r for r in logged if r.getMessage().endswith(f"message {number}"))
+    assert last.name == "mcpclient.server" and last.mcp_logger == f"name-{number}"
+    assert last.getMessage().startswith("[hostile") and f"/name-{number}] " in last.getMessage()
 
 
 def test_a_plain_name_keeps_its_child_logger_while_there_is_room(client, caplog, monkeypatch):
