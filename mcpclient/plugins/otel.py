@@ -176,15 +176,40 @@ class OTelObserver:
 
     # -- client calls -----------------------------------------------------------------------
 
-    @contextlib.contextmanager
-    def client_call(self, method: str, params: dict[str, Any] | None, version: str) -> Iterator[_Seen]:
-        params = params or {}
+    def _attributes(self, method: str, version: str | None) -> dict[str, Any]:
+        """What every span of this session carries: the method, the peer, the version, the session."""
         attributes: dict[str, Any] = {"mcp.method.name": method, **self._network}
         if version:
             attributes["mcp.protocol.version"] = version
         session = self._session_id()
         if session:
             attributes["mcp.session.id"] = session
+        return attributes
+
+    @contextlib.contextmanager
+    def _span(self, name: str, method: str, kind: SpanKind, attributes: dict[str, Any], *,
+              parent: context.Context | None = None,
+              ended: Callable[[_Seen], None] | None = None) -> Iterator[_Seen]:
+        """A span with its outcome recorded by ``_Seen`` (an exception marks it failed), then
+        ``ended(seen)`` once the outcome is known, whatever it was."""
+        with self._tracer.start_as_current_span(
+            name, context=parent, kind=kind, attributes=attributes,
+            record_exception=False, set_status_on_exception=False,
+        ) as span:
+            seen = _Seen(self, span, method)
+            try:
+                yield seen
+            except BaseException as exc:
+                seen.failed(exc)
+                raise
+            finally:
+                if ended is not None:
+                    ended(seen)
+
+    @contextlib.contextmanager
+    def client_call(self, method: str, params: dict[str, Any] | None, version: str) -> Iterator[_Seen]:
+        params = params or {}
+        attributes = self._attributes(method, version)
         name = params.get("name")
         target = name if isinstance(name, str) and method in ("tools/call", "prompts/get") else None
         if method == "tools/call":
@@ -199,20 +224,15 @@ class OTelObserver:
         if method in RESOURCE_METHODS and isinstance(uri, str):
             attributes["mcp.resource.uri"] = uri
         start = time.monotonic()
-        with self._tracer.start_as_current_span(
-            f"{method} {target}" if target else method, kind=SpanKind.CLIENT, attributes=attributes,
-            record_exception=False, set_status_on_exception=False,
-        ) as span:
-            seen = _Seen(self, span, method)
-            try:
-                yield seen
-            except BaseException as exc:
-                seen.failed(exc)
-                raise
-            finally:
-                metric = {k: v for k, v in attributes.items() if k in METRIC_KEYS}
-                metric.update(seen.errors)
-                self._operations.record(time.monotonic() - start, metric)
+
+        def measured(seen: _Seen) -> None:
+            metric = {k: v for k, v in attributes.items() if k in METRIC_KEYS}
+            metric.update(seen.errors)
+            self._operations.record(time.monotonic() - start, metric)
+
+        with self._span(f"{method} {target}" if target else method, method, SpanKind.CLIENT, attributes,
+                        ended=measured) as seen:
+            yield seen
 
     # -- server requests --------------------------------------------------------------------
 
@@ -224,22 +244,9 @@ class OTelObserver:
             extracted = (self._propagator or propagate.get_global_textmap()).extract(meta)
             if trace.get_current_span(extracted).get_span_context().is_valid:
                 parent = extracted
-        attributes: dict[str, Any] = {"mcp.method.name": method, **self._network}
-        if self._version:
-            attributes["mcp.protocol.version"] = self._version
-        session = self._session_id()
-        if session:
-            attributes["mcp.session.id"] = session
-        with self._tracer.start_as_current_span(
-            method, context=parent, kind=SpanKind.SERVER, attributes=attributes,
-            record_exception=False, set_status_on_exception=False,
-        ) as span:
-            seen = _Seen(self, span, method)
-            try:
-                yield seen
-            except BaseException as exc:
-                seen.failed(exc)
-                raise
+        with self._span(method, method, SpanKind.SERVER, self._attributes(method, self._version),
+                        parent=parent) as seen:
+            yield seen
 
     # -- the session ------------------------------------------------------------------------
 
