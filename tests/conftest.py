@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -75,6 +76,28 @@ def ending_servers():
 
     yield start
     for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def stoppable_sdk_server():
+    """A factory: a started official-SDK HTTP server (``start_sdk_server``'s arguments), which a
+    test may stop with SIGSTOP; each is continued and ended after the test."""
+    from tests.helpers import require_mcp_sdk
+    from tests.http.conftest import start_sdk_server
+
+    require_mcp_sdk()
+    started: list[Any] = []
+
+    def start(*args: str) -> Any:
+        server = start_sdk_server(*args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        if server.proc.poll() is None:
+            os.kill(server.proc.pid, signal.SIGCONT)
         server.stop()
 
 

@@ -12,13 +12,13 @@ import os
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 
 from mcpclient import Client, ConnectionClosed, KeepAlive, StreamableHTTPTransport
 from mcpclient._build.factory import make_client
-from tests.helpers import RELEASED_WITHIN, BackgroundCall, require_mcp_sdk, wait_for
+from tests.helpers import RELEASED_WITHIN, BackgroundCall, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -37,26 +37,6 @@ class Pings:
         return next(message)
 
 
-@pytest.fixture
-def sdk_server() -> Iterator[Callable[..., Any]]:
-    """A factory: a started SDK server (continued if a test stopped it), ended after."""
-    require_mcp_sdk()
-    from tests.http.conftest import start_sdk_server
-
-    started: list[Any] = []
-
-    def start(*args: str) -> Any:
-        server = start_sdk_server(*args)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        if server.proc.poll() is None:
-            os.kill(server.proc.pid, signal.SIGCONT)
-        server.stop()
-
-
 def _keepalive_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "mcpclient-keepalive"]
 
@@ -68,8 +48,8 @@ def test_the_interval_must_be_a_positive_number():
 
 
 @pytest.mark.parametrize("args", [(), ("--json-response",)], ids=["sse", "json"])
-def test_a_legacy_client_pings_and_close_stops_the_pings(sdk_server, args):
-    server = sdk_server("--transport", "streamable-http", *args)
+def test_a_legacy_client_pings_and_close_stops_the_pings(stoppable_sdk_server, args):
+    server = stoppable_sdk_server("--transport", "streamable-http", *args)
     pings = Pings()
     before = len(_keepalive_threads())
     client = Client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL, middleware=[pings])
@@ -82,16 +62,16 @@ def test_a_legacy_client_pings_and_close_stops_the_pings(sdk_server, args):
     assert pings.sent == sent, "pings went on after close()"
 
 
-def test_the_shorthand_reaches_clients_the_factory_builds(sdk_server):
-    server = sdk_server("--transport", "streamable-http")
+def test_the_shorthand_reaches_clients_the_factory_builds(stoppable_sdk_server):
+    server = stoppable_sdk_server("--transport", "streamable-http")
     pings = Pings()
     with make_client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL,
                      middleware=[pings]) as client:
         wait_for(lambda: pings.sent >= 2, timeout=10)
 
 
-def test_a_modern_client_does_not_ping(sdk_server):
-    server = sdk_server("--transport", "streamable-http")
+def test_a_modern_client_does_not_ping(stoppable_sdk_server):
+    server = stoppable_sdk_server("--transport", "streamable-http")
     pings = Pings()
     with Client(StreamableHTTPTransport(server.url), protocol="2026-07-28",
                 extensions=[KeepAlive(INTERVAL)], middleware=[pings]) as client:
@@ -101,8 +81,8 @@ def test_a_modern_client_does_not_ping(sdk_server):
 
 
 @pytest.mark.parametrize("args", [(), ("--json-response",)], ids=["sse", "json"])
-def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(sdk_server, args):
-    server = sdk_server("--transport", "streamable-http", *args)
+def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(stoppable_sdk_server, args):
+    server = stoppable_sdk_server("--transport", "streamable-http", *args)
     client = Client(StreamableHTTPTransport(server.url), protocol="legacy", timeout=None, keepalive=INTERVAL)
     try:
         client.initialize()
@@ -123,12 +103,12 @@ def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(
     assert closed_in < RELEASED_WITHIN, f"close() took {closed_in:.2f}s"
 
 
-def test_a_client_dropped_without_close_is_collected_and_its_pings_stop(sdk_server):
+def test_a_client_dropped_without_close_is_collected_and_its_pings_stop(stoppable_sdk_server):
     import gc
     import warnings
     import weakref
 
-    server = sdk_server("--transport", "streamable-http")
+    server = stoppable_sdk_server("--transport", "streamable-http")
     pings = Pings()
     before = len(_keepalive_threads())
     client = Client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL, middleware=[pings])

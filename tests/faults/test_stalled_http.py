@@ -14,13 +14,13 @@ import os
 import signal
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
 from mcpclient import CancelToken, Client, RequestCancelled, RequestTimeout, SSETransport, StreamableHTTPTransport
 from tests.faults.ending_http import EndingServer
-from tests.helpers import RELEASED_WITHIN, BackgroundCall, require_mcp_sdk, wait_for
+from tests.helpers import RELEASED_WITHIN, BackgroundCall, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -63,30 +63,10 @@ SDK = {
 }
 
 
-@pytest.fixture
-def stopped_sdk_server() -> Iterator[Callable[..., Any]]:
-    """A factory: a started SDK server, which ``stop_it()`` SIGSTOPs; continued and ended after."""
-    require_mcp_sdk()
-    from tests.http.conftest import start_sdk_server
-
-    started: list[Any] = []
-
-    def start(*args: str) -> Any:
-        server = start_sdk_server(*args)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        if server.proc.poll() is None:
-            os.kill(server.proc.pid, signal.SIGCONT)
-        server.stop()
-
-
 @pytest.mark.parametrize("kind", SDK)
-def test_a_stopped_sdk_server_ends_calls_at_their_timeout_or_cancel(stopped_sdk_server, kind):
+def test_a_stopped_sdk_server_ends_calls_at_their_timeout_or_cancel(stoppable_sdk_server, kind):
     args, protocol = SDK[kind]
-    server = stopped_sdk_server(*args)
+    server = stoppable_sdk_server(*args)
     transport: Any = SSETransport(server.url) if kind == "legacy-sse" else StreamableHTTPTransport(server.url)
     client = Client(transport, timeout=None, protocol=protocol)
     client.initialize()
