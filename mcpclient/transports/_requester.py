@@ -168,28 +168,6 @@ class Requester:
         """Send one request and return the response once its headers are read.
 
         Every error raised is scrubbed of the credentials this transport sent (``_redact``).
-        ``_request`` says the rest.
-        """
-        with self.redactor.scrubbing():
-            return self._request(
-                method, body=body, headers=headers, url=url, deadline=deadline, read_timeout=read_timeout,
-                retry=retry, exchange=exchange, resend_safe=resend_safe,
-            )
-
-    def _request(
-        self,
-        method: str,
-        *,
-        body: bytes | None = None,
-        headers: Mapping[str, str] | None = None,
-        url: str | None = None,
-        deadline: float | None = None,
-        read_timeout: float | None | str = "deadline",
-        retry: bool = True,
-        exchange: Exchange | None = None,
-        resend_safe: bool = False,
-    ) -> requests.Response:
-        """Send one request and return the response once its headers are read.
 
         The body is not read: the caller streams it (and must release or close it). Retries
         429, 503 and connect-phase failures up to ``max_retries`` times with capped exponential
@@ -203,64 +181,66 @@ class Requester:
         Raises ``RequestTimeout``, ``HTTPStatusError`` (a refused redirect, or 429/503 after
         the last retry is handed back as a response) or ``TransportError``.
         """
-        attempts = self.max_retries + 1 if retry else 1
-        resent = not resend_safe
-        attempt = 0
-        while attempt < attempts:
-            if exchange is not None:
-                exchange.check()
-                exchange.rearm()
-            remaining = _remaining(deadline)
-            if remaining is not None and remaining <= 0:
-                raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
-            try:
-                response = self._send_following_redirects(
-                    method, body, headers, url, deadline, read_timeout, exchange, resent
-                )
-            except _Resend as exc:
-                log.info("%s; sending it again on a new connection (it changes nothing)", exc.error)
-                resent = True
-                continue
-            except _Retryable as exc:
+        with self.redactor.scrubbing():
+            attempts = self.max_retries + 1 if retry else 1
+            resent = not resend_safe
+            attempt = 0
+            while attempt < attempts:
                 if exchange is not None:
                     exchange.check()
-                    exchange.sent = False  # refused before it ran: a cancel now has nothing to stop
-                if attempt + 1 >= attempts:
-                    raise exc.error from exc.error.__cause__
-                delay = backoff(attempt)
-                log.info("%s; retrying in %.2fs (retry %d of %d)", exc.error, delay, attempt + 1, self.max_retries)
-            else:
-                if response.status_code not in RETRY_STATUSES or attempt + 1 >= attempts:
-                    return response
-                after = retry_after(response.headers.get("Retry-After"))
-                delay = backoff(attempt) if after is None else after
-                response.close()
-                if exchange is not None:
-                    exchange.sent = False
-                if delay > RETRY_AFTER_MAX:
-                    raise HTTPStatusError(
-                        f"{self._safe(url)} answered HTTP {response.status_code} and asked to retry "
-                        f"after {delay:.0f}s, longer than mcpclient waits",
-                        status_code=response.status_code,
-                        url=self._safe(url),
+                    exchange.rearm()
+                remaining = _remaining(deadline)
+                if remaining is not None and remaining <= 0:
+                    raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
+                try:
+                    response = self._send_following_redirects(
+                        method, body, headers, url, deadline, read_timeout, exchange, resent
                     )
-                log.info(
-                    "%s answered HTTP %d; retrying in %.2fs (retry %d of %d)",
-                    self._safe(url), response.status_code, delay, attempt + 1, self.max_retries,
-                )
-            remaining = _remaining(deadline)
-            if remaining is not None and delay >= remaining:
-                raise RequestTimeout(
-                    f"{self._safe(url)} asked to retry after {delay:.2f}s, beyond the call's timeout",
-                    timeout=None,
-                )
-            if exchange is not None:
-                if exchange.wait(delay):
-                    raise exchange.error()  # woken by close, cancel or the deadline: no re-send
-            else:
-                time.sleep(delay)
-            attempt += 1
-        raise AssertionError("unreachable")  # pragma: no cover
+                except _Resend as exc:
+                    log.info("%s; sending it again on a new connection (it changes nothing)", exc.error)
+                    resent = True
+                    continue
+                except _Retryable as exc:
+                    if exchange is not None:
+                        exchange.check()
+                        exchange.sent = False  # refused before it ran: a cancel now has nothing to stop
+                    if attempt + 1 >= attempts:
+                        raise exc.error from exc.error.__cause__
+                    delay = backoff(attempt)
+                    log.info("%s; retrying in %.2fs (retry %d of %d)", exc.error, delay, attempt + 1, self.max_retries)
+                else:
+                    if response.status_code not in RETRY_STATUSES or attempt + 1 >= attempts:
+                        return response
+                    after = retry_after(response.headers.get("Retry-After"))
+                    delay = backoff(attempt) if after is None else after
+                    response.close()
+                    if exchange is not None:
+                        exchange.sent = False
+                    if delay > RETRY_AFTER_MAX:
+                        raise HTTPStatusError(
+                            f"{self._safe(url)} answered HTTP {response.status_code} and asked to retry "
+                            f"after {delay:.0f}s, longer than mcpclient waits",
+                            status_code=response.status_code,
+                            url=self._safe(url),
+                        )
+                    log.info(
+                        "%s answered HTTP %d; retrying in %.2fs (retry %d of %d)",
+                        self._safe(url), response.status_code, delay, attempt + 1, self.max_retries,
+                    )
+                remaining = _remaining(deadline)
+                if remaining is not None and delay >= remaining:
+                    raise RequestTimeout(
+                        f"{self._safe(url)} asked to retry after {delay:.2f}s, beyond the call's timeout",
+                        timeout=None,
+                    )
+                if exchange is not None:
+                    if exchange.wait(delay):
+                        raise exchange.error()  # woken by close, cancel or the deadline: no re-send
+                else:
+                    time.sleep(delay)
+                attempt += 1
+            raise AssertionError("unreachable")  # pragma: no cover
+
 
     def _send_following_redirects(
         self,
