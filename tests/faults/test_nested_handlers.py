@@ -111,7 +111,7 @@ def test_with_every_thread_waiting_a_request_is_refused_as_busy_and_no_call_hang
     client = Client(StdioTransport(SDK_SERVER), protocol="legacy", timeout=None, max_dispatch=2)
     client.set_elicitation_handler(nesting_handler(client))
     with client:
-        assert client._engine._pool.most == 16
+        assert client._engine._dispatch._pool.most == 16
         began = time.monotonic()
         results = call_at_once(client, 24, join=30)
         took = time.monotonic() - began

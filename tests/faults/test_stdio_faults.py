@@ -216,7 +216,7 @@ def test_100k_notifications_with_a_handler_stuck_forever_do_not_stop_replies_or_
             client.ping()  # the last notifications have been read
         assert mismatches == []
         engine = client._engine
-        assert engine._dropped > 0
+        assert engine._dispatch.dropped > 0
         assert len(handled) <= 16  # only the workers ever got one; the rest queued or dropped
         assert any("dispatch pool full" in r.getMessage() for r in caplog.records)
         assert sum("dispatch pool full" in r.getMessage() for r in caplog.records) < 200  # rate-limited

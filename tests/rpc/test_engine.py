@@ -173,7 +173,7 @@ def test_string_ids_that_echo_ours_are_paired(transport):
 def test_a_full_pool_drops_notifications_and_replies_still_flow(transport, caplog):
     server = ScriptedServer(transport)
     client = Client(transport, timeout=5, max_dispatch=2)
-    client._engine._capacity = threading.BoundedSemaphore(2)  # no queue: saturate quickly
+    client._engine._dispatch._capacity = threading.BoundedSemaphore(2)  # no queue: saturate quickly
     release = threading.Event()
     seen = []
 
@@ -201,7 +201,7 @@ def test_a_full_pool_drops_notifications_and_replies_still_flow(transport, caplo
 def test_a_full_pool_refuses_server_requests_with_an_error(transport):
     server = ScriptedServer(transport)
     client = Client(transport, timeout=5, max_dispatch=1)
-    client._engine._capacity = threading.BoundedSemaphore(1)
+    client._engine._dispatch._capacity = threading.BoundedSemaphore(1)
     release = threading.Event()
     client.set_notification_handler(lambda method, params: release.wait(10))
     client.initialize()
@@ -262,9 +262,9 @@ def test_a_forked_child_gets_a_clear_error_not_a_hang(client_and_server):
 
 @pytest.mark.parametrize("threshold, warned", [(0.0, True), (60.0, False)])
 def test_a_blocked_notification_lane_is_warned_about(transport, caplog, monkeypatch, threshold, warned):
-    from mcpclient._core.rpc import engine
+    from mcpclient._core.rpc import dispatch
 
-    monkeypatch.setattr(engine, "LANE_BLOCKED_WARNING", threshold)
+    monkeypatch.setattr(dispatch, "LANE_BLOCKED_WARNING", threshold)
     server = ScriptedServer(transport)
     client = Client(transport, timeout=5)
     started, release = threading.Event(), threading.Event()

@@ -31,14 +31,14 @@ def client():
 
 def test_thousands_of_server_logger_names_do_not_grow_pythons_logger_registry(client, caplog):
     before = set(logging.Logger.manager.loggerDict)
-    dropped_before = client._engine._dropped
+    dropped_before = client._engine._dispatch.dropped
 
     def messages() -> list[logging.LogRecord]:
         return [r for r in caplog.records if r.getMessage().split("] ", 1)[-1].startswith("message ")]
 
     def accounted() -> int:
         # On a loaded machine the dispatch pool's flood bound may drop some: counted, never lost silently.
-        return len(messages()) + client._engine._dropped - dropped_before
+        return len(messages()) + client._engine._dispatch.dropped - dropped_before
 
     with caplog.at_level(logging.INFO, logger="mcpclient.server"):
         client.call_tool("shout", {"count": NAMES}, timeout=60)

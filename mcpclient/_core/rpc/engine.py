@@ -23,7 +23,6 @@ holds the calls, their waiting and inline reads, and the routing and dispatch of
 
 from __future__ import annotations
 
-import collections
 import copy
 import functools
 import itertools
@@ -47,7 +46,7 @@ from ..exceptions import (
 )
 from .batching import Outbox
 from .cancel import CancelToken, EventWatch, is_cancelled, watch_event
-from .pool import DispatchPool
+from .dispatch import REPLY_SEND_TIMEOUT, Dispatcher, NotificationHandler, RequestHandler, hashable
 from .reader import connection_error, read_loop, reply_taker
 from .slots import ProgressCallback, _events, _Slot, _ThreadEvents
 
@@ -59,19 +58,8 @@ log = logging.getLogger(__name__)
 READER_JOIN_TIMEOUT = 5.0
 #: How long close() waits for in-flight handlers after cancelling them.
 DISPATCH_GRACE = 2.0
-#: How long a reply to a server request may take to write before it is given up.
-REPLY_SEND_TIMEOUT = 10.0
-#: Beyond the workers, how many dispatches may wait in the queue before new ones are refused.
-DEFAULT_QUEUE_FACTOR = 64
-#: How many dispatch threads there may be in all, as a multiple of ``max_dispatch``: past
-#: ``max_dispatch`` only to stand in for handlers waiting on calls to this same server (see
-#: ``DispatchPool``); once every one of them waits, a server request is refused as busy.
-DISPATCH_THREADS_FACTOR = 8
-
 #: How long a call waits for its own queued progress callbacks once the reply is in.
 PROGRESS_DRAIN_TIMEOUT = 2.0
-#: A notification queued behind one whose handler has run this long gets a warning logged.
-LANE_BLOCKED_WARNING = 5.0
 #: Over a transport that reads inline: how long a caller reads for its own reply before it
 #: hands the pipe to the reader thread and waits on its slot (a cancel waits at most this).
 INLINE_READ_BUDGET = 0.02
@@ -87,9 +75,6 @@ SPIN_WORTH = 0.00005
 #: that became fast again.
 SPIN_PROBE = 32
 
-RequestHandler = Callable[[str, "dict[str, Any]", CancelToken], Any]
-NotificationHandler = Callable[[str, "dict[str, Any]"], None]
-
 _live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
 
 
@@ -101,19 +86,6 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-class _LaneFlag(threading.local):
-    """Whether the current thread is running the notification lane (``Engine._drain_lane``)."""
-
-    on_lane = False
-
-
-class _DispatchFlag(threading.local):
-    """Whether the current thread is running one of the engine's handlers (not waiting in a
-    call of its own: see ``Engine.request``)."""
-
-    active = False
 
 
 #: Held by the thread spinning for its reply (``Engine._read_inline``): two threads spinning
@@ -152,12 +124,8 @@ class Engine:
         max_dispatch: int = 16,
         max_queue: int | None = None,
     ) -> None:
-        if max_dispatch < 1:
-            raise ValueError("max_dispatch must be at least 1")
         self._transport = transport
         can = capabilities(transport)
-        self._on_request = on_request
-        self._on_notification = on_notification
         self._ids = itertools.count(1)
         self._pending: dict[Any, _Slot] = {}
         self._lock = threading.Lock()
@@ -169,20 +137,11 @@ class Engine:
         self._inline_reader = cast(InlineReads, transport)
         self._dead: MCPError | None = None
         self._closed = False
-        self._inbound: dict[Any, CancelToken] = {}
-        queue = max_dispatch * DEFAULT_QUEUE_FACTOR if max_queue is None else max_queue
-        self._capacity = threading.BoundedSemaphore(max_dispatch + queue)
-        self._pool = DispatchPool(max_dispatch, max_dispatch * DISPATCH_THREADS_FACTOR, "mcpclient-dispatch")
-        self._busy = 0
-        self._busy_cond = threading.Condition()
-        self._dispatch_local = _DispatchFlag()
-        self._dropped = 0
-        self._lane: collections.deque[tuple[Callable[..., None], tuple[Any, ...]]] = collections.deque()
-        self._lane_lock = threading.Lock()
-        self._lane_busy = False
-        self._lane_flag = _LaneFlag()
-        self._lane_since = 0.0  # when the running lane item started
-        self._lane_warned = False  # about the running item
+        #: Runs what the server sends: its requests and notifications, progress callbacks.
+        self._dispatch = Dispatcher(
+            on_request=on_request, on_notification=on_notification, send=self._send,
+            closed=lambda: self._closed, max_dispatch=max_dispatch, max_queue=max_queue,
+        )
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
         self._inline = can.inline_reads
@@ -229,7 +188,7 @@ class Engine:
                 self._dead = ClientClosedError()
             # _dead is set before the table is swapped: see Engine.request.
             pending, self._pending = list(self._pending.values()), {}
-            tokens = list(self._inbound.values())
+            tokens = self._dispatch.tokens()
         for slot in pending:
             slot.error = ClientClosedError()
             slot.event.set()
@@ -250,29 +209,14 @@ class Engine:
             self._reader.join(READER_JOIN_TIMEOUT)
             if self._reader.is_alive():
                 log.warning("the reader thread did not stop within %.1fs", READER_JOIN_TIMEOUT)
-        self._wait_for_dispatch(DISPATCH_GRACE)
-        self._pool.shutdown()
+        self._dispatch.wait_idle(DISPATCH_GRACE)
+        self._dispatch.shutdown()
         _live_engines.discard(self)
 
     def abort(self, error: MCPError) -> None:
         """End the connection with ``error``: pending and later calls fail with it; then close."""
         self._mark_dead(error)
         self.close()
-
-    def _wait_for_dispatch(self, grace: float) -> None:
-        own = 1 if self._dispatch_local.active else 0
-        deadline = time.monotonic() + grace
-        with self._busy_cond:
-            while self._busy > own:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    log.warning(
-                        "%d handler(s) still running %.1fs after close; leaving them behind",
-                        self._busy - own,
-                        grace,
-                    )
-                    return
-                self._busy_cond.wait(left)
 
     def _forget_parent(self) -> None:
         """In a forked child: fail every later call; the connection stays the parent's.
@@ -283,8 +227,7 @@ class Engine:
         self._lock = threading.Lock()
         self._write_lock = None if self._write_lock is None else threading.Lock()
         self._outbox.reset()
-        self._busy_cond = threading.Condition()
-        self._busy = 0
+        self._dispatch.forget_parent()
         self._forked = True
         self._mark_dead(
             TransportError(
@@ -301,7 +244,7 @@ class Engine:
                 self._dead = error
             # _dead is set before the table is swapped: see Engine.request.
             pending, self._pending = list(self._pending.values()), {}
-            tokens = list(self._inbound.values())
+            tokens = self._dispatch.tokens()
         if forked:
             # The locks and threads we would use belong to the parent; touch nothing else.
             return
@@ -350,18 +293,12 @@ class Engine:
         worker is parked in the dispatch pool while the call waits, so that what the call
         needs dispatched (the server's requests from inside it, its progress) gets a thread.
         """
-        local = self._dispatch_local
-        if local.active:
-            local.active = False
-            self._pool.park()
-            try:
+        if self._dispatch.in_handler:
+            with self._dispatch.parked():
                 return self.request(
                     method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, on_progress=on_progress,
                     max_total=max_total, cancel=cancel, on_sent=on_sent, options=options,
                 )
-            finally:
-                self._pool.unpark()
-                local.active = True
         if timeout is None and max_total is None:
             deadline = hard_deadline = None
         else:
@@ -461,7 +398,7 @@ class Engine:
             _events.free = slot.event
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
-        if on_progress is not None and not self._lane_flag.on_lane:
+        if on_progress is not None and not self._dispatch.on_lane:
             # On the lane thread (a call made from a progress callback or notification
             # handler) our own callbacks queue behind the one running: they run once it returns.
             _wait_for_progress(slot)
@@ -728,7 +665,7 @@ class Engine:
         elif not isinstance(method, str):
             log.warning("skipping a message whose method is not a string: %r", _excerpt(message))
         elif "id" in message:
-            self._dispatch_request(message, method)
+            self._dispatch.request(message, method)
         else:
             self._dispatch_notification(message, method)
 
@@ -743,7 +680,7 @@ class Engine:
         else:
             if isinstance(request_id, str) and len(request_id) < 20 and request_id.isascii() and request_id.isdigit():
                 request_id = int(request_id)  # servers that stringify our ids (but int() refuses "²")
-            slot = self._pending.pop(request_id, None) if _hashable(request_id) else None
+            slot = self._pending.pop(request_id, None) if hashable(request_id) else None
             if slot is None and isinstance(request_id, float) and request_id.is_integer():
                 slot = self._pending.pop(int(request_id), None)
         if slot is None:
@@ -754,7 +691,7 @@ class Engine:
 
     def _fail_one(self, failure: Failure) -> None:
         with self._lock:
-            slot = self._pending.pop(failure.request_id, None) if _hashable(failure.request_id) else None
+            slot = self._pending.pop(failure.request_id, None) if hashable(failure.request_id) else None
         if slot is None:
             log.debug("a failure for unknown or abandoned request id %r: %s", _excerpt(failure.request_id), failure.error)
             return
@@ -765,24 +702,13 @@ class Engine:
         params = message.get("params")
         if not isinstance(params, dict):
             params = {}
-        if method == "notifications/cancelled":
-            token = self._inbound.get(_key(params.get("requestId")))
-            if token is not None:
-                token.cancel(str(params.get("reason") or "cancelled by the server"), by_peer=True)
-        elif method == "notifications/progress":
+        if method == "notifications/progress":
             self._route_progress(params)
-        if not self._capacity.acquire(blocking=False):
-            self._dropped += 1
-            if self._dropped == 1 or self._dropped % 1000 == 0:
-                log.warning(
-                    "dispatch pool full: dropped notification %r (%d dropped so far)", method, self._dropped
-                )
-            return
-        self._submit_ordered(self._run_notification, method, params)
+        self._dispatch.notification(method, params)
 
     def _route_progress(self, params: dict[str, Any]) -> None:
         token = params.get("progressToken")
-        slot = self._pending.get(token) if _hashable(token) else None
+        slot = self._pending.get(token) if hashable(token) else None
         progress = params.get("progress")
         if slot is None or slot.on_progress is None or not isinstance(progress, (int, float)):
             return
@@ -794,160 +720,12 @@ class Engine:
         slot.last_progress = progress
         total = params.get("total")
         message = params.get("message")
-        if self._capacity.acquire(blocking=False):
-            assert slot.progress_idle is not None
-            with slot.progress_idle:
-                slot.progress_queued += 1  # counted until the callback has run
-            self._submit_ordered(
-                self._run_progress,
-                slot,
-                float(progress),
-                float(total) if isinstance(total, (int, float)) else None,
-                message if isinstance(message, str) else None,
-            )
-
-    def _run_progress(self, slot: _Slot, progress: float, total: float | None, message: str | None) -> None:
-        self._enter_dispatch()
-        try:
-            assert slot.on_progress is not None
-            slot.on_progress(progress, total, message)
-        except Exception:
-            log.exception("the progress callback raised")
-        finally:
-            assert slot.progress_idle is not None
-            with slot.progress_idle:
-                slot.progress_queued -= 1
-                slot.progress_idle.notify_all()
-            self._leave_dispatch()
-
-    def _dispatch_request(self, message: dict[str, Any], method: str) -> None:
-        request_id = message["id"]
-        params = message.get("params")
-        if params is not None and not isinstance(params, dict):
-            self._reply_error(request_id, RPCError.INVALID_PARAMS, "params must be an object")
-            return
-        if not self._capacity.acquire(blocking=False):
-            log.warning("dispatch pool full: refusing server request %r", method)
-            self._reply_error(request_id, RPCError.INTERNAL_ERROR, "client is overloaded; try again later")
-            return
-        token = CancelToken()
-        key = _key(request_id)
-        if key is not None:
-            self._inbound[key] = token
-        refuse = functools.partial(self._refuse_busy, request_id, method)
-        self._submit(self._run_request, request_id, method, params or {}, token, refuse=refuse)
-
-    def _refuse_busy(self, request_id: Any, method: str) -> None:
-        """Answer a server request the pool cannot run: every dispatch thread waits on a call
-        to this server, which may be waiting for exactly this request (see ``DispatchPool``)."""
-        self._inbound.pop(_key(request_id), None)
-        self._capacity.release()
-        if self._closed:
-            return
-        log.warning(
-            "refusing server request %r: all %d dispatch threads wait on calls to this server", method,
-            self._pool.most,
+        self._dispatch.progress(
+            slot,
+            float(progress),
+            float(total) if isinstance(total, (int, float)) else None,
+            message if isinstance(message, str) else None,
         )
-        self._reply_error(
-            request_id, RPCError.INTERNAL_ERROR,
-            f"client busy: all {self._pool.most} of its handler threads wait on calls to this server; try again later",
-        )
-
-    def _submit_ordered(self, fn: Callable[..., None], *args: Any) -> None:
-        """Run notifications and progress callbacks one at a time, in arrival order.
-
-        Server requests run concurrently; notifications share this one lane so a user's
-        handler sees log lines, progress and changes in the order the server sent them.
-        """
-        with self._lane_lock:
-            self._lane.append((fn, args))
-            if self._lane_busy:
-                # (Only once an item has started: the lane's job may still wait for a worker.)
-                blocked = time.monotonic() - self._lane_since if self._lane_since else 0.0
-                if blocked > LANE_BLOCKED_WARNING and not self._lane_warned:
-                    self._lane_warned = True
-                    log.warning(
-                        "a notification or progress handler has been running for %.1fs; %d notification(s) "
-                        "wait behind it (they run in order, one at a time: hand long work to a thread)",
-                        blocked, len(self._lane),
-                    )
-                return
-            self._lane_busy = True
-        self._submit(self._drain_lane)
-
-    def _drain_lane(self) -> None:
-        self._lane_flag.on_lane = True
-        try:
-            while True:
-                with self._lane_lock:
-                    if not self._lane:
-                        self._lane_busy = False
-                        self._lane_since = 0.0
-                        return
-                    fn, args = self._lane.popleft()
-                    self._lane_since, self._lane_warned = time.monotonic(), False
-                fn(*args)
-        finally:
-            self._lane_flag.on_lane = False
-
-    def _submit(self, fn: Callable[..., None], *args: Any, refuse: Callable[[], None] | None = None) -> None:
-        try:
-            self._pool.submit(fn, *args, refuse=refuse)
-        except RuntimeError:  # the pool was shut down by close()
-            self._capacity.release()
-
-    def _enter_dispatch(self) -> None:
-        self._dispatch_local.active = True
-        with self._busy_cond:
-            self._busy += 1
-
-    def _leave_dispatch(self) -> None:
-        self._dispatch_local.active = False
-        with self._busy_cond:
-            self._busy -= 1
-            self._busy_cond.notify_all()
-        self._capacity.release()
-
-    def _run_notification(self, method: str, params: dict[str, Any]) -> None:
-        self._enter_dispatch()
-        try:
-            self._on_notification(method, params)
-        except Exception:
-            log.exception("the notification handler raised for %r", method)
-        finally:
-            self._leave_dispatch()
-
-    def _run_request(self, request_id: Any, method: str, params: dict[str, Any], token: CancelToken) -> None:
-        self._enter_dispatch()
-        try:
-            try:
-                result = self._on_request(method, params, token)
-                reply: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "result": result}
-            except RPCError as exc:
-                reply = _error_reply(request_id, exc.code, exc.message, exc.data)
-            except Exception as exc:
-                log.exception("the handler for server request %r raised", method)
-                reply = _error_reply(
-                    request_id, RPCError.INTERNAL_ERROR, f"client handler failed: {type(exc).__name__}: {exc}"
-                )
-            if token.by_peer:
-                return  # the server cancelled it: no reply is expected
-            if self._closed:
-                return
-            try:
-                self._send(reply, time.monotonic() + REPLY_SEND_TIMEOUT)
-            except MCPError as exc:
-                log.warning("could not send the reply to server request %r: %s", method, exc)
-        finally:
-            self._inbound.pop(_key(request_id), None)
-            self._leave_dispatch()
-
-    def _reply_error(self, request_id: Any, code: int, message: str) -> None:
-        try:
-            self._send(_error_reply(request_id, code, message), time.monotonic() + 1.0)
-        except MCPError as exc:
-            log.warning("could not send an error reply: %s", exc)
-
 
 def _wait_for_progress(slot: _Slot) -> None:
     """Let the progress callbacks queued before the reply run before the call returns.
@@ -987,21 +765,6 @@ def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:
     if not isinstance(result, dict):
         raise ProtocolError(f"the server's result for {method!r} is not an object: {_bounded.excerpt(result, 200)}")
     return result
-
-
-def _error_reply(request_id: Any, code: int, message: str, data: Any = None) -> dict[str, Any]:
-    error: dict[str, Any] = {"code": code, "message": message}
-    if data is not None:
-        error["data"] = data
-    return {"jsonrpc": "2.0", "id": request_id, "error": error}
-
-
-def _hashable(value: Any) -> bool:
-    return isinstance(value, (int, str)) and not isinstance(value, bool)
-
-
-def _key(value: Any) -> Any:
-    return value if _hashable(value) else None
 
 
 def _excerpt(value: Any, limit: int = 200) -> str:
