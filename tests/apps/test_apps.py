@@ -186,19 +186,21 @@ class View:
     """The host side of one view, with what it posted and noted recorded; pool work runs
     when ``run_pending`` is called, so a test sees that nothing waited for it."""
 
-    def __init__(self, client, tool="clock", arguments=None):
+    def __init__(self, client, tool="clock", arguments=None, layout=False):
         self.posted: list[dict] = []
         self.notes: list[tuple[str, str]] = []
         self.pending: list = []
+        self.layouts: list[str] = []  # what the front end was told to lay out
         result = client.call_tool(tool, arguments or {})
         host = result.call.host  # the client's Apps extension
         self.bridge = Bridge(host, host.tool(tool), arguments or {}, result,
                              client.read_ui_resource(URI), self.posted.append,
-                             lambda kind, text: self.notes.append((kind, text)), run=self.pending.append)
+                             lambda kind, text: self.notes.append((kind, text)), run=self.pending.append,
+                             display=self.layouts.append if layout else None)
 
-    def request(self, method, params=None, ident=1, run=True):
+    def request(self, method, params=None, ident=1, run=True, env=None):
         self.bridge.receive({"jsonrpc": "2.0", "id": ident, "method": method, "params": params or {}},
-                            {"theme": "dark", "width": 640})
+                            {"theme": "dark", "width": 640} if env is None else env)
         if run:
             self.run_pending()
         return [m for m in self.posted if m.get("id") == ident][-1] if any(
@@ -307,7 +309,6 @@ def test_links_messages_and_context_are_shown_not_acted_on(client):
     assert view.notes == [("link", "https://example.com/x"), ("message", "user: hello"),
                           ("context", "first"), ("context", "second"), ("log", "[info] logged")]
     assert view.bridge.model_context == {"content": [{"type": "text", "text": "second"}]}
-    assert view.request("ui/request-display-mode", {"mode": "fullscreen"}, ident=6)["result"] == {"mode": "inline"}
     assert view.request("sampling/createMessage", ident=9)["error"]["code"] == -32601
 
 
@@ -337,3 +338,162 @@ def test_malformed_messages_are_ignored(client):
     for junk in (None, "x", {"id": 1, "method": "ping"}, {"jsonrpc": "1.0", "id": 1, "method": "ping"}):
         view.bridge.receive(junk)
     assert view.posted == []
+
+
+# -- display modes and host-context changes ----------------------------------------------------
+
+#: McpUiHostContext's fields (SEP-1865, 2026-01-26) and what each must be.
+MODES = ("inline", "fullscreen", "pip")
+CONTEXT_FIELDS = {
+    "toolInfo": lambda v: isinstance(v, dict) and isinstance(v.get("tool"), dict),
+    "theme": lambda v: v in ("light", "dark"),
+    "styles": lambda v: isinstance(v, dict),
+    "displayMode": lambda v: v in MODES,
+    "availableDisplayModes": lambda v: isinstance(v, list) and set(v) <= set(MODES),
+    "containerDimensions": lambda v: isinstance(v, dict) and set(v) <= {"width", "maxWidth", "height", "maxHeight"}
+    and not {"width", "maxWidth"} <= set(v) and not {"height", "maxHeight"} <= set(v)
+    and all(isinstance(n, int) and n > 0 for n in v.values()),
+    "locale": lambda v: isinstance(v, str), "timeZone": lambda v: isinstance(v, str),
+    "userAgent": lambda v: isinstance(v, str), "platform": lambda v: v in ("web", "desktop", "mobile"),
+    "deviceCapabilities": lambda v: isinstance(v, dict), "safeAreaInsets": lambda v: isinstance(v, dict),
+}
+
+
+def spec_context(context):
+    """``context`` if every field is one of McpUiHostContext's, in its shape."""
+    wrong = {k: v for k, v in context.items() if k not in CONTEXT_FIELDS or not CONTEXT_FIELDS[k](v)}
+    assert not wrong, wrong
+    return context
+
+
+def changes(view):
+    """The params of each host-context-changed sent, checked as notifications of the spec's shape."""
+    sent = [m for m in view.posted if m.get("method") == "ui/notifications/host-context-changed"]
+    for message in sent:
+        assert set(message) == {"jsonrpc", "method", "params"} and message["jsonrpc"] == "2.0"
+        spec_context(message["params"])
+    return [m["params"] for m in sent]
+
+
+def shown(client, modes=MODES, layout=True):
+    """A view initialized (declaring ``modes``, unless None) and told it is."""
+    view = View(client, layout=layout)
+    capabilities = {} if modes is None else {"availableDisplayModes": list(modes)}
+    view.request("ui/initialize", {"protocolVersion": "2026-01-26", "appInfo": {"name": "v", "version": "1"},
+                                   "appCapabilities": capabilities}, ident="init")
+    view.notify("ui/notifications/initialized")
+    return view
+
+
+def test_the_host_offers_fullscreen_and_pip_when_its_front_end_can_lay_them_out(client):
+    reply = View(client, layout=True).request("ui/initialize", {"appCapabilities": {}})
+    assert spec_context(reply["result"]["hostContext"])["availableDisplayModes"] == ["inline", "fullscreen", "pip"]
+    reply = View(client).request("ui/initialize", {"appCapabilities": {}})
+    assert spec_context(reply["result"]["hostContext"])["availableDisplayModes"] == ["inline"]
+
+
+def test_a_granted_display_mode_lays_the_view_out_answers_and_notifies(client):
+    view = shown(client)
+    assert view.request("ui/request-display-mode", {"mode": "fullscreen"}, ident=3) == {
+        "jsonrpc": "2.0", "id": 3, "result": {"mode": "fullscreen"}}
+    assert view.layouts == ["fullscreen"]
+    assert changes(view) == [{"displayMode": "fullscreen"}]
+    assert view.posted[-1]["method"] == "ui/notifications/host-context-changed"  # after the answer
+    assert view.request("ui/request-display-mode", {"mode": "pip"}, ident=4)["result"] == {"mode": "pip"}
+    assert view.layouts == ["fullscreen", "pip"]
+    assert view.bridge.host_context["displayMode"] == "pip"
+
+
+def test_asking_for_the_current_mode_changes_nothing(client):
+    view = shown(client)
+    assert view.request("ui/request-display-mode", {"mode": "inline"}, ident=3)["result"] == {"mode": "inline"}
+    assert view.layouts == [] and changes(view) == []
+
+
+def test_a_mode_the_view_did_not_declare_is_answered_with_the_current_one(client):
+    view = shown(client, modes=("inline", "fullscreen"))
+    assert view.request("ui/request-display-mode", {"mode": "pip"}, ident=3)["result"] == {"mode": "inline"}
+    assert view.layouts == [] and changes(view) == []
+
+
+def test_a_view_that_declares_no_modes_may_have_any_the_host_offers(client):
+    view = shown(client, modes=None)
+    assert view.request("ui/request-display-mode", {"mode": "pip"}, ident=3)["result"] == {"mode": "pip"}
+
+
+def test_without_a_front_end_layout_only_inline_is_granted(client):
+    view = shown(client, layout=False)
+    assert view.request("ui/request-display-mode", {"mode": "fullscreen"}, ident=3)["result"] == {"mode": "inline"}
+    assert changes(view) == []
+
+
+@pytest.mark.parametrize("mode", ["maximized", None, 3])
+def test_a_mode_the_spec_does_not_define_is_invalid_params(client, mode):
+    view = shown(client)
+    assert view.request("ui/request-display-mode", {"mode": mode}, ident=3)["error"]["code"] == -32602
+
+
+def test_a_theme_switch_is_sent_alone(client):
+    view = shown(client)  # initialized with the dark theme, 640 px wide
+    assert view.bridge.context_changed({"theme": "dark", "width": 640, "height": 360, "displayMode": "inline"}) == {}
+    view.bridge.context_changed({"theme": "light", "width": 640, "height": 360, "displayMode": "inline"})
+    assert changes(view) == [{"theme": "light"}]
+
+
+def test_an_inline_resize_sends_the_new_width_and_keeps_the_height_the_views(client):
+    view = shown(client)
+    view.bridge.context_changed({"theme": "dark", "width": 480, "height": 900, "displayMode": "inline"})
+    assert changes(view) == [{"containerDimensions": {"width": 480, "maxHeight": 1200}}]
+
+
+def test_full_screen_fixes_the_container_at_its_measured_size_and_inline_frees_it(client):
+    view = shown(client)
+    view.request("ui/request-display-mode", {"mode": "fullscreen"}, ident=3)
+    view.bridge.context_changed({"theme": "dark", "width": 1200, "height": 960.4, "displayMode": "fullscreen"})
+    view.bridge.context_changed({"theme": "dark", "width": 640, "height": 360, "displayMode": "inline"})  # the person
+    assert changes(view) == [
+        {"displayMode": "fullscreen"},
+        {"containerDimensions": {"width": 1200, "height": 960}},
+        {"displayMode": "inline", "containerDimensions": {"width": 640, "maxHeight": 1200}},
+    ]
+
+
+def test_the_front_end_cannot_switch_to_a_mode_the_view_did_not_declare(client):
+    view = shown(client, modes=("inline",))
+    assert view.bridge.context_changed({"displayMode": "pip", "width": 640}) == {}
+    assert view.bridge.host_context["displayMode"] == "inline"
+
+
+def test_changes_before_initialize_go_into_its_answer_not_a_notification(client):
+    view = View(client, layout=True)
+    view.bridge.context_changed({"theme": "dark", "width": 500, "height": 360, "displayMode": "inline"})
+    assert view.posted == []
+    context = view.request("ui/initialize", {}, env={})["result"]["hostContext"]
+    assert context["theme"] == "dark" and context["containerDimensions"] == {"width": 500, "maxHeight": 1200}
+
+
+def test_a_change_after_initialize_but_before_initialized_is_held(client):
+    view = View(client, layout=True)
+    view.request("ui/initialize", {})
+    view.bridge.context_changed({"theme": "light"})
+    assert [m.get("method") for m in view.posted] == [None]
+    view.notify("ui/notifications/initialized")
+    assert [m.get("method") for m in view.posted[1:]] == [
+        "ui/notifications/tool-input", "ui/notifications/tool-result", "ui/notifications/host-context-changed"]
+
+
+def test_a_torn_down_view_is_told_no_more_changes(client):
+    view = shown(client)
+    view.bridge.teardown("gone")
+    view.bridge.context_changed({"theme": "light"})
+    assert changes(view) == []
+
+
+def test_the_host_sends_no_partial_input_and_no_cancel(client):
+    """A notebook call's arguments come whole from Python and its view comes with its result."""
+    view = shown(client)
+    view.request("ui/request-display-mode", {"mode": "pip"}, ident=3)
+    view.bridge.context_changed({"theme": "light", "width": 420, "height": 300, "displayMode": "pip"})
+    sent = [m["method"] for m in view.posted if "method" in m]
+    assert sent == ["ui/notifications/tool-input", "ui/notifications/tool-result",
+                    "ui/notifications/host-context-changed", "ui/notifications/host-context-changed"]

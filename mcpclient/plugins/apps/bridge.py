@@ -6,7 +6,14 @@ bridge ``post``s reaches the view. Every rule is here, so it is tested without a
 ``ui/notifications/initialized`` (then the tool's input and result, in that order), the
 view's ``tools/call`` allowed only for tools of the same server whose visibility includes
 ``"app"``, ``resources/read`` through the same connection, links and messages shown to the
-person (a notebook has no model) and a teardown request before the view goes away.
+person (a notebook has no model), display modes (``inline``, and ``fullscreen`` and ``pip`` when
+the front end can lay the view out so), ``ui/notifications/host-context-changed`` with only
+the fields that changed (theme, display mode, container size), and a teardown request before
+the view goes away.
+
+No ``ui/notifications/tool-input-partial`` or ``tool-cancelled`` is ever sent: the arguments
+come whole from Python, and a view is shown only with its call's result (a cancelled call
+raises in the cell and shows no view), so there is neither partial input nor a call to cancel.
 
 Tool calls and reads run on the connection's small pool (``AppHost.run``), never on the caller's thread: in a kernel that
 thread handles every comm message, and a slow tool must not stop the notebook.
@@ -22,7 +29,7 @@ from ... import types as t
 from ..._client.app_views import CSP_KEYS, PERMISSIONS, AppHost, UIResource, visible_to_app
 from ..._core.exceptions import MCPError, RPCError, method_not_found
 
-__all__ = ["PROTOCOL_VERSION", "Bridge"]
+__all__ = ["DISPLAY_MODES", "PROTOCOL_VERSION", "Bridge"]
 
 log = logging.getLogger("mcpclient")
 
@@ -30,8 +37,14 @@ PROTOCOL_VERSION = "2026-01-26"
 #: Implementation-defined error (the spec's code for a denied request).
 DENIED = -32000
 
+#: The spec's display modes; a host offers ``inline`` and those its front end can lay out.
+DISPLAY_MODES = ("inline", "fullscreen", "pip")
+#: How tall an inline view may grow (its height follows ``ui/notifications/size-changed``).
+MAX_INLINE_HEIGHT = 1200
+
 Post = Callable[[dict[str, Any]], None]
 Note = Callable[[str, str], None]
+Display = Callable[[str], None]
 
 
 def wire_tool(tool: t.ToolDef) -> dict[str, Any]:
@@ -62,12 +75,16 @@ class Bridge:
     ``host`` is the connection the tool ran on (the view's calls go through it: the ``Apps``
     extension of its client), ``tool`` and ``arguments`` the call, ``result`` its result.
     ``post`` sends a message to the view; ``note(kind, text)`` shows something to the person
-    ("link", "message", "context", "log").
+    ("link", "message", "context", "log"). ``display(mode)``, when given, lays the view out in
+    ``"fullscreen"``, ``"pip"`` or ``"inline"``: only then are the first two offered. What the
+    front end measures or the person changes (theme, size, leaving full screen) comes in
+    through ``context_changed``.
     """
 
     def __init__(
         self, host: AppHost, tool: t.ToolDef, arguments: Mapping[str, Any], result: t.ToolResult,
         resource: UIResource, post: Post, note: Note, *, run: Callable[[Callable[[], None]], Any] | None = None,
+        display: Display | None = None,
     ) -> None:
         self.host = host
         self.tool = tool
@@ -77,7 +94,10 @@ class Bridge:
         self._post = post
         self._note = note
         self._run = run or host.run  # the connection's pool, ended when the client closes
+        self._display = display
         self._lock = threading.Lock()
+        #: Whether ``ui/initialize`` was answered: from then on a context change is notified.
+        self.answered = False
         self.initialized = False
         self.closed = False
         self._held: list[dict[str, Any]] = []
@@ -87,12 +107,14 @@ class Bridge:
         self.model_context: dict[str, Any] | None = None
         self.logs: list[dict[str, Any]] = []
         self.size: dict[str, Any] = {}
+        #: The modes the view declared in ``appCapabilities.availableDisplayModes`` (None: not said).
+        self.app_modes: tuple[str, ...] | None = None
         self.host_context: dict[str, Any] = {
             "toolInfo": {"tool": wire_tool(tool)},
             "theme": "light",
             "displayMode": "inline",
-            "availableDisplayModes": ["inline"],
-            "containerDimensions": {"maxHeight": 1200},
+            "availableDisplayModes": list(DISPLAY_MODES if display is not None else DISPLAY_MODES[:1]),
+            "containerDimensions": {"maxHeight": MAX_INLINE_HEIGHT},
             "platform": "web",
             "userAgent": "mcpclient",
         }
@@ -169,10 +191,12 @@ class Bridge:
 
     def _on_request(self, ident: Any, method: str, params: dict[str, Any], env: Mapping[str, Any]) -> None:
         if method == "ui/initialize":
-            if env.get("theme") in ("light", "dark"):
-                self.host_context["theme"] = env["theme"]
-            if isinstance(env.get("width"), (int, float)) and env["width"] > 0:
-                self.host_context["containerDimensions"] = {"width": env["width"], "maxHeight": 1200}
+            declared = (params.get("appCapabilities") or {}).get("availableDisplayModes")
+            if isinstance(declared, list):
+                self.app_modes = tuple(m for m in declared if isinstance(m, str))
+            with self._lock:
+                self._apply(env)
+                self.answered = True
             self._reply(ident, {
                 "protocolVersion": PROTOCOL_VERSION,
                 "hostInfo": {"name": "mcpclient", "version": self.host.version},
@@ -205,9 +229,66 @@ class Bridge:
             self._note("context", _context_text(params))
             self._reply(ident, {})
         elif method == "ui/request-display-mode":
-            self._reply(ident, {"mode": "inline"})
+            self._request_display_mode(ident, params.get("mode"))
         else:
             raise method_not_found(method, "the host does not handle it")
+
+    def _request_display_mode(self, ident: Any, mode: Any) -> None:
+        if mode not in DISPLAY_MODES:
+            raise RPCError(RPCError.INVALID_PARAMS, f"mode must be one of {', '.join(DISPLAY_MODES)}")
+        with self._lock:
+            current = self.host_context["displayMode"]
+            # The spec: never a mode the view did not declare (if it declared any); else the current one.
+            granted = mode if self._offered(mode) else current
+            changed = self._apply({"displayMode": granted})
+        if changed and self._display is not None:
+            self._display(granted)
+        self._reply(ident, {"mode": granted})
+        if changed:
+            self.notify("ui/notifications/host-context-changed", changed)
+
+    def _offered(self, mode: Any) -> bool:
+        return mode in self.host_context["availableDisplayModes"] and (self.app_modes is None or mode in self.app_modes)
+
+    # -- from the front end ------------------------------------------------------------------
+
+    def context_changed(self, env: Mapping[str, Any]) -> dict[str, Any]:
+        """Take what the front end reports (``theme``, ``width``, ``height``, ``displayMode``).
+
+        The fields of the host context that changed are sent to the view in one
+        ``ui/notifications/host-context-changed`` (after ``ui/initialize`` was answered; before,
+        its answer carries them) and returned. A display mode the view may not have is ignored.
+        """
+        with self._lock:
+            changed = self._apply(env)
+            answered = self.answered
+        if changed and answered and not self.closed:
+            self.notify("ui/notifications/host-context-changed", changed)
+        return changed
+
+    def _apply(self, env: Mapping[str, Any]) -> dict[str, Any]:
+        """Fold ``env`` into the host context (under the lock); the fields that changed."""
+        context = self.host_context
+        fresh: dict[str, Any] = {}
+        if env.get("theme") in ("light", "dark"):
+            fresh["theme"] = env["theme"]
+        mode = env.get("displayMode")
+        if mode != context["displayMode"] and (mode == "inline" or self._offered(mode)):  # inline: always back
+            fresh["displayMode"] = mode
+        mode = fresh.get("displayMode", context["displayMode"])
+        width, height = (_pixels(env.get(k)) for k in ("width", "height"))
+        old = context["containerDimensions"]
+        width = width or old.get("width")
+        dimensions: dict[str, Any] | None = None
+        if mode == "inline":  # a fixed width and a height the view chooses, up to a maximum
+            dimensions = {"maxHeight": MAX_INLINE_HEIGHT}
+        elif height:  # the layout fixes both (once the front end has measured them)
+            dimensions = {"height": height}
+        if dimensions is not None:
+            fresh["containerDimensions"] = {"width": width, **dimensions} if width else dimensions
+        changed = {k: v for k, v in fresh.items() if context.get(k) != v}
+        context.update(changed)
+        return changed
 
     def _host_capabilities(self) -> dict[str, Any]:
         csp = self.resource.csp or {}
@@ -253,6 +334,13 @@ class Bridge:
                 self._reply(ident, result)
 
         self._run(run)
+
+
+def _pixels(value: Any) -> int | None:
+    """A positive size in whole pixels, or None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return round(value)
+    return None
 
 
 def _context_text(params: Mapping[str, Any]) -> str:

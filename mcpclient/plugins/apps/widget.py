@@ -7,8 +7,12 @@ is the iframe's ``csp`` attribute too, which Chromium enforces), in an iframe sa
 origin, so it cannot reach the notebook page, its cookies or the Jupyter server's API, and
 is as separate from the host as the spec's sandbox proxy makes it. It forwards what the view
 posts (from that iframe only) to the kernel, posts the kernel's answers back, resizes the
-iframe on ``ui/notifications/size-changed``, and shows links, messages and model-context
-updates under the view as text. Every protocol rule lives in ``bridge``.
+iframe on ``ui/notifications/size-changed``, lays the view out full screen (over the whole
+page) or picture-in-picture (a floating box in a corner) when the bridge grants it, each with
+a button that brings it back inline, tells the kernel when the notebook's theme, the frame's
+size or the display mode changes (for ``ui/notifications/host-context-changed``), and shows
+links, messages and model-context updates under the view as text. Every protocol rule lives
+in ``bridge``.
 
 Only in a live kernel with anywidget installed (``pip install mcpclient[apps]``); elsewhere
 ``mimebundle`` returns None and the result shows as any ``ToolResult``.
@@ -50,9 +54,20 @@ def with_csp(document: str, policy: str) -> str:
 
 
 _ESM = r"""
+const LAYOUTS = {
+  inline: "",
+  fullscreen: "position:fixed;inset:0;z-index:10000;display:flex;flex-direction:column;"
+    + "background:var(--jp-layout-color0, #fff)",
+  pip: "position:fixed;right:16px;bottom:16px;width:420px;height:300px;z-index:10000;display:flex;"
+    + "flex-direction:column;background:var(--jp-layout-color0, #fff);box-shadow:0 2px 12px rgba(0,0,0,.35)",
+};
+const BACK = { fullscreen: "Exit full screen", pip: "Back into the notebook" };
+
 function render({ model, el }) {
   const view = Math.random().toString(36).slice(2);
   const box = document.createElement("div");
+  const bar = document.createElement("div");
+  const back = document.createElement("button");
   const frame = document.createElement("iframe");
   const notes = document.createElement("div");
   frame.setAttribute("sandbox", model.get("sandbox"));
@@ -64,21 +79,54 @@ function render({ model, el }) {
   frame.style.height = "360px";
   frame.style.border = model.get("border") ? "1px solid var(--jp-border-color1, #ccc)" : "0";
   frame.srcdoc = model.get("html");
+  bar.className = "mcpclient-app-bar";
+  bar.style.display = "none";
+  back.className = "mcpclient-app-back";
+  bar.append(back);
   notes.className = "mcpclient-app-notes";
   notes.style.fontSize = "12px";
-  box.append(frame, notes);
+  box.append(bar, frame, notes);
   el.appendChild(box);
-  const env = () => ({
-    theme: document.body.dataset.jpThemeLight === "false" ? "dark" : "light",
-    width: Math.round(box.getBoundingClientRect().width),
-  });
+  let mode = "inline";
+  let height = "360px";  // the inline height the view last asked for
+  const env = () => {
+    const r = frame.getBoundingClientRect();
+    return {
+      theme: document.body.dataset.jpThemeLight === "false" ? "dark" : "light",
+      width: Math.round(r.width), height: Math.round(r.height), displayMode: mode,
+    };
+  };
+  const layout = (next) => {
+    mode = LAYOUTS[next] === undefined ? "inline" : next;
+    box.style.cssText = LAYOUTS[mode];
+    bar.style.display = mode === "inline" ? "none" : "block";
+    back.textContent = BACK[mode] || "";
+    frame.style.flex = mode === "inline" ? "" : "1 1 auto";
+    frame.style.height = mode === "inline" ? height : "auto";
+    frame.style.minHeight = "0";
+  };
+  // What the kernel is told changed: the theme, the frame's size, the display mode.
+  let told = "";
+  const tell = () => {
+    const now = env();
+    const key = JSON.stringify([now.theme, now.width, mode === "inline" ? 0 : now.height, now.displayMode]);
+    if (key === told) return;
+    told = key;
+    model.send({ kind: "env", view, env: now });
+  };
+  back.addEventListener("click", () => { layout("inline"); tell(); });
+  const sizes = new ResizeObserver(tell);
+  sizes.observe(frame);
+  const themes = new MutationObserver(tell);
+  themes.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
   const onMessage = (event) => {
     if (event.source !== frame.contentWindow) return;
     const msg = event.data;
     if (!msg || msg.jsonrpc !== "2.0") return;
     if (msg.method === "ui/notifications/size-changed" && msg.params) {
       const h = Number(msg.params.height);
-      if (h > 0) frame.style.height = Math.min(Math.ceil(h), 1200) + "px";
+      if (h > 0) height = Math.min(Math.ceil(h), 1200) + "px";
+      if (h > 0 && mode === "inline") frame.style.height = height;
     }
     if (pending && msg.id === pending.id && !msg.method) { pending.done(); }
     model.send({ kind: "view", view, message: msg, env: env() });
@@ -97,8 +145,14 @@ function render({ model, el }) {
     line.className = "mcpclient-app-" + kind;
     notes.appendChild(line);
   };
-  const close = (text) => {
+  const unwatch = () => {
     window.removeEventListener("message", onMessage);
+    sizes.disconnect();
+    themes.disconnect();
+  };
+  const close = (text) => {
+    unwatch();
+    layout("inline");
     frame.remove();
     const gone = document.createElement("div");
     gone.textContent = text;
@@ -113,6 +167,8 @@ function render({ model, el }) {
         const timer = setTimeout(() => pending && pending.done(), 1500);
         pending = { id: msg.id, done: () => { clearTimeout(timer); pending = null; close("(the MCP client was closed)"); } };
       }
+    } else if (content.kind === "display") {
+      layout(content.mode);
     } else if (content.kind === "note") {
       note(content.note, content.text);
     } else if (content.kind === "closed") {
@@ -123,7 +179,7 @@ function render({ model, el }) {
     if (frame.contentWindow) {
       frame.contentWindow.postMessage({ jsonrpc: "2.0", id: "host-cleared", method: "ui/resource-teardown", params: { reason: "output cleared" } }, "*");
     }
-    window.removeEventListener("message", onMessage);
+    unwatch();
     model.send({ kind: "gone", view });
   };
 }
@@ -179,6 +235,7 @@ def _widget_class() -> Any:
                     self.call.host, self.tool, self.call.arguments, self.result, self.resource,
                     post=lambda m: self.send({"kind": "post", "view": view, "message": m}),
                     note=lambda k, text: self.send({"kind": "note", "view": view, "note": k, "text": text}),
+                    display=lambda mode: self.send({"kind": "display", "view": view, "mode": mode}),
                 )
             return found
 
@@ -193,6 +250,8 @@ def _widget_class() -> Any:
             elif content.get("kind") == "view":
                 env = content.get("env")
                 self.bridge(view).receive(content.get("message"), env if isinstance(env, dict) else {})
+            elif content.get("kind") == "env" and isinstance(content.get("env"), dict):
+                self.bridge(view).context_changed(content["env"])
 
         def _client_closed(self) -> None:
             for bridge in list(self.bridges.values()):
