@@ -5,6 +5,11 @@
 fetches ``UNDECLARED_URL`` at once and writes what happened into ``#probe``: "blocked" when
 the fetch failed (with the CSP directive that refused it), "reached" if it got through.
 Also offers ``secret``, visible to the model only, which a view must not be able to call.
+
+The view declares every display mode; it writes the host's ``availableDisplayModes`` into
+``#modes``, each ``ui/notifications/host-context-changed`` it gets into ``#context`` (a JSON
+list), and the answer to ``ui/request-display-mode`` into ``#mode`` when the ``#fullscreen``
+button is clicked.
 """
 
 from __future__ import annotations
@@ -16,32 +21,45 @@ UNDECLARED, DECLARED = sys.argv[1], sys.argv[2]
 URI = "ui://probe/view.html"
 VIEW = """<!DOCTYPE html><html><head><title>probe</title></head><body>
 <p id="probe">pending</p><p id="secret">pending</p>
+<p id="modes">pending</p><p id="mode">inline</p><button id="fullscreen">full screen</button><pre id="context">[]</pre>
 <script>
 const out = document.getElementById("probe");
 let violated = "";
 document.addEventListener("securitypolicyviolation", (e) => { violated = e.violatedDirective; });
-fetch(%(url)s).then(() => { out.textContent = "reached"; })
+fetch(UNDECLARED_URL).then(() => { out.textContent = "reached"; })
   .catch(() => { setTimeout(() => { out.textContent = "blocked " + violated; }, 100); });
 let id = 0;
 const waiting = {};
+const changes = [];
 window.addEventListener("message", (e) => {
   const m = e.data;
   if (m && m.id in waiting && !m.method) { waiting[m.id](m); delete waiting[m.id]; }
+  if (m && m.method === "ui/notifications/host-context-changed") {
+    changes.push(m.params);
+    document.getElementById("context").textContent = JSON.stringify(changes);
+  }
+});
+document.getElementById("fullscreen").addEventListener("click", () => {
+  ask("ui/request-display-mode", { mode: "fullscreen" }).then((reply) => {
+    document.getElementById("mode").textContent = reply.result ? reply.result.mode : "error";
+  });
 });
 function ask(method, params) {
   const n = ++id;
   window.parent.postMessage({ jsonrpc: "2.0", id: n, method, params }, "*");
   return new Promise((resolve) => { waiting[n] = resolve; });
 }
-ask("ui/initialize", { appInfo: { name: "probe", version: "1" }, appCapabilities: {}, protocolVersion: "2026-01-26" })
-  .then(() => {
+ask("ui/initialize", { appInfo: { name: "probe", version: "1" },
+  appCapabilities: { availableDisplayModes: ["inline", "fullscreen", "pip"] }, protocolVersion: "2026-01-26" })
+  .then((reply) => {
+    document.getElementById("modes").textContent = reply.result.hostContext.availableDisplayModes.join(" ");
     window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
     return ask("tools/call", { name: "secret", arguments: {} });
   })
   .then((reply) => {
     document.getElementById("secret").textContent = reply.error ? "refused " + reply.error.code : "answered";
   });
-</script></body></html>""" % {"url": json.dumps(UNDECLARED)}
+</script></body></html>""".replace("UNDECLARED_URL", json.dumps(UNDECLARED))
 
 TOOLS = [
     {"name": "probe", "description": "Show the probe view", "inputSchema": {"type": "object"},

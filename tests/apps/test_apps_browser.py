@@ -6,7 +6,10 @@ JupyterLab runs on 127.0.0.1 with a fresh config; the notebook connects with ``a
 Server Time" button (a ``tools/call`` the kernel serves through the same Client) and sees
 the new time; then a probe server's view fetches an origin its CSP does not declare, and the
 fetch is blocked (the origin's server sees no request), and its call of a model-only tool
-is refused. Screenshots go to ``tmp/artifacts/apps`` (not committed).
+is refused. Last, the probe view asks for full screen and covers the page, is told of its new
+display mode and size, and of JupyterLab's switch to the dark theme, and goes back inline
+when the person presses the host's button. Screenshots go to ``tmp/artifacts/apps`` (not
+committed).
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ def lab(tmp_path):
          f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
          "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None",
          "--ServerApp.port_retries=0", "--allow-root", "--LabApp.extension_manager=readonly",
+         "--LabApp.expose_app_in_browser=True",  # window.jupyterapp, to switch the theme
          f"--LabApp.user_settings_dir={tmp_path / 'settings'}", f"--LabApp.workspaces_dir={tmp_path / 'ws'}"],
         env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
     )
@@ -220,7 +224,49 @@ def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser
         assert "connect-src" in text
         assert origin.hits == []
         assert refused == "refused -32000"
+        display_mode_and_theme(browser, probe)
     except Exception:
         browser.switch_to.default_content()
         browser.save_screenshot(str(ARTIFACTS / "failure.png"))
         raise
+
+
+def context_changes(driver):
+    """What the probe view was told in ``ui/notifications/host-context-changed``, in order."""
+    return json.loads(driver.find_element(By.ID, "context").text)
+
+
+def display_mode_and_theme(browser, probe):
+    browser.switch_to.frame(probe)
+    assert wait(browser, lambda d: (t := d.find_element(By.ID, "modes").text) != "pending" and t, 30,
+                "the host's display modes") == "inline fullscreen pip"
+    browser.find_element(By.ID, "fullscreen").click()
+    wait(browser, lambda d: d.find_element(By.ID, "mode").text == "fullscreen", 30, "full screen granted")
+    told = wait(browser, lambda d: [c for c in context_changes(d) if "height" in c.get("containerDimensions", {})],
+                30, "the fixed size of full screen")
+    assert {"displayMode": "fullscreen"} in context_changes(browser)
+    browser.switch_to.default_content()
+    left, top, width, height, page_width, page_height = browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "return [r.left, r.top, r.width, r.height, window.innerWidth, window.innerHeight];", probe)
+    assert (left, round(width)) == (0, page_width), (left, width, page_width)  # the whole page's width
+    assert height > page_height * 0.8, (height, page_height)
+    assert told[-1]["containerDimensions"] == {"width": round(width), "height": round(height)}
+    browser.save_screenshot(str(ARTIFACTS / "probe-fullscreen.png"))
+
+    browser.execute_script("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'});")
+    wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-jp-theme-light") == "false",
+         60, "JupyterLab's dark theme")
+    browser.switch_to.frame(probe)
+    wait(browser, lambda d: {"theme": "dark"} in context_changes(d), 30, "the theme switch told to the view")
+    browser.switch_to.default_content()
+
+    back = [b for b in browser.find_elements(By.CSS_SELECTOR, ".mcpclient-app-back") if b.is_displayed()]
+    assert [b.text for b in back] == ["Exit full screen"]
+    back[0].click()
+    browser.switch_to.frame(probe)
+    last = wait(browser, lambda d: (c := context_changes(d)[-1]).get("displayMode") == "inline" and c, 30,
+                "back inline")
+    assert last["containerDimensions"]["maxHeight"] == 1200 and "height" not in last["containerDimensions"]
+    browser.switch_to.default_content()
+    assert probe.rect["width"] < browser.execute_script("return window.innerWidth")

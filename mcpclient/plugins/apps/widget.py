@@ -8,7 +8,8 @@ origin, so it cannot reach the notebook page, its cookies or the Jupyter server'
 is as separate from the host as the spec's sandbox proxy makes it. It forwards what the view
 posts (from that iframe only) to the kernel, posts the kernel's answers back, resizes the
 iframe on ``ui/notifications/size-changed``, lays the view out full screen (over the whole
-page) or picture-in-picture (a floating box in a corner) when the bridge grants it, each with
+page) or picture-in-picture (a floating box in a corner), in the browser's top layer, when
+the bridge grants it, each with
 a button that brings it back inline, tells the kernel when the notebook's theme, the frame's
 size or the display mode changes (for ``ui/notifications/host-context-changed``), and shows
 links, messages and model-context updates under the view as text. Every protocol rule lives
@@ -54,11 +55,15 @@ def with_csp(document: str, policy: str) -> str:
 
 
 _ESM = r"""
+// Full screen and picture-in-picture put the box in the browser's top layer (a manual
+// popover): above the whole page and placed against the window, whatever JupyterLab's
+// containers do (a cell's containment would otherwise pin a fixed box inside the cell).
+// The iframe never moves in the document, so the view keeps running.
 const LAYOUTS = {
   inline: "",
-  fullscreen: "position:fixed;inset:0;z-index:10000;display:flex;flex-direction:column;"
-    + "background:var(--jp-layout-color0, #fff)",
-  pip: "position:fixed;right:16px;bottom:16px;width:420px;height:300px;z-index:10000;display:flex;"
+  fullscreen: "inset:0;width:100vw;height:100vh;max-width:none;max-height:none;margin:0;padding:0;border:0;"
+    + "display:flex;flex-direction:column;background:var(--jp-layout-color0, #fff)",
+  pip: "inset:auto 16px 16px auto;width:420px;height:300px;margin:0;padding:0;border:0;display:flex;"
     + "flex-direction:column;background:var(--jp-layout-color0, #fff);box-shadow:0 2px 12px rgba(0,0,0,.35)",
 };
 const BACK = { fullscreen: "Exit full screen", pip: "Back into the notebook" };
@@ -98,7 +103,14 @@ function render({ model, el }) {
   };
   const layout = (next) => {
     mode = LAYOUTS[next] === undefined ? "inline" : next;
+    if (box.matches(":popover-open")) box.hidePopover();
     box.style.cssText = LAYOUTS[mode];
+    if (mode === "inline") {
+      box.removeAttribute("popover");
+    } else {
+      box.setAttribute("popover", "manual");
+      box.showPopover();
+    }
     bar.style.display = mode === "inline" ? "none" : "block";
     back.textContent = BACK[mode] || "";
     frame.style.flex = mode === "inline" ? "" : "1 1 auto";
