@@ -8,8 +8,8 @@ Also offers ``secret``, visible to the model only, which a view must not be able
 
 The view declares every display mode; it writes the host's ``availableDisplayModes`` into
 ``#modes``, each ``ui/notifications/host-context-changed`` it gets into ``#context`` (a JSON
-list), and the answer to ``ui/request-display-mode`` into ``#mode`` when the ``#fullscreen``
-button is clicked.
+list), and the answer to ``ui/request-display-mode`` into ``#mode`` when its ``#fullscreen``
+or ``#pip`` button is clicked.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ UNDECLARED, DECLARED = sys.argv[1], sys.argv[2]
 URI = "ui://probe/view.html"
 VIEW = """<!DOCTYPE html><html><head><title>probe</title></head><body>
 <p id="probe">pending</p><p id="secret">pending</p>
-<p id="modes">pending</p><p id="mode">inline</p><button id="fullscreen">full screen</button><pre id="context">[]</pre>
+<p id="modes">pending</p><p id="mode">inline</p><button id="fullscreen">full screen</button><button id="pip">pip</button><pre id="context">[]</pre>
 <script>
 const out = document.getElementById("probe");
 let violated = "";
@@ -39,11 +39,13 @@ window.addEventListener("message", (e) => {
     document.getElementById("context").textContent = JSON.stringify(changes);
   }
 });
-document.getElementById("fullscreen").addEventListener("click", () => {
-  ask("ui/request-display-mode", { mode: "fullscreen" }).then((reply) => {
-    document.getElementById("mode").textContent = reply.result ? reply.result.mode : "error";
+for (const mode of ["fullscreen", "pip"]) {
+  document.getElementById(mode).addEventListener("click", () => {
+    ask("ui/request-display-mode", { mode }).then((reply) => {
+      document.getElementById("mode").textContent = reply.result ? reply.result.mode : "error";
+    });
   });
-});
+}
 function ask(method, params) {
   const n = ++id;
   window.parent.postMessage({ jsonrpc: "2.0", id: n, method, params }, "*");

@@ -416,6 +416,14 @@ def test_a_mode_the_view_did_not_declare_is_answered_with_the_current_one(client
     assert view.layouts == [] and changes(view) == []
 
 
+@pytest.mark.parametrize("capabilities", ["all", ["pip"], None])
+def test_malformed_app_capabilities_count_as_no_modes_declared(client, capabilities):
+    view = View(client, layout=True)
+    assert "result" in view.request("ui/initialize", {"appCapabilities": capabilities}, ident="init")
+    view.notify("ui/notifications/initialized")
+    assert view.request("ui/request-display-mode", {"mode": "pip"}, ident=3)["result"] == {"mode": "pip"}
+
+
 def test_a_view_that_declares_no_modes_may_have_any_the_host_offers(client):
     view = shown(client, modes=None)
     assert view.request("ui/request-display-mode", {"mode": "pip"}, ident=3)["result"] == {"mode": "pip"}

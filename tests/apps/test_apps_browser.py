@@ -8,7 +8,8 @@ the new time; then a probe server's view fetches an origin its CSP does not decl
 fetch is blocked (the origin's server sees no request), and its call of a model-only tool
 is refused. Last, the probe view asks for full screen and covers the page, is told of its new
 display mode and size, and of JupyterLab's switch to the dark theme, and goes back inline
-when the person presses the host's button. Screenshots go to ``tmp/artifacts/apps`` (not
+when the person presses the host's button; then the same for picture-in-picture, a box in the
+page's lower right corner. Screenshots go to ``tmp/artifacts/apps`` (not
 committed).
 """
 
@@ -270,3 +271,24 @@ def display_mode_and_theme(browser, probe):
     assert last["containerDimensions"]["maxHeight"] == 1200 and "height" not in last["containerDimensions"]
     browser.switch_to.default_content()
     assert probe.rect["width"] < browser.execute_script("return window.innerWidth")
+
+    browser.switch_to.frame(probe)
+    browser.find_element(By.ID, "pip").click()
+    wait(browser, lambda d: d.find_element(By.ID, "mode").text == "pip", 30, "picture-in-picture granted")
+    told = wait(browser, lambda d: (c := context_changes(d)[-1]).get("containerDimensions", {}).get("height") and c,
+                30, "the fixed size of picture-in-picture")
+    assert {"displayMode": "pip"} in context_changes(browser)
+    browser.switch_to.default_content()
+    right, bottom, width, height, page_width, page_height = browser.execute_script(
+        "const r = arguments[0].getBoundingClientRect();"
+        "return [r.right, r.bottom, r.width, r.height, window.innerWidth, window.innerHeight];", probe)
+    assert (round(right), round(width)) == (page_width - 16, 420), (right, width, page_width)  # the lower right corner
+    assert page_height - 16 - 300 < bottom - height and round(bottom) == page_height - 16, (bottom, height, page_height)
+    assert told["containerDimensions"] == {"width": 420, "height": round(height)}
+    browser.save_screenshot(str(ARTIFACTS / "probe-pip.png"))
+    back = [b for b in browser.find_elements(By.CSS_SELECTOR, ".mcpclient-app-back") if b.is_displayed()]
+    assert [b.text for b in back] == ["Back into the notebook"]
+    back[0].click()
+    browser.switch_to.frame(probe)
+    wait(browser, lambda d: context_changes(d)[-1].get("displayMode") == "inline", 30, "back inline from pip")
+    browser.switch_to.default_content()

@@ -191,7 +191,8 @@ class Bridge:
 
     def _on_request(self, ident: Any, method: str, params: dict[str, Any], env: Mapping[str, Any]) -> None:
         if method == "ui/initialize":
-            declared = (params.get("appCapabilities") or {}).get("availableDisplayModes")
+            capabilities = params.get("appCapabilities")
+            declared = capabilities.get("availableDisplayModes") if isinstance(capabilities, dict) else None
             if isinstance(declared, list):
                 self.app_modes = tuple(m for m in declared if isinstance(m, str))
             with self._lock:

@@ -107,9 +107,12 @@ function render({ model, el }) {
     box.style.cssText = LAYOUTS[mode];
     if (mode === "inline") {
       box.removeAttribute("popover");
-    } else {
+    } else if (typeof box.showPopover === "function") {
       box.setAttribute("popover", "manual");
       box.showPopover();
+    } else {  // a browser without popovers: a fixed box, which a cell's containment may confine
+      box.style.position = "fixed";
+      box.style.zIndex = "10000";
     }
     bar.style.display = mode === "inline" ? "none" : "block";
     back.textContent = BACK[mode] || "";
