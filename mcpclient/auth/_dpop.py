@@ -32,6 +32,12 @@ class DPoPKey:
 
     ``key`` is a ``cryptography`` private key or PEM; by default a new EC P-256 key is made
     (kept in memory only, so tokens bound to it die with the process). Thread-safe.
+
+    It pickles (an ``OAuth(dpop=key)`` passed to a worker process) as its key, PKCS#8 PEM (the
+    pickle is as secret as the key), and its algorithm: the worker signs its proofs with the
+    same key, so a token bound to it that the worker reads from a ``FileTokenStore`` is usable
+    there. The nonces servers handed out stay behind (a server hands the worker its own).
+    ``OAuth(dpop=True)`` travels as ``True``: each process makes its own key.
     """
 
     def __init__(self, key: Any = None, *, alg: str | None = None) -> None:
@@ -44,6 +50,9 @@ class DPoPKey:
 
     def __repr__(self) -> str:
         return f"<DPoPKey {self.alg} jkt={self.thumbprint}>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_received_key, (_jwt.travelling(self._key), self.alg))
 
     def proof(self, method: str, url: str, *, access_token: str | None = None) -> str:
         """A fresh proof for one request; with ``access_token`` it carries ``ath``."""
@@ -73,3 +82,8 @@ class DPoPKey:
             changed = self._nonces.get(origin) != nonce
             self._nonces[origin] = nonce
         return changed
+
+
+def _received_key(key: _jwt.TravellingKey, alg: str) -> DPoPKey:
+    """Unpickle a ``DPoPKey``: the same key, no nonces."""
+    return DPoPKey(key.load(), alg=alg)

@@ -17,7 +17,10 @@ from typing import Any
 
 from ._pkce import b64url
 
-__all__ = ["client_assertion", "default_algorithm", "generate_key", "load_private_key", "public_jwk", "sign", "thumbprint"]
+__all__ = [
+    "TravellingKey", "client_assertion", "default_algorithm", "generate_key", "load_private_key", "public_jwk", "sign",
+    "thumbprint", "travelling",
+]
 
 _INSTALL_HINT = "JWT signing needs the 'cryptography' package: pip install 'mcpclient[jwt]'"
 
@@ -41,6 +44,45 @@ def load_private_key(key: Any, password: bytes | None = None) -> Any:
         return serialization.load_pem_private_key(data, password=password)
     except (ValueError, TypeError) as exc:
         raise ValueError("the private key is not a readable PEM private key") from exc
+
+
+class TravellingKey:
+    """A private key as it travels in a pickle (a grant or a ``DPoPKey`` passed to a worker
+    process): its PKCS#8 PEM, unencrypted, so the receiving process can sign with it.
+
+    The pickle then holds the key, as it holds a client secret: it is as secret as the key,
+    and goes only where the engine sends its tasks. Its repr never shows the key."""
+
+    __slots__ = ("pem",)
+
+    def __init__(self, pem: bytes) -> None:
+        self.pem = pem
+
+    def __repr__(self) -> str:
+        return "<TravellingKey (private key, not shown)>"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (TravellingKey, (self.pem,))
+
+    def load(self) -> Any:
+        """The ``cryptography`` private key again."""
+        return load_private_key(self.pem)
+
+
+def travelling(key: Any) -> TravellingKey:
+    """``key`` (a ``cryptography`` private key) as it travels; ``TypeError`` naming why when it
+    cannot be exported (a key held in a hardware module, say)."""
+    _, serialization, *_ = _crypto()
+    try:
+        pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        )
+    except Exception as exc:
+        raise TypeError(
+            f"the private key (a {type(key).__name__}) cannot travel to another process: it cannot be exported "
+            f"as PEM ({type(exc).__name__}); create the grant in the worker"
+        ) from exc
+    return TravellingKey(pem)
 
 
 def generate_key() -> Any:

@@ -13,6 +13,7 @@ import logging
 from typing import Any, Callable, ClassVar, Union
 
 from ..extensions import Extension
+from . import _jwt
 from ._discovery import ServerMetadata
 from ._dpop import DPoPKey
 from ._errors import TokenRequestError
@@ -111,6 +112,10 @@ class ClientCredentials(Grant):
     Authenticate with ``client_secret`` (``client_secret_basic``, or ``client_secret_post``
     when the server supports only that) or with ``private_key`` (``private_key_jwt``, RFC 7523:
     a PEM string or a ``cryptography`` key; needs the ``jwt`` extra).
+
+    It pickles (a ``SharedClient`` passed to a worker process) as its settings: the client ID,
+    the secret or the private key (as PKCS#8 PEM: the pickle is as secret as they are), never a
+    token; the worker runs the grant itself.
     """
 
     extension = CLIENT_CREDENTIALS_EXTENSION
@@ -132,13 +137,21 @@ class ClientCredentials(Grant):
         self._alg = signing_algorithm
         self._method = token_endpoint_auth_method
         if private_key is not None:
-            from . import _jwt
-
             self._key = _jwt.load_private_key(private_key)
 
     def __repr__(self) -> str:
         how = "private_key_jwt" if self._key is not None else "client secret"
         return f"<ClientCredentials {self.client_id!r} ({how})>"
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        if state.get("_key") is not None:
+            state["_key"] = _jwt.travelling(state["_key"])  # a cryptography key does not pickle
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        key = state.get("_key")
+        self.__dict__.update(state, _key=key.load() if isinstance(key, _jwt.TravellingKey) else key)
 
     def obtain(self, context: GrantContext) -> Tokens:
         supported = context.metadata.list("token_endpoint_auth_methods_supported")

@@ -2,8 +2,9 @@
 
 Real loopback servers: the official SDK's resource server (tests/servers/sdk_oauth_server.py),
 which checks each token with the authorization server of tests/scale/authorization_server.py
-(client credentials). The parent fetches a token; a spawned worker that receives the shared
-client gets its own, from the grant or from the token store it was given.
+(client credentials, with a secret or a private key, and DPoP proofs). The parent fetches a
+token; a spawned worker that receives the shared client gets its own, from the grant or from
+the token store it was given, signing with the same keys.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from mcpclient import SharedClient
-from mcpclient.auth import ClientCredentials, FileTokenStore, MemoryTokenStore, OAuth
+from mcpclient.auth import ClientCredentials, DPoPKey, FileTokenStore, MemoryTokenStore, OAuth
 from mcpclient.auth._tokens import Tokens
 from tests.helpers import require_mcp_sdk
 from tests.http.conftest import start_sdk_server
@@ -29,13 +30,27 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.fixture
-def servers(scale_path):
+def start_servers(scale_path):
+    """Start an authorization server (``public_key``: the client's, for ``private_key_jwt``)
+    and the SDK resource server it answers for; both stopped at the end."""
     require_mcp_sdk()
-    issuer = AuthorizationServer().start()
-    mcp = start_sdk_server("--issuer", issuer.url, script=OAUTH_SERVER)
-    yield issuer, mcp.url
-    mcp.stop()
-    issuer.stop()
+    started = []
+
+    def start(public_key=None) -> tuple[AuthorizationServer, str]:
+        issuer = AuthorizationServer(public_key).start()
+        started.append(issuer)
+        mcp = start_sdk_server("--issuer", issuer.url, script=OAUTH_SERVER)
+        started.append(mcp)
+        return issuer, mcp.url
+
+    yield start
+    for server in reversed(started):
+        server.stop()
+
+
+@pytest.fixture
+def servers(start_servers):
+    return start_servers()
 
 
 def tokens_of(issuer: AuthorizationServer) -> list[str]:
@@ -93,4 +108,68 @@ def test_an_oauth_part_that_cannot_be_pickled_is_named():
 
     auth = OAuth("http://127.0.0.1:1/mcp", grant=Local(CLIENT_ID, "s"))
     with pytest.raises(TypeError, match=r"the option auth \(a OAuth\).*its grant \(a Local\)"):
+        pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", auth=auth))
+
+
+def test_a_private_key_jwt_grant_travels_and_the_worker_signs_with_the_same_key(start_servers):
+    pytest.importorskip("cryptography")
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                            serialization.NoEncryption()).decode()
+    body = "".join(pem.splitlines()[1:-1])
+    issuer, url = start_servers(key.public_key())
+    grant = ClientCredentials(CLIENT_ID, private_key=pem)
+    shared = SharedClient(url, timeout=20, auth=OAuth(grant=grant))
+    try:
+        assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"
+        [parent] = issuer.issued
+        assert parent["auth"] == "private_key_jwt"
+        data = pickle.dumps(shared)
+        assert parent["token"].encode() not in data
+        assert b"BEGIN PRIVATE KEY" in data  # the key travels, as docs/scale.md says: the pickle is as secret
+        for shown in (repr(shared), repr(grant), repr(shared._options["auth"]), repr(grant.__getstate__())):
+            assert body[:40] not in shown and "PRIVATE" not in shown
+        answer = spawned_add(shared, 2, 3)
+        assert answer["sum"] == "5" and answer["opened"] == 1
+        worker = issuer.issued[1]
+        assert worker["auth"] == "private_key_jwt" and worker["token"] != parent["token"]  # signed with the same key
+    finally:
+        shared.close()
+
+
+@pytest.mark.parametrize("given", ["key", "true"])
+def test_a_dpop_key_travels_and_dpop_true_makes_a_key_per_process(start_servers, given):
+    pytest.importorskip("cryptography")
+    issuer, url = start_servers()
+    key = DPoPKey() if given == "key" else None
+    auth = OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret), dpop=key or True)
+    shared = SharedClient(url, timeout=20, auth=auth)
+    try:
+        assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"
+        [parent] = issuer.issued
+        assert parent["jkt"] is not None and (key is None or parent["jkt"] == key.thumbprint)
+        assert "PRIVATE" not in repr(auth) and "PRIVATE" not in repr(key)
+        answer = spawned_add(shared, 2, 3)
+        assert answer["sum"] == "5" and answer["opened"] == 1
+        worker = issuer.issued[1]
+        assert worker["jkt"] is not None
+        if key is not None:
+            assert worker["jkt"] == key.thumbprint  # the worker proved possession of the same key
+        else:
+            assert worker["jkt"] != parent["jkt"]  # dpop=True: a key of its own, made in the worker
+    finally:
+        shared.close()
+
+
+def test_a_private_key_that_cannot_be_exported_is_named():
+    class HeldInHardware:  # a key object whose private bytes cannot be read (a double: an HSM key)
+        def private_bytes(self, *args):
+            raise ValueError("not exportable")
+
+    auth = OAuth("http://127.0.0.1:1/mcp", grant=ClientCredentials(CLIENT_ID, private_key=HeldInHardware()))
+    with pytest.raises(TypeError, match=r"its grant \(a ClientCredentials\).*the private key \(a HeldInHardware\) "
+                                        r"cannot travel to another process.*create the grant in the worker"):
         pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", auth=auth))
