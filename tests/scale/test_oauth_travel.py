@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import SharedClient
+from mcpclient import SharedClient, SharedGroup
 from mcpclient.auth import ClientCredentials, DPoPKey, FileTokenStore, MemoryTokenStore, OAuth
 from mcpclient.auth._tokens import Tokens
 from tests.helpers import require_mcp_sdk
@@ -162,6 +162,29 @@ def test_a_dpop_key_travels_and_dpop_true_makes_a_key_per_process(start_servers,
             assert worker["jkt"] != parent["jkt"]  # dpop=True: a key of its own, made in the worker
     finally:
         shared.close()
+
+
+def test_a_shared_group_with_oauth_travels_as_its_settings(start_servers):
+    pytest.importorskip("cryptography")
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    key = ec.generate_private_key(ec.SECP256R1())  # a cryptography key object, not PEM text
+    issuer, url = start_servers(key.public_key())
+    group = SharedGroup({"secure": url}, timeout=20, auth=OAuth(grant=ClientCredentials(CLIENT_ID, private_key=key),
+                                                                dpop=DPoPKey()))
+    try:
+        assert group.call_tool("secure__add", {"a": 1, "b": 2}).text == "3"
+        [parent] = issuer.issued
+        data = pickle.dumps(group)
+        assert parent["token"].encode() not in data
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as pool:
+            answer = pool.submit(_work.group_add, group, "secure__add", 4, 5).result(60)
+        assert answer["sum"] == "9" and answer["opened"] == 1
+        worker = issuer.issued[1]
+        assert worker["auth"] == "private_key_jwt" and worker["jkt"] == parent["jkt"] is not None
+        assert worker["token"] != parent["token"]
+    finally:
+        group.close()
 
 
 def test_a_private_key_that_cannot_be_exported_is_named():

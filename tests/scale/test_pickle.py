@@ -103,6 +103,9 @@ def test_settings_made_after_construction_that_cannot_be_pickled_are_named():
 def test_a_group_names_a_server_that_cannot_travel():
     with pytest.raises(TypeError, match=r"this SharedGroup cannot be pickled: the server 'fake' \(a FakeServer\)"):
         pickle.dumps(SharedGroup({"demo": DEMO_SERVER, "fake": FakeServer()}))
+    with pytest.raises(TypeError, match=r"this SharedGroup cannot be pickled: the option sampling_handler "
+                                        r"\(function .*<lambda>\).*module-level"):
+        pickle.dumps(SharedGroup({"demo": DEMO_SERVER}, sampling_handler=lambda request: None))
 
 
 def test_a_client_and_a_client_group_refuse_to_pickle_and_point_to_the_shared_ones():
