@@ -34,6 +34,7 @@ __all__ = [
     "ResourceTemplate",
     "Root",
     "SamplingMessage",
+    "SessionState",
     "ToolContent",
     "ToolDef",
     "ToolResult",
@@ -443,3 +444,52 @@ class ElicitationResult:
     action: Literal["accept", "decline", "cancel"]
     content: dict[str, JSON] | None = None
     meta: Meta | None = None
+
+
+@frozen(kw_only=True)
+class SessionState:
+    """A legacy Streamable HTTP session, saved to be resumed by another client (``resume=``).
+
+    ``Client.session_state`` gives it; ``as_dict()`` is plain JSON (save it to a file, a
+    cache, an environment variable) and ``SessionState.from_dict`` reads it back. Besides the
+    ``Mcp-Session-Id`` (``session_id``) and the version the session negotiated, it keeps what
+    the server's ``initialize`` answer said (``capabilities``, ``server_info``, ``instructions``,
+    as sent), since a resumed client sends no ``initialize`` to learn them again.
+
+    The session id is a credential of sorts: whoever holds it speaks in that session. Keep
+    it where you would keep a cookie.
+    """
+
+    session_id: str
+    protocol_version: str
+    capabilities: dict[str, Any] = field(factory=dict)
+    server_info: dict[str, Any] = field(factory=dict)
+    instructions: str | None = None
+
+    def __repr__(self) -> str:  # the id stays out of logs and tracebacks
+        return f"SessionState(protocol_version={self.protocol_version!r}, session_id=<hidden>)"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The state as plain JSON values (``from_dict`` reads it back)."""
+        saved: dict[str, Any] = {
+            "session_id": self.session_id, "protocol_version": self.protocol_version,
+            "capabilities": self.capabilities, "server_info": self.server_info,
+        }
+        if self.instructions is not None:
+            saved["instructions"] = self.instructions
+        return saved
+
+    @classmethod
+    def from_dict(cls, saved: dict[str, Any]) -> SessionState:
+        """The state ``as_dict`` gave. Raises ``ValueError`` when ``session_id`` or
+        ``protocol_version`` is missing or not a string, or another field has the wrong type."""
+        session_id, version = saved.get("session_id"), saved.get("protocol_version")
+        if not isinstance(session_id, str) or not session_id or not isinstance(version, str) or not version:
+            raise ValueError("a saved session needs a session_id and a protocol_version (strings)")
+        capabilities, server_info = saved.get("capabilities", {}), saved.get("server_info", {})
+        instructions = saved.get("instructions")
+        if not isinstance(capabilities, dict) or not isinstance(server_info, dict) or not (
+                instructions is None or isinstance(instructions, str)):
+            raise ValueError("a saved session's capabilities and server_info must be objects, its instructions a string")
+        return cls(session_id=session_id, protocol_version=version, capabilities=capabilities,
+                   server_info=server_info, instructions=instructions)

@@ -35,6 +35,8 @@ EXPECTED = {
     "KeepAlive",
     # Typed views of structured tool output (issue #30).
     "StructuredOutputError",
+    # Resuming a legacy Streamable HTTP session (issue #30).
+    "SessionLost", "SessionState",
 }
 
 

@@ -62,6 +62,9 @@ def connect(
     elicitation_modes: Sequence[str] = ("form",),
     notification_handler: Callable[[str, dict[str, Any]], None] | None = None,
     roots: Sequence[t.Root | str] | None = None,
+    resume: t.SessionState | Mapping[str, Any] | None = None,
+    on_session_lost: str = "raise",
+    keep_session: bool = False,
 ) -> Client:
     """Connect to an MCP server and return an initialized ``Client`` (close it when done).
 
@@ -76,8 +79,11 @@ def connect(
     ``max_retries`` configure HTTP (see ``StreamableHTTPTransport``); ``env``, ``cwd`` and
     ``stderr`` the command (see ``StdioTransport``). ``timeout``, ``client_info``,
     ``max_dispatch``, ``protocol``, ``cache``, ``cache_partition``, ``output_validation``, ``apps``, ``telemetry``,
-    ``middleware``, ``extensions``, ``keepalive``, ``policy``, ``lock`` and ``on_change`` go to
-    the ``Client``.
+    ``middleware``, ``extensions``, ``keepalive``, ``policy``, ``lock``, ``on_change``,
+    ``resume`` and ``on_session_lost`` go to the ``Client``.
+    ``resume`` (a ``Client.session_state``, or its ``as_dict()``) takes up that legacy Streamable
+    HTTP session with no ``initialize`` (and no HTTP+SSE fallback); ``keep_session=True`` leaves
+    the session open on ``close()`` so that another client can resume it (docs/reliability.md).
     Handlers
     (``elicitation_modes``: what the elicitation handler takes, "form" and/or "url")
     and ``roots`` are installed before the handshake, so their capabilities are declared.
@@ -109,6 +115,8 @@ def connect(
             elicitation_modes=elicitation_modes,
             notification_handler=notification_handler,
             roots=roots,
+            resume=resume,
+            on_session_lost=on_session_lost,
         )
         try:
             client.initialize()
@@ -132,12 +140,12 @@ def connect(
             "session": session,
             "max_retries": max_retries,
         }
-        streamable = StreamableHTTPTransport(target, **http_options)
+        streamable = StreamableHTTPTransport(target, **http_options, keep_session=keep_session)
         try:
             return start(streamable)
         except (HTTPStatusError, RPCError) as exc:
             status = streamable.initialize_status
-            if status not in FALLBACK_STATUSES:
+            if status not in FALLBACK_STATUSES or resume is not None:
                 raise
             log.info("initialize over Streamable HTTP got HTTP %d; trying the HTTP+SSE transport", status)
             try:
@@ -148,6 +156,8 @@ def connect(
                 raise exc from fallback_error
             return start(legacy)
     if isinstance(target, (list, tuple)) and target and all(isinstance(a, (str, os.PathLike)) for a in target):
+        if resume is not None:
+            raise ValueError("resume= takes up a Streamable HTTP session: connect() needs the server's URL")
         return start(StdioTransport(list(target), env, cwd=cwd, stderr=stderr))
     raise TypeError(f"connect() takes an http(s) URL or a command as a list of strings, got {target!r}")
 

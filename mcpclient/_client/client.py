@@ -92,6 +92,11 @@ class Client:
     server's tools against a lockfile on connect and on every change; ``on_change`` says what
     a changed tool gets: "refuse", "warn" or "update". See docs/policy.md.
 
+    ``resume`` (a ``SessionState`` from ``session_state``, or its ``as_dict()``) takes up a
+    legacy Streamable HTTP session another client started, with no ``initialize``; when the
+    server no longer knows it, ``on_session_lost`` says what happens: "raise" (``SessionLost``)
+    or "reinitialize" (a new session, and the request goes on). See docs/reliability.md.
+
     Every request method takes ``meta=``, a mapping of extra ``_meta`` keys for that request
     (vendor keys, trace ids of one's own). The era's ``_meta`` keys and, with
     ``on_progress``, the ``progressToken`` are the client's: a ``meta`` key of the same name
@@ -117,6 +122,8 @@ class Client:
         policy: Any = None,
         lock: Any = None,
         on_change: str = "refuse",
+        resume: t.SessionState | Mapping[str, Any] | None = None,
+        on_session_lost: str = "raise",
     ) -> None:
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
@@ -137,6 +144,7 @@ class Client:
         self._tasks = self._seam.find(TasksFeature)  # what Calls waits for a task with
         self._max_dispatch = max_dispatch
         self._protocol = protocol
+        self._resume = (resume, on_session_lost)
         self._wire(transport)
 
     def _wire(self, transport: Transport) -> None:
@@ -150,6 +158,7 @@ class Client:
         )
         self._conversation = Conversation(
             self._engine, self._handlers, self.client_info, self._protocol, transport, self._discoveries,
+            *self._resume,
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._calls = Calls(self._conversation, self._tasks, self._listed)
@@ -287,6 +296,13 @@ class Client:
     def protocol_version(self) -> str:
         """The protocol version in use; "" until ``initialize()`` succeeded."""
         return self._conversation.version
+
+    @property
+    def session_state(self) -> t.SessionState | None:
+        """The legacy Streamable HTTP session open now, to save and resume in another client
+        (``resume=``; ``as_dict()`` is JSON); None over stdio, the 2026-07-28 era, or before
+        ``initialize()``. See docs/reliability.md."""
+        return self._conversation.session_state()
 
     @property
     def server_info(self) -> t.Implementation | None:

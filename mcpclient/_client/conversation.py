@@ -60,6 +60,9 @@ MAX_INPUT_ROUNDS = 16
 #: ``_methods.CHANGE_NOTHING``; a ``tools/call`` is one when its caller says so).
 IDEMPOTENT_METHODS = CHANGE_NOTHING
 
+#: What a resumed session does when the server no longer knows it (``on_session_lost``).
+SESSION_LOST_CHOICES = ("raise", "reinitialize")
+
 #: A client's life: created, then open (after initialize), then closed for good.
 UNOPENED, OPEN, CLOSED = "unopened", "open", "closed"
 
@@ -84,9 +87,21 @@ class Conversation:
         protocol: str,
         transport: Transport,
         discoveries: Discoveries | None = None,
+        resume: t.SessionState | Mapping[str, Any] | None = None,
+        on_session_lost: str = "raise",
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+        if on_session_lost not in SESSION_LOST_CHOICES:
+            raise ValueError(f"on_session_lost must be one of {SESSION_LOST_CHOICES}, got {on_session_lost!r}")
+        if resume is not None and not isinstance(resume, t.SessionState):
+            resume = t.SessionState.from_dict(dict(resume))
+        if resume is not None and protocol not in ("auto", "legacy"):
+            raise ValueError(f"resume= resumes a legacy session (protocol {resume.protocol_version}); "
+                             f"protocol={protocol!r} asks for the 2026-07-28 era, which has no sessions")
+        #: The saved session to resume instead of the handshake, and what to do once it is lost.
+        self.resume = resume
+        self.on_session_lost = on_session_lost
         self.engine = engine
         self.handlers = handlers
         self.client_info = client_info
@@ -110,6 +125,7 @@ class Conversation:
         #: Whether this opening took a remembered discover answer instead of asking.
         self.recalled = False
         self._discover_result: dict[str, Any] | None = None
+        self._initialize_result: dict[str, Any] | None = None  # as the server sent it (session_state)
         # The chains of every call, built once: the middleware never changes for a client.
         seam = handlers.seam
         self._send = compose(seam.middleware, self._deliver)
@@ -128,6 +144,7 @@ class Conversation:
             self._open(timeout)
         except BaseException as exc:
             self.state = None
+            self._initialize_result = None
             self.era = None
             self.era_strategy = None
             self.declared = {}
@@ -143,7 +160,9 @@ class Conversation:
         self.recalled = False
         recalled = self.discoveries.recall(identity(self.server_key)) if (
             self.discoveries is not None and self.protocol == "auto") else None
-        if self.protocol == "legacy":
+        if self.resume is not None:
+            self._resume(self.resume, timeout)
+        elif self.protocol == "legacy":
             self._initialize(timeout)
         elif self.protocol != "auto":
             self._discover_forced(timeout)
@@ -334,10 +353,44 @@ class Conversation:
 
     def _finish_initialize(self, result: dict[str, Any], timeout: float | None) -> None:
         self.state = legacy.read_initialize_result(result)
+        self._initialize_result = result
         self.handlers.server = self.state.server_info  # before initialized: the server may ask at once
         self.era = LEGACY
         self.transport.set_protocol(LEGACY, self.state.protocol_version)
         self.notify("notifications/initialized", None, timeout)
+
+    def _resume(self, saved: t.SessionState, timeout: float | None) -> None:
+        """Take up a saved legacy session: no ``initialize``; what its answer said is the saved
+        state's, and the transport sends the session id with the version it negotiated. With
+        ``on_session_lost="reinitialize"`` the transport is given an ``initialize`` (asking for
+        that version) to start a new session with once the server no longer knows this one."""
+        result: dict[str, Any] = {
+            "protocolVersion": saved.protocol_version, "capabilities": saved.capabilities,
+            "serverInfo": saved.server_info,
+        }
+        if saved.instructions is not None:
+            result["instructions"] = saved.instructions
+        state = legacy.read_initialize_result(result)
+        self.declared = self.handlers.capabilities()
+        replay = None
+        if self.on_session_lost == "reinitialize":
+            replay = legacy.initialize_params(self.client_info, self.declared, saved.protocol_version)
+        self.state, self._initialize_result = state, result
+        self.handlers.server = state.server_info
+        self.era = LEGACY
+        self.transport.resume_session(saved.session_id, saved.protocol_version, replay, timeout=timeout)
+
+    def session_state(self) -> t.SessionState | None:
+        """The session to save for ``resume=``: None unless a legacy session with an id is open."""
+        result, session_id = self._initialize_result, self.transport.peer.session_id
+        if self.era != LEGACY or self.state is None or result is None or not session_id:
+            return None
+        info, instructions = result.get("serverInfo"), result.get("instructions")
+        return t.SessionState(
+            session_id=session_id, protocol_version=self.state.protocol_version,
+            capabilities=dict(self.state.capabilities), server_info=dict(info) if isinstance(info, dict) else {},
+            instructions=instructions if isinstance(instructions, str) else None,
+        )
 
     def _open_request(
         self, method: str, params: dict[str, Any], *, timeout: float | None, cancel_on_timeout: bool, cancel: Any = None

@@ -25,6 +25,7 @@ The hierarchy::
     │   ├── ConnectionClosed      the connection to the server is gone
     │   ├── StreamInterrupted     a reply stream broke before the reply (the request may have run)
     │   └── HTTPStatusError       the HTTP server answered with an error status
+    │       └── SessionLost       the server no longer knows a resumed session (HTTP 404)
     ├── ConfigError               also a ValueError: a config file or entry cannot be used
     ├── UnknownToolError          also a LookupError: no server of a ClientGroup has that tool
     ├── StubOutOfDate             a typed stub's tools differ from the server's (mcpclient stubs)
@@ -70,6 +71,7 @@ __all__ = [
     "RequestCancelled",
     "RequestTimeout",
     "ResourceNotFound",
+    "SessionLost",
     "StreamInterrupted",
     "StubOutOfDate",
     "SubscriptionError",
@@ -378,6 +380,24 @@ class HTTPStatusError(TransportError):
 
 def _rebuild_http_status_error(message: str, status_code: int, body: str, url: Any) -> HTTPStatusError:
     return HTTPStatusError(message, status_code=status_code, body=body, url=url)
+
+
+class SessionLost(HTTPStatusError):
+    """The server no longer knows the session this client resumed (``resume=``): it answered
+    HTTP 404 (or the TypeScript SDK's 400 -32000) to a request carrying its id, which proves
+    the request never ran. ``session_id`` is the lost id. Connect without ``resume=`` (or with
+    ``on_session_lost="reinitialize"``) to start a new session."""
+
+    def __init__(self, message: str, *, status_code: int, session_id: str, body: str = "", url: str | None = None) -> None:
+        self.session_id = session_id
+        super().__init__(message, status_code=status_code, body=body, url=url)
+
+    def __reduce__(self) -> Any:
+        return (_rebuild_session_lost, (str(self), self.status_code, self.session_id, self.body, self.url))
+
+
+def _rebuild_session_lost(message: str, status_code: int, session_id: str, body: str, url: Any) -> SessionLost:
+    return SessionLost(message, status_code=status_code, session_id=session_id, body=body, url=url)
 
 
 class ConfigError(MCPError, ValueError):

@@ -202,6 +202,18 @@ class Transport(abc.ABC):
         reads the protocol from the messages it carries. The default ignores it.
         """
 
+    def resume_session(
+        self, session_id: str, version: str, replay_initialize: dict[str, Any] | None, *, timeout: float | None
+    ) -> None:
+        """Take up a legacy session the server already knows, instead of a handshake
+        (``Client(resume=...)``): send ``session_id`` and ``MCP-Protocol-Version: version``
+        from now on. When the server no longer knows it, raise ``SessionLost``, or, given
+        ``replay_initialize`` (the params of an ``initialize``), start a new session with it
+        and go on. Only transports with sessions (Streamable HTTP) can; the default raises
+        ``ValueError``.
+        """
+        raise ValueError(f"{type(self).__name__} has no sessions to resume: resume= needs a Streamable HTTP transport")
+
     def last_words(self) -> str:
         """What the server said besides its messages, for an error that could otherwise say
         only that no reply came (a stdio server's last stderr lines); "" by default."""

@@ -16,6 +16,7 @@ from .._core.exceptions import (
     HTTPStatusError,
     MCPError,
     ProtocolError,
+    SessionLost,
     StreamInterrupted,
     TransportError,
 )
@@ -119,7 +120,13 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
     all the same, and an exchange is aborted only once its headers arrived.
 
     A 404 on a request carrying the session id means the server ended the session: the
-    transport replays the ``initialize`` it carried, once, and re-sends the request. Redirects
+    transport replays the ``initialize`` it carried, once, and re-sends the request. A session
+    taken up with ``resume_session`` (``connect(url, resume=state)``) raises ``SessionLost``
+    instead, unless the client chose ``on_session_lost="reinitialize"``.
+
+    - ``keep_session``: ``close()`` leaves the session to the server (no DELETE), so that it
+      can be resumed later (``Client.session_state``). A resumed session is always left so:
+      it belongs to whoever started it. Redirects
     are followed only within the same origin. Thread safety: ``send`` may be called from many
     threads at once. Credentials never appear in reprs, logs or exception messages.
     """
@@ -138,6 +145,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         listen: bool = True,
         max_message_bytes: int = MAX_MESSAGE_BYTES,
         keepalive_idle: float = KEEPALIVE_MAX_IDLE,
+        keep_session: bool = False,
     ) -> None:
         if max_message_bytes < 1:
             raise ValueError("max_message_bytes must be positive")
@@ -169,6 +177,8 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._init_message: dict[str, Any] | None = None
+        self.keep_session = keep_session
+        self._resumed: str | None = None  # the id of a session taken up by resume_session
         #: The HTTP status the ``initialize`` POST was answered with (None before it was sent):
         #: ``connect()`` falls back to the HTTP+SSE transport on the statuses the spec names.
         self.initialize_status: int | None = None
@@ -199,6 +209,24 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
             return
         self.protocol_version = version
         self._listen_after_send = True
+
+    def resume_session(
+        self, session_id: str, version: str, replay_initialize: dict[str, Any] | None, *, timeout: float | None
+    ) -> None:
+        """Send ``session_id`` and ``version`` from now on, with no handshake (see ``Transport``).
+
+        The GET stream opens before this returns (unless ``listen=False``): a server that no
+        longer knows the session says so there, and ``SessionLost`` is raised at once (or,
+        given ``replay_initialize``, a new session is started). A server with no GET stream is
+        found out by the first request.
+        """
+        if self._modern:
+            raise ValueError("the 2026-07-28 era has no sessions to resume")
+        if replay_initialize is not None:
+            self._init_message = {"jsonrpc": "2.0", "id": "mcpclient-resume", "method": "initialize",
+                                  "params": replay_initialize}
+        self.session_id, self.protocol_version, self._resumed = session_id, version, session_id
+        self._start_listening(None if timeout is None else time.monotonic() + timeout)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed.is_set() else ("session" if self.session_id else "no session")
@@ -638,6 +666,10 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         wait = LISTEN_OPEN_TIMEOUT if deadline is None else min(LISTEN_OPEN_TIMEOUT, max(0.1, deadline - time.monotonic()))
         try:
             first = self._open_listen_stream(None, time.monotonic() + wait)
+        except SessionLost:
+            with self._lock:
+                self._listening = False
+            raise
         except MCPError as exc:
             log.debug("the GET stream did not open at once (%s); retrying in the background", exc)
             first = None
@@ -735,6 +767,12 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
             if self.session_id != expired:
                 return  # another thread renewed it already
             init = self._init_message
+            if init is None and expired == self._resumed:
+                raise SessionLost(
+                    "the server no longer knows the resumed session (HTTP 404; the request never ran): "
+                    "connect without resume= to start a new one, or pass on_session_lost='reinitialize'",
+                    status_code=404, session_id=expired, url=_requester.safe_url(self.url),
+                )
             if init is None:
                 raise HTTPStatusError(
                     "the server ended the session (HTTP 404) and no initialize was sent through "
@@ -814,7 +852,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         self._exchanges.abort_all(CLOSED)
         self._drains.shutdown()
         self._inbox.put(_CLOSED)
-        if self.session_id is None:
+        if self.session_id is None or self.keep_session or self.session_id == self._resumed:
             self._release()
             return
         ended = threading.Event()
