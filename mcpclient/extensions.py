@@ -228,6 +228,21 @@ class Session(abc.ABC):
         """
         raise ProtocolError(f"{asker} needs input from this client, which this session cannot give{advice}")
 
+    def listen(self, key: str, value: Any) -> None:
+        """Ask the server's ``subscriptions/listen`` stream (2026-07-28) for ``key: value`` in
+        its ``notifications`` filter, beside the client's own keys (the list changes and
+        resource subscriptions, which an extension may not set); an empty value withdraws it.
+        The client holds the stream and reopens it with the new filter; the notifications it
+        brings reach the extension's ``notification_handlers``. Nothing happens in the legacy
+        era, whose servers need no stream. A session without a stream ignores it."""
+
+    def listening(self, key: str) -> Any:
+        """What the server acknowledged for ``key`` (``notifications/subscriptions/acknowledged``)
+        on the stream open now: None until it has, while the stream is being reopened or is
+        lost, in the legacy era, and for a key the server left out. Read it afresh: a
+        stream that ends takes its acknowledgement with it."""
+        return None
+
     @abc.abstractmethod
     def run(self, work: Callable[[], None]) -> None:
         """Run ``work`` on a worker thread of this client (never the caller's); errors are logged."""

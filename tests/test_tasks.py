@@ -496,3 +496,132 @@ def test_a_raw_tools_list_request_passes_the_tasks_hook_as_it_came(transport):
     with Client(transport, timeout=5) as client:
         assert client.request("tools/list") == raw
     server.stop()
+
+
+# -- 2026-07-28: task status by push (subscriptions/listen for task ids) --------------------
+
+ACK = "notifications/subscriptions/acknowledged"
+SUB_ID = "io.modelcontextprotocol/subscriptionId"
+
+
+def pushing_listen(transport, listens, *, agree=True, completed=True):
+    """A ``subscriptions/listen`` handler that acknowledges the task ids asked for (or none,
+    ``agree=False``) and, when it agreed, pushes each task's completed state on the stream."""
+
+    def listen(params, message):
+        listens.append(params["notifications"])
+        asked = params["notifications"].get("taskIds") or []
+        meta = {SUB_ID: message["id"]}
+        honoured = {key: value for key, value in params["notifications"].items() if key != "taskIds"}
+        if agree and asked:
+            honoured["taskIds"] = asked
+        transport.push({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": meta, "notifications": honoured}})
+        for task_id in asked if agree and completed else ():
+            transport.push({"jsonrpc": "2.0", "method": "notifications/tasks", "params": {
+                "_meta": meta, **task_state("completed", task_id=task_id),
+                "result": {"content": [{"type": "text", "text": f"pushed {task_id}"}], "isError": False}}})
+        raise Reply()  # the stream stays open
+
+    return listen
+
+
+def test_a_task_waited_for_is_asked_of_the_listen_stream_and_its_pushed_status_ends_the_wait(transport):
+    from tests.helpers import wait_for
+
+    listens = []
+    server = modern_server(transport, {
+        # An interval past the call's timeout: only the push can end this wait in time.
+        "tools/call": lambda p, m: {"resultType": "task", **task_state(pollIntervalMs=60000)},
+        "subscriptions/listen": pushing_listen(transport, listens),
+    })
+    with Client(transport, timeout=5) as client:
+        assert client.call_tool("slow").text == "pushed t-1"
+        assert listens[0] == {"taskIds": ["t-1"]}
+        assert not sent(server, "tasks/get")
+        # The wait is over: the id is withdrawn, and the stream it alone needed is ended.
+        listen_id = sent(server, "subscriptions/listen")[0]["id"]
+        assert wait_for(lambda: any(m.get("method") == "notifications/cancelled"
+                                    and m["params"]["requestId"] == listen_id for m in server.received))
+    server.stop()
+
+
+def test_a_pushed_task_is_not_polled_at_the_servers_interval(transport):
+    from tests.helpers import wait_for
+
+    listens, results = [], []
+    polls_at_ack: list[int] = []
+
+    def listen(params, message):
+        listens.append(params["notifications"])
+        polls_at_ack.append(len(sent(server, "tasks/get")))
+        transport.push({"jsonrpc": "2.0", "method": ACK, "params": {
+            "_meta": {SUB_ID: message["id"]}, "notifications": params["notifications"]}})
+        raise Reply()
+
+    server = modern_server(transport, {
+        "tools/call": lambda p, m: {"resultType": "task", **task_state(pollIntervalMs=50)},
+        "tasks/get": lambda p, m: {"resultType": "complete", **task_state(pollIntervalMs=50)},
+        "subscriptions/listen": listen,
+    })
+    with Client(transport, timeout=5) as client:
+        task = client.call_tool_as_task("slow")
+        waiter = threading.Thread(target=lambda: results.append(task.result(timeout=10)))
+        waiter.start()
+        assert wait_for(lambda: listens)
+        time.sleep(0.5)  # ten of the server's intervals: a polled task would be asked ten times
+        # At most the one poll already due when the acknowledgement came; none after it.
+        assert len(sent(server, "tasks/get")) <= polls_at_ack[0] + 1
+        transport.push({"jsonrpc": "2.0", "method": "notifications/tasks", "params": {
+            **task_state("completed"), "result": {"content": [{"type": "text", "text": "at last"}]}}})
+        waiter.join(10)
+        assert results[0].text == "at last"
+    server.stop()
+
+
+def test_a_task_the_server_will_not_push_is_polled(transport):
+    polls = []
+
+    def get(params, message):
+        polls.append(params)
+        if len(polls) < 3:
+            return {"resultType": "complete", **task_state(pollIntervalMs=20)}
+        return {"resultType": "complete", **task_state("completed"),
+                "result": {"content": [{"type": "text", "text": "polled"}], "isError": False}}
+
+    listens = []
+    server = modern_server(transport, {
+        "tools/call": lambda p, m: {"resultType": "task", **task_state(pollIntervalMs=20)},
+        "tasks/get": get,
+        "subscriptions/listen": pushing_listen(transport, listens, agree=False),
+    })
+    with Client(transport, timeout=5) as client:
+        assert client.call_tool("slow").text == "polled"
+    assert listens[0] == {"taskIds": ["t-1"]}  # asked, refused by the acknowledgement
+    assert len(polls) == 3
+    server.stop()
+
+
+def test_a_server_without_listen_streams_leaves_tasks_polled(transport):
+    polls = []
+
+    def get(params, message):
+        polls.append(params)
+        return {"resultType": "complete", **task_state("completed"),
+                "result": {"content": [{"type": "text", "text": "polled"}], "isError": False}}
+
+    server = modern_server(transport, {  # no subscriptions/listen: -32601 for the stream
+        "tools/call": lambda p, m: {"resultType": "task", **task_state(pollIntervalMs=20)},
+        "tasks/get": get,
+    })
+    with Client(transport, timeout=5) as client:
+        assert client.call_tool("slow").text == "polled"
+    assert len(polls) == 1
+    server.stop()
+
+
+def test_an_extension_may_not_set_the_clients_own_listen_keys(transport):
+    server = modern_server(transport, {})
+    with Client(transport, timeout=5) as client:
+        with pytest.raises(ValueError, match="client's own"):
+            client._session.listen("toolsListChanged", True)
+    server.stop()

@@ -164,7 +164,7 @@ class Client:
         self._calls = Calls(self._conversation, self._tasks, self._listed)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._elicitation)
-        self._session = BoundSession(self._conversation, self._seam, _weak_state(self), self._timeouts)
+        self._session = BoundSession(self._conversation, self._seam, _weak_state(self), self._timeouts, self._notices)
         self._seam.bind(self._session)
         # Like an unclosed file: a Client dropped without close() is closed when collected,
         # with a ResourceWarning. Nothing the threads hold refers back to the Client.

@@ -25,6 +25,10 @@ __all__ = ["ROUTED_NOTIFICATIONS", "Notifications"]
 
 log = logging.getLogger("mcpclient")
 
+#: The ``subscriptions/listen`` keys the client fills itself (``Era.listen_filter``).
+BUILTIN_LISTEN_KEYS = frozenset({"toolsListChanged", "promptsListChanged", "resourcesListChanged",
+                                 "resourceSubscriptions"})
+
 _LIST_CHANGED = {
     "notifications/tools/list_changed": "tools",
     "notifications/prompts/list_changed": "prompts",
@@ -56,6 +60,24 @@ class Notifications:
         self._resource_updated: Callable[[str], None] | None = None
         self._list_changed: Callable[[str], None] | None = None
         self._subscribed: set[str] = set()
+        self._asked: dict[str, Any] = {}  # what extensions ask of the listen stream (Session.listen)
+
+    def listen(self, key: str, value: Any) -> None:
+        """Ask the listen stream for ``key: value`` beside the client's own keys (an empty value
+        withdraws it); nothing in an era without one (``Session.listen``)."""
+        if key in BUILTIN_LISTEN_KEYS:
+            raise ValueError(f"{key!r} is the client's own subscriptions/listen key")
+        if value:
+            self._asked[key] = value
+        else:
+            self._asked.pop(key, None)
+        self.update_listener()
+
+    def listening(self, key: str) -> Any:
+        """What the server acknowledged for ``key`` on the stream open now; None when it has not
+        (or the stream is being reopened, or the era has none)."""
+        honoured = self.listener.honoured()
+        return None if honoured is None else honoured.get(key)
 
     def set_log_level(self, level: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> None:
         if level not in LOG_LEVELS:
@@ -104,7 +126,10 @@ class Notifications:
         wanted = era.listen_filter(self._conversation.capabilities, wants_lists, self._subscribed)
         if wanted is None:
             return False
-        self.listener.update(**wanted)
+        changes: dict[str, Any] = {key: None for key in self.listener.asked() if key not in BUILTIN_LISTEN_KEYS}
+        changes.update(self._asked)  # an extension's keys, and the client's own, which win
+        changes.update(wanted)
+        self.listener.update(**changes)
         return True
 
     def on_notification(self, method: str, params: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from .._core.rpc.cancel import CancelToken
 from .._core.timeouts import Timeouts
 from ..extensions import Options, Session
 from .conversation import CLOSED, OPEN, Conversation, identity
+from .notifications import Notifications
 from .seam import Seam, check_custom
 
 __all__ = ["BoundSession"]
@@ -24,8 +25,12 @@ __all__ = ["BoundSession"]
 class BoundSession(Session):
     """The Session of one connection (see ``mcpclient.extensions.Session``)."""
 
-    def __init__(self, conversation: Conversation, seam: Seam, state: Callable[[], str], timeouts: Timeouts) -> None:
+    def __init__(
+        self, conversation: Conversation, seam: Seam, state: Callable[[], str], timeouts: Timeouts,
+        notices: Notifications | None = None,
+    ) -> None:
         self._conversation = conversation
+        self._notices = notices  # the listen stream's holder (Session.listen)
         self._seam = seam
         self._state = state  # the client's: unopened, open or closed
         self._timeouts = timeouts  # the client's, which Client.timeout changes
@@ -92,6 +97,13 @@ class BoundSession(Session):
         asker: str, advice: str = "",
     ) -> dict[str, Any]:
         return self._conversation.handlers.answer_inputs(requests, cancel, asker, advice)
+
+    def listen(self, key: str, value: Any) -> None:
+        if self._notices is not None:
+            self._notices.listen(key, value)
+
+    def listening(self, key: str) -> Any:
+        return self._notices.listening(key) if self._notices is not None else None
 
     def run(self, work: Callable[[], None]) -> None:
         self._seam.run(work)

@@ -84,6 +84,19 @@ class Listener:
                 self._changed.wait(left if left is None else min(left, 0.5))
             return dict(self._acked)
 
+    def asked(self) -> dict[str, Any]:
+        """The filter asked for now."""
+        with self._lock:
+            return dict(self._filter)
+
+    def honoured(self) -> dict[str, Any] | None:
+        """What the server acknowledged of the filter asked for now, on the stream open now;
+        None until it has (a stream being reopened for a new filter, or lost, has no answer)."""
+        with self._lock:
+            if self._acked is None or self._stream_filter != self._filter:
+                return None
+            return dict(self._acked)
+
     def on_acknowledged(self, params: dict[str, Any]) -> None:
         """The server's acknowledgement of a stream (a dispatch thread); a stale stream's is ignored."""
         meta = params.get("_meta")
@@ -125,10 +138,7 @@ class Listener:
                 token = self._token = CancelToken()
                 self._stream_id, self._stream_filter, self._acked = None, None, None
             try:
-                self._conversation.call(
-                    "subscriptions/listen", {"notifications": notifications}, timeout=None, cancel=token,
-                    on_sent=self._opening(token, notifications),
-                )
+                self._listen(notifications, token)
                 failures = 0
                 log.info("the server ended the subscription stream; reopening it")
             except RequestCancelled:
@@ -142,6 +152,18 @@ class Listener:
                 log.warning("the subscription stream failed (%s); reopening in %.1fs", exc, delay)
                 if self._stopped.wait(delay):
                     return
+
+    def _listen(self, notifications: dict[str, Any], token: CancelToken) -> None:
+        """One stream, to its end; its acknowledgement holds no longer than it (``honoured``)."""
+        try:
+            self._conversation.call(
+                "subscriptions/listen", {"notifications": notifications}, timeout=None, cancel=token,
+                on_sent=self._opening(token, notifications),
+            )
+        finally:
+            with self._lock:
+                if self._token is token or self._token is None:
+                    self._stream_filter, self._acked = None, None
 
     def _opening(self, token: CancelToken, notifications: dict[str, Any]) -> Callable[[Any], None]:
         """Learn the id of the stream about to open (before it is written: before its acknowledgement)."""

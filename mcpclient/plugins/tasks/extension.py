@@ -27,6 +27,7 @@ from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError, Task
 from ..._core.rpc.cancel import Cancel
 from ...extensions import Call, Extension, NotificationHandler, Session
 from .handle import STATUS_NOTIFICATIONS, LiveTask
+from .push import TaskPush
 
 __all__ = ["Tasks", "tasks_extension"]
 
@@ -44,6 +45,7 @@ class Tasks(Extension, TasksFeature):
         self._lock = threading.Lock()
         self._live: weakref.WeakValueDictionary[str, LiveTask] = weakref.WeakValueDictionary()
         self._task_support: dict[str, str] = {}  # tool name -> execution.taskSupport, from the last list
+        self._push: TaskPush | None = None  # the task ids asked of the connection's listen stream
 
     # -- the hooks ----------------------------------------------------------------------------
 
@@ -51,6 +53,7 @@ class Tasks(Extension, TasksFeature):
         """A new connection: its tasks and tools are its own."""
         with self._lock:
             self._session = session
+            self._push = TaskPush(session)
             self._live = weakref.WeakValueDictionary()
             self._task_support = {}
 
@@ -145,7 +148,7 @@ class Tasks(Extension, TasksFeature):
         with self._lock:
             task = self._live.get(task_id)
             if task is None:
-                task = LiveTask(self._bound(), self._outputs, task_id, tool=tool)
+                task = LiveTask(self._bound(), self._outputs, task_id, tool=tool, push=self._push)
                 self._live[task_id] = task
         if tool and task.tool is None:
             task.tool = tool

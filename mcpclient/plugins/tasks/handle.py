@@ -13,7 +13,9 @@ Two wire forms exist and the handle hides the difference:
   ``tasks/list`` and no ``tasks/result``.
 
 Waiting polls ``tasks/get`` at the server's suggested interval and wakes early when a status
-notification arrives; every wait is bounded by a timeout. Every request goes through the
+notification arrives; where the server pushes a task's status (the 2026 extension's
+``subscriptions/listen`` for task ids, ``push.TaskPush``) it waits for the push and polls only
+as a safety net. Every wait is bounded by a timeout. Every request goes through the
 extension's ``Session`` (so through the client's middleware), and the era's rules are read
 from its class (``Session.era``). ``mcpclient.Task`` is the interface it implements.
 """
@@ -34,6 +36,7 @@ from ..._core.rpc.cancel import Cancel, CancelToken, is_cancelled
 from ..._core.timeouts import DEFAULT, Deadline
 from ..._core.wire import structure
 from ...extensions import Options, Session
+from .push import PUSHED_POLL_INTERVAL, TaskPush
 
 __all__ = ["STATUS_NOTIFICATIONS", "TERMINAL", "LiveTask"]
 
@@ -63,8 +66,10 @@ class LiveTask(Task):
         task_id: str,
         *,
         tool: str | None = None,
+        push: TaskPush | None = None,
     ) -> None:
         self.task_id = task_id
+        self._push = push
         self.tool = tool
         self._session = session
         self._outputs = outputs
@@ -184,6 +189,9 @@ class LiveTask(Task):
         """Drive the task to its end within ``timeout`` seconds and return its raw result."""
         deadline = Deadline(timeout)
         ring = self._ring_on(cancel)
+        push = self._push if self.task_id else None
+        if push is not None:
+            push.watch(self.task_id)
         try:
             while True:
                 if is_cancelled(cancel):
@@ -202,7 +210,10 @@ class LiveTask(Task):
                     )
                 # A poll is due one interval after the server last told us anything (a reply
                 # or a notification), so notifications put polls off and nothing busy-waits.
-                pause = seen + _clamp(self.poll_interval or DEFAULT_POLL_INTERVAL) - time.monotonic()
+                # A pushed task is told of its changes: a poll is then only a safety net.
+                interval = (PUSHED_POLL_INTERVAL if push is not None and push.pushed(self.task_id)
+                            else _clamp(self.poll_interval or DEFAULT_POLL_INTERVAL))
+                pause = seen + interval - time.monotonic()
                 if pause <= 0:
                     self.refresh(timeout=DEFAULT if left is None else left)  # no poll hangs forever
                     continue
@@ -216,6 +227,8 @@ class LiveTask(Task):
                 self._cancel_quietly()
             raise
         finally:
+            if push is not None:
+                push.unwatch(self.task_id)
             if ring is not None and isinstance(cancel, CancelToken):
                 cancel.remove_callback(ring)
 
