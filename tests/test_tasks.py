@@ -624,3 +624,33 @@ def test_an_extension_may_not_set_the_clients_own_listen_keys(transport):
         with pytest.raises(ValueError, match="client's own"):
             client._session.listen("toolsListChanged", True)
     server.stop()
+
+
+def test_a_pushed_task_is_polled_again_once_its_listen_stream_fails(transport, monkeypatch):
+    from mcpclient._client import subscriptions
+
+    monkeypatch.setattr(subscriptions, "RECONNECT_DELAYS", (30.0,))  # the stream stays lost in this test
+    broken = threading.Event()
+
+    def listen(params, message):
+        meta = {SUB_ID: message["id"]}
+        broken.set()
+        raise Reply({"jsonrpc": "2.0", "method": ACK, "params": {"_meta": meta, "notifications": params["notifications"]}},
+                    {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "stream broke"}})
+
+    def get(params, message):
+        if not broken.is_set():
+            return {"resultType": "complete", **task_state(pollIntervalMs=50)}
+        return {"resultType": "complete", **task_state("completed"),
+                "result": {"content": [{"type": "text", "text": "polled after the loss"}], "isError": False}}
+
+    server = modern_server(transport, {
+        "tools/call": lambda p, m: {"resultType": "task", **task_state(pollIntervalMs=50)},
+        "tasks/get": get,
+        "subscriptions/listen": listen,
+    })
+    with Client(transport, timeout=5) as client:
+        # The failed stream's acknowledgement does not outlive it: no push is counted on.
+        assert client.call_tool("slow").text == "polled after the loss"
+        assert client._session.listening("taskIds") is None
+    server.stop()
