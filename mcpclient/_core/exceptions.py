@@ -25,7 +25,7 @@ The hierarchy::
     │   ├── ConnectionClosed      the connection to the server is gone
     │   ├── StreamInterrupted     a reply stream broke before the reply (the request may have run)
     │   └── HTTPStatusError       the HTTP server answered with an error status
-    │       └── SessionLost       the server no longer knows a resumed session (HTTP 404)
+    │       └── SessionLost       the server no longer knows a resumed session (404, or 400 -32000)
     ├── ConfigError               also a ValueError: a config file or entry cannot be used
     ├── UnknownToolError          also a LookupError: no server of a ClientGroup has that tool
     ├── StubOutOfDate             a typed stub's tools differ from the server's (mcpclient stubs)

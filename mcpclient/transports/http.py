@@ -344,7 +344,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         if response.status_code in (400, 404) and session_id is not None and message.get("method") != "initialize":
             error_body = _requester.read_error_body(response)
             if _session_lost(response.status_code, error_body):
-                self._renew_session(session_id, deadline, exchange)
+                self._renew_session(session_id, deadline, exchange, response.status_code)
                 response = self._requester.request(
                     "POST", body=body, headers=self._headers(options.headers), deadline=deadline, exchange=exchange,
                     resend_safe=safe,
@@ -700,7 +700,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         status = response.status_code
         if status in (400, 404) and session_id is not None:
             if _session_lost(status, _requester.read_error_body(response)):
-                self._renew_session(session_id, None, exchange)
+                self._renew_session(session_id, None, exchange, status)
                 raise TransportError("the session was renewed; the GET stream reopens")
         if status >= 300 or not is_event_stream(response):
             response.close()
@@ -761,7 +761,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
 
     # -- sessions ---------------------------------------------------------------------------
 
-    def _renew_session(self, expired: str, deadline: float | None, exchange: Exchange) -> None:
+    def _renew_session(self, expired: str, deadline: float | None, exchange: Exchange, status: int = 404) -> None:
         """Start a new session by replaying the handshake this transport carried, once."""
         with self._renew_lock:
             if self.session_id != expired:
@@ -769,9 +769,9 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
             init = self._init_message
             if init is None and expired == self._resumed:
                 raise SessionLost(
-                    "the server no longer knows the resumed session (HTTP 404; the request never ran): "
+                    f"the server no longer knows the resumed session (HTTP {status}; the request never ran): "
                     "connect without resume= to start a new one, or pass on_session_lost='reinitialize'",
-                    status_code=404, session_id=expired, url=_requester.safe_url(self.url),
+                    status_code=status, session_id=expired, url=_requester.safe_url(self.url),
                 )
             if init is None:
                 raise HTTPStatusError(

@@ -106,3 +106,20 @@ def test_resume_needs_a_streamable_http_url():
     state = SessionState(session_id="x", protocol_version="2025-06-18")
     with pytest.raises(ValueError, match="needs the server's URL"):
         connect(["python", "server.py"], resume=state)
+
+
+def test_server_everything_resumed_then_restarted_answers_in_its_own_form(everything_server):
+    """The TypeScript SDK's servers say a session is gone with 400 -32000, not 404."""
+    server = everything_server("streamableHttp")
+    with connect(server.url, protocol="legacy", timeout=20, keep_session=True) as first:
+        state = first.session_state
+    assert state is not None
+    with connect(server.url, resume=state, timeout=20) as resumed:
+        assert resumed.call_tool("echo", {"message": "resumed"}).text.endswith("resumed")
+    port = urlsplit(server.url).port
+    server.stop()
+    restarted = everything_server("streamableHttp", port=port)
+    assert restarted.url == server.url
+    with pytest.raises(SessionLost, match="HTTP 400") as info:
+        connect(server.url, resume=state, timeout=20)  # its GET stream says so at once
+    assert info.value.status_code == 400 and info.value.session_id == state.session_id
