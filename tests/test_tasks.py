@@ -654,3 +654,16 @@ def test_a_pushed_task_is_polled_again_once_its_listen_stream_fails(transport, m
         assert client.call_tool("slow").text == "polled after the loss"
         assert client._session.listening("taskIds") is None
     server.stop()
+
+
+def test_the_task_ids_ride_beside_the_clients_own_listen_keys(transport):
+    listens = []
+    server = modern_server(transport, {
+        "tools/call": lambda p, m: {"resultType": "task", **task_state(pollIntervalMs=60000)},
+        "subscriptions/listen": pushing_listen(transport, listens),
+    })
+    with Client(transport, timeout=5) as client:
+        client.set_list_changed_handler(lambda kind: None)
+        assert client.call_tool("slow").text == "pushed t-1"
+    assert any({"toolsListChanged": True, "taskIds": ["t-1"]}.items() <= asked.items() for asked in listens)
+    server.stop()

@@ -123,3 +123,23 @@ def test_server_everything_resumed_then_restarted_answers_in_its_own_form(everyt
     with pytest.raises(SessionLost, match="HTTP 400") as info:
         connect(server.url, resume=state, timeout=20)  # its GET stream says so at once
     assert info.value.status_code == 400 and info.value.session_id == state.session_id
+
+
+def test_a_shared_client_pickled_to_a_worker_resumes_the_same_session(sdk_server):
+    """The gunicorn case: each worker's client takes up the one session, and none ends it."""
+    import pickle
+
+    from mcpclient import SharedClient
+
+    server = sdk_server(*STATEFUL)
+    with connect(server.url, protocol="legacy", timeout=20) as owner:
+        state = owner.session_state
+        shared = SharedClient(server.url, resume=state.as_dict(), timeout=20)
+        worker = pickle.loads(pickle.dumps(shared))
+        try:
+            assert worker.call_tool("echo", {"text": "from a worker"}).text == "from a worker"
+            assert worker.session_state == state
+        finally:
+            worker.close()
+            shared.close()
+        assert owner.call_tool("echo", {"text": "still open"}).text == "still open"
