@@ -17,20 +17,24 @@ Strict by default: leaving the ``with fake`` block (or the ``fake_mcp`` pytest f
 fails the test with a list of what was expected and what was called.
 
 ``recorded(path, target)`` records a session with a real server to a JSON Lines file and
-replays it offline afterwards (the ``mcp_recording`` fixture does it per test).
+replays it offline afterwards (the ``mcp_recording`` fixture does it per test), with
+``faults=[Fault.drop(after=3), ...]`` injected where asked.
 """
 
 from ._connection import Context
 from ._expect import Call, Expectation
 from ._fake import FakeServer
 from ._in_process import InProcessTransport, connect_in_process
-from ._recording import Matcher, RecordingTransport, ReplayTransport, recorded
+from ._faults import Fault
+from ._recording import Matcher, RecordingTransport
+from ._replay import ReplayTransport, recorded
 
 __all__ = [
     "Call",
     "Context",
     "Expectation",
     "FakeServer",
+    "Fault",
     "InProcessTransport",
     "Matcher",
     "RecordingTransport",

@@ -15,7 +15,8 @@ import pytest
 from .._client.client import Client
 from ._fake import FakeServer
 from ._in_process import connect_in_process
-from ._recording import MODES, RecordingTransport, ReplayTransport, Target, recorded
+from ._recording import MODES, RecordingTransport, Target
+from ._replay import ReplayTransport, recorded
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
