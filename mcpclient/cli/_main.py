@@ -32,6 +32,7 @@ from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
 from ._devtools import EXIT_DOCTOR, doctor_command, stubs_command
 from ._lock import lock_command
 from ._progress import Progress, supports_progress
+from ._record import pytest_command, record_command
 from ._trust import ask_consent, trust_command
 
 __all__ = ["EXIT_CODES", "main"]
@@ -203,6 +204,19 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, _Parser]]:
                        help="the class name (default: from the server's name)")
     stubs.add_argument("--file", dest="stub_file", metavar="PATH", default=None,
                        help="write the module to PATH instead of standard output")
+    record = add("record", "record a session with the server to a file, or (--pytest) make a recording a pytest "
+                 "file (see docs/testing.md)", "[SERVER]")
+    record.add_argument("--file", dest="record_file", metavar="PATH", default="session.jsonl",
+                        help="where to write the recording (default: session.jsonl)")
+    record.add_argument("--call", dest="record_calls", metavar="'TOOL {JSON}'", action="append", default=[],
+                        help="call a tool in the session, with its arguments as a JSON object (repeatable)")
+    record.add_argument("--read", dest="record_reads", metavar="URI", action="append", default=[],
+                        help="read a resource in the session (repeatable)")
+    record.add_argument("--prompt", dest="record_prompts", metavar="'NAME {JSON}'", action="append", default=[],
+                        help="get a prompt in the session, with its arguments as a JSON object (repeatable)")
+    record.add_argument("--pytest", dest="pytest_of", metavar="RECORDING", default=None,
+                        help="print a pytest file that replays RECORDING offline and asserts its answers "
+                        "(no server is started)")
     return parser, commands
 
 
@@ -341,7 +355,13 @@ def _run_command(run: _Run) -> int:
         fine = lock_command(run.words, config_path=run.config_path, trust_project=run.trust_project,
                             path=run.args.lock_file, check_only=run.args.check, out=run.out, options=options)
         return EXIT_OK if fine else EXIT_DRIFT
+    if name == "record" and run.args.pytest_of is not None:
+        return pytest_command(run.args.pytest_of, out=run.out)
     target = run.take_target(_has_target_word(run, name))
+    if name == "record":
+        target, options = run.prepare(target)
+        return record_command(target, options, path=run.args.record_file, calls=run.args.record_calls,
+                              reads=run.args.record_reads, prompts=run.args.record_prompts, err=run.err)
     if name == "doctor":
         target, options = run.prepare(target)
         cancel = (run.args.cancel_tool, parse_json_object(run.args.cancel_args)) if run.args.cancel_tool else None
