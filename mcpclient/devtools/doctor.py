@@ -27,6 +27,8 @@ What is checked, in order:
 * ``cancel``: a request cancelled in flight, then a ``ping``: the server keeps serving (name a
   slow tool, ``cancel_call``, for a cancel that surely lands; else a ``tools/list`` is cancelled
   at once, which its reply may beat: "info");
+* ``session`` (Streamable HTTP): a request with an unknown ``Mcp-Session-Id`` gets 404, and the
+  client, holding that id, starts a new session and is answered (``_session``);
 * ``stdout`` / ``stderr`` (stdio servers): lines on stdout that are not protocol (an error: the
   client skips them, but a line that happens to parse would be taken as a message), and how
   much the server writes to stderr while the doctor runs;
@@ -35,8 +37,6 @@ What is checked, in order:
 Each check runs whatever the others found; a server that cannot be opened gives one error.
 * ``output``: the result of a tool you name (``output_call``: the doctor calls no tool of its
   own accord) held against its ``outputSchema``;
-
-Not checked (yet): a lost HTTP session.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from typing import Any, Mapping, Sequence
 
 import attrs
 
-from .._build.open import Target, describe_target, open_target
+from .._build.open import ServerEntry, Target, describe_target, open_target
 from .._core.exceptions import (
     ConnectionClosed,
     MCPError,
@@ -61,6 +61,7 @@ from .._core.exceptions import (
 from .._core.text import clean
 from ..transports._requester import safe_url
 from ._checks import LEVELS, Finding, cache_hints, listing_order, tool_findings
+from ._session import session_check
 from .stubs import list_tools_raw
 
 __all__ = ["LEVELS", "Finding", "Report", "diagnose"]
@@ -144,6 +145,12 @@ class _Warnings(logging.Handler):
             records = list(self.records)
         return [record.getMessage() for record in records]
 
+    def forget_since(self, count: int, start: str) -> None:
+        """Forget the warnings starting with ``start`` logged after the first ``count``: the
+        doctor's own doing."""
+        with self._lock_records:
+            self.records[count:] = [r for r in self.records[count:] if not r.getMessage().startswith(start)]
+
 
 def diagnose(target: Target, *, timeout: float = 30.0, cancel_call: tuple[str, Mapping[str, Any]] | None = None,
              output_call: tuple[str, Mapping[str, Any]] | None = None, **options: Any) -> Report:
@@ -164,7 +171,8 @@ def diagnose(target: Target, *, timeout: float = 30.0, cancel_call: tuple[str, M
     findings: list[Finding] = []
     server: dict[str, Any] | None = None
     try:
-        server = _run(target, timeout, options, sink if stdio else None, findings, (cancel_call, output_call))
+        server = _run(target, timeout, options, sink if stdio else None, findings, (cancel_call, output_call),
+                      catcher)
     finally:
         logger.removeHandler(catcher)
     warnings = catcher.messages()
@@ -199,7 +207,7 @@ Call = tuple[str, Mapping[str, Any]]
 
 
 def _run(target: Target, timeout: float, options: dict[str, Any], sink: Any, findings: list[Finding],
-         calls: tuple[Call | None, Call | None]) -> dict[str, Any] | None:
+         calls: tuple[Call | None, Call | None], catcher: _Warnings) -> dict[str, Any] | None:
     cancel_call, output_call = calls
     try:
         probing, probed = _open(target, "auto", timeout, options, sink)
@@ -228,6 +236,14 @@ def _run(target: Target, timeout: float, options: dict[str, Any], sink: Any, fin
         findings.append(_output(client, output_call, timeout))
         findings.append(_unknown_method(client))
         findings.append(_cancel(client, cancel_call))
+        url = target if isinstance(target, str) else target.target() if isinstance(target, ServerEntry) else None
+        if isinstance(url, str):
+            headers = {**(target.headers if isinstance(target, ServerEntry) else {}), **(options.get("headers") or {})}
+            before = len(catcher.messages())
+            session = session_check(client, url, headers, PROBE_TIMEOUT)
+            catcher.forget_since(before, "the server lost the MCP session")  # the check's own doing
+            if session is not None:
+                findings.append(session)
     return server
 
 

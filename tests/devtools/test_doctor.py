@@ -111,7 +111,74 @@ def test_a_url_server_is_checked_without_the_stdio_checks():
     assert report.errors == [], report.text()
     assert "stdout" not in found and "stderr" not in found
     assert found["cancel"] == "ok" and found["unknown method"] == "ok"
+    assert found["session"] == "info"  # 2026-07-28: no sessions
     assert report.target == server.url
+
+
+def finding(report, check):
+    return next(f for f in report.findings if f.check == check)
+
+
+def test_a_legacy_sdk_http_server_answers_a_lost_session_with_404_and_the_client_starts_a_new_one():
+    from tests.http.conftest import start_sdk_server
+
+    server = start_sdk_server("--transport", "streamable-http", "--legacy-only")
+    try:
+        report = diagnose(server.url, timeout=30, cancel_call=("slow", {"seconds": 5, "steps": 5}),
+                          headers={"Authorization": "Bearer doctor-token-0123456789"})
+    finally:
+        server.stop()
+    assert report.errors == [] and report.warnings == [], report.text()
+    session = finding(report, "session")
+    assert session.level == "ok" and "got HTTP 404" in session.message
+    assert session.details == ("the client then: started a new session (initialize again) and was answered",)
+    assert finding(report, "cancel").level == "ok"
+    assert "doctor-token" not in report.text()
+    # The client's warning about the lost session was the check's own doing, not a finding.
+    assert finding(report, "client warnings").level == "ok"
+
+
+def test_a_stateless_sdk_http_server_has_no_session_to_lose():
+    from tests.http.conftest import start_sdk_server
+
+    server = start_sdk_server("--transport", "streamable-http", "--legacy-only", "--stateless")
+    try:
+        report = diagnose(server.url, timeout=30)
+    finally:
+        server.stop()
+    assert finding(report, "session").message == "the server keeps no session (no Mcp-Session-Id): nothing to lose"
+
+
+@pytest.mark.parametrize(("status", "level", "said"), [
+    (404, "ok", "got HTTP 404"),
+    (400, "warning", "with a session error, not 404"),
+    (200, "error", "was served (HTTP 200"),
+    (500, "error", "got HTTP 500 in"),
+])
+def test_a_broken_http_server_is_told_how_it_answers_a_lost_session(status, level, said):
+    from tests.faults.hostile_http import HostileHTTP
+
+    server = HostileHTTP()
+    server.lost_session = status
+    server.start()
+    try:
+        report = diagnose(server.url, timeout=10)
+    finally:
+        server.stop()
+    session = finding(report, "session")
+    assert session.level == level and said in session.message, report.text()
+    then = session.details[0]
+    if status in (404, 400):
+        assert then.endswith("started a new session (initialize again) and was answered")
+    elif status == 200:
+        assert then.endswith("was answered on the made-up session (no new session was started)")
+    else:
+        assert "failed:" in then and "HTTP 500" in then
+
+
+def test_a_stdio_server_gets_no_session_check():
+    report = diagnose(SDK_SERVER + ["--legacy-only"], timeout=30)
+    assert "session" not in levels(report)
 
 
 def test_a_url_is_shown_without_what_may_hold_a_token():

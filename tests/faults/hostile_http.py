@@ -25,7 +25,8 @@ that key it is played before the call is answered normally:
 * ``{"fault": "expire"}``: end the session before this POST: 404, not executed (the
   server-wide ``lost_session`` says how an unknown session is answered: 404 as the spec asks,
   or 400 with JSON-RPC -32000 "Bad Request: No valid session ID provided" as the TypeScript
-  SDK's examples do). ``restart()`` forgets every session.
+  SDK's examples do; 200, a broken server: it serves any session id; any other status: that
+  status, a broken server too). ``restart()`` forgets every session.
 
 ``init_result`` is the ``initialize`` result it answers (change it before the client opens);
 ``notification_status`` (default None: 202) the status every notification POST gets.
@@ -164,11 +165,14 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _unknown_session(self) -> None:
-        if self.server.state.lost_session == 400:
+        status = self.server.state.lost_session
+        if status == 400:
             self._send(400, json.dumps({"jsonrpc": "2.0", "id": None, "error": {
                 "code": -32000, "message": "Bad Request: No valid session ID provided"}}).encode())
-        else:
+        elif status == 404:
             self._send(404, b'{"error": "unknown session"}')
+        else:
+            self._send(status, b"something went wrong", content_type="text/plain")
 
     def _json(self, message: dict[str, Any], headers: dict[str, str] | None = None) -> None:
         self._send(200, json.dumps(message).encode(), headers=headers)
@@ -204,7 +208,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._json({"jsonrpc": "2.0", "id": msg_id, "result": state.init_result}, {"Mcp-Session-Id": session})
             return
         with state.lock:
-            known = self.headers.get("Mcp-Session-Id") in state.sessions
+            known = self.headers.get("Mcp-Session-Id") in state.sessions or state.lost_session == 200
         if not known:
             self._unknown_session()
             return
@@ -295,6 +299,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 if __name__ == "__main__":
     server = HostileHTTP()
+    if sys.argv[1:2] == ["--lost-session"]:  # how an unknown session is answered: 404, 400, 200, 500...
+        server.lost_session = int(sys.argv[2])
     server.record_headers = False  # a long-running process must not grow without bound
     print(f"LISTENING {server.url}", flush=True)
     try:
