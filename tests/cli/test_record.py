@@ -113,3 +113,33 @@ def test_a_call_argument_that_is_not_a_json_object_is_a_usage_error(tmp_path):
     code, _, err = run("record", "--file", str(tmp_path / "x.jsonl"), "--call", "add [1, 2]", "--", *SDK_SERVER)
     assert code == 2 and "error:" in err
     assert not (tmp_path / "x.jsonl").exists()  # refused before the server was started
+
+
+def test_the_session_in_docs_testing_md_runs_as_written(tmp_path):
+    """The ``$ `` lines of docs/testing.md's record example, run by bash in a scratch folder
+    beside the examples; what they print on stderr (but the pytest timing) is what the page shows."""
+    text = (ROOT / "docs" / "testing.md").read_text()
+    block = text.split("### From the command line", 1)[1].split("```\n", 2)[1]
+    lines = block.replace("\\\n    ", "").splitlines()
+    commands = [line[2:] for line in lines if line.startswith("$ ")]
+    assert [c.split()[:2] for c in commands] == [["mcpclient", "record"], ["mcpclient", "record"], ["python", "-m"]]
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "mcpclient").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m mcpclient "$@"\n')
+    (bin_dir / "mcpclient").chmod(0o755)
+    (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')  # a link loses the venv
+    (bin_dir / "python").chmod(0o755)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "examples").symlink_to(ROOT / "examples")
+    env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}", "PYTHONPATH": str(ROOT)}
+    shown: list[str] = []
+    for command in commands:
+        result = subprocess.run(["bash", "-c", command + " -p no:randomly" * command.startswith("python")],
+                                cwd=work, env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 0, f"{command}\n{result.stdout}\n{result.stderr}"
+        shown += result.stderr.splitlines() + [line for line in result.stdout.splitlines() if "passed" in line]
+    printed = [line for line in lines if not line.startswith(("$ ", "    --")) and line.strip()]
+    assert [line for line in printed if "passed" not in line and "[100%]" not in line] == \
+        [line for line in shown if "passed" not in line]
+    assert any(line.startswith("1 passed") for line in shown)
