@@ -5,7 +5,7 @@ ended, or never issued) with HTTP 404, and a client that gets 404 starts a new s
 new ``initialize``. The check sends one ``ping`` with a made-up ``Mcp-Session-Id`` (with the
 headers the doctor was given, so credentials still pass) and reads the status; then it makes
 the doctor's own client hold that made-up id, pings through it, and looks whether the client
-started a new session and was answered.
+started a new session and was answered. The session the client left is then ended (DELETE).
 """
 
 from __future__ import annotations
@@ -43,7 +43,10 @@ def session_check(client: Any, url: str, headers: Mapping[str, str] | None, time
     if isinstance(answer, str):
         return Finding(check="session", level="error", message=f"a request on an unknown session failed: {answer}")
     status, body, ms = answer
+    original = transport.session_id
     recovery = _recover(client, transport, made_up, timeout)
+    if transport.session_id != original:
+        _end(url, headers, original, client.protocol_version, timeout)
     shown = f"HTTP {status} in {ms:.0f} ms"
     if status == 404:
         level, message = "ok", f"a request on an unknown Mcp-Session-Id got {shown}"
@@ -78,6 +81,15 @@ def _probe(url: str, headers: Mapping[str, str] | None, session: str, version: s
             return reply.status_code, reply.raw.read(4096, decode_content=True) if reply.status_code == 400 else b"", ms
     except requests.RequestException as exc:
         return f"{type(exc).__name__}: {exc}"
+
+
+def _end(url: str, headers: Mapping[str, str] | None, session: str, version: str, timeout: float) -> None:
+    """End the session the client left behind (DELETE, as a client's close does); best effort."""
+    try:
+        requests.delete(url, headers={**(headers or {}), "Mcp-Session-Id": session, "MCP-Protocol-Version": version},
+                        timeout=timeout, allow_redirects=False).close()
+    except requests.RequestException:
+        pass  # the server ends it on its own in time
 
 
 def _recover(client: Any, transport: StreamableHTTPTransport, made_up: str, timeout: float) -> str | None:

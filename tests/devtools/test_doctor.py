@@ -170,6 +170,7 @@ def test_a_broken_http_server_is_told_how_it_answers_a_lost_session(status, leve
     then = session.details[0]
     if status in (404, 400):
         assert then.endswith("started a new session (initialize again) and was answered")
+        assert server.sessions == set()  # the session the client left behind was ended too
     elif status == 200:
         assert then.endswith("was answered on the made-up session (no new session was started)")
     else:
