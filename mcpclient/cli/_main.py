@@ -205,7 +205,7 @@ def _build() -> tuple[argparse.ArgumentParser, dict[str, _Parser]]:
     stubs.add_argument("--file", dest="stub_file", metavar="PATH", default=None,
                        help="write the module to PATH instead of standard output")
     record = add("record", "record a session with the server to a file, or (--pytest) make a recording a pytest "
-                 "file (see docs/testing.md)", "[SERVER]")
+                 "file (see docs/testing.md)", "[SERVER] [--file PATH] [--call 'TOOL {JSON}' ...] | --pytest RECORDING")
     record.add_argument("--file", dest="record_file", metavar="PATH", default="session.jsonl",
                         help="where to write the recording (default: session.jsonl)")
     record.add_argument("--call", dest="record_calls", metavar="'TOOL {JSON}'", action="append", default=[],
