@@ -10,7 +10,8 @@
 
 The rules and what they match are described in ``mcpclient.plugins.policy`` and
 docs/policy.md; ``load_policy`` reads the ``"policy"`` object of a config file;
-``WebApprovals`` is the approver a web app answers from its own queue.
+``WebApprovals`` is the approver a web app answers from its own queue, ``NotebookApprovals``
+the one with two buttons in the running notebook cell.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ._core.exceptions import ToolCallDenied
 from .config import load_policy
 from .plugins._policy_config import policy_from_dict
 from .plugins.approvers import Pending, WebApprovals
+from .plugins.notebook_approvals import NotebookApprovals
 from .plugins.policy import (
     ApprovalRequest,
     Approver,
@@ -39,6 +41,7 @@ __all__ = [
     "Approver",
     "Decision",
     "MaxSize",
+    "NotebookApprovals",
     "OneOf",
     "Pending",
     "Policy",
