@@ -628,6 +628,8 @@ class PolicyGate(Extension):
             return False, f"{ended.reason} before an answer came"
         if answer is True:
             return True, "approved"
+        if request.deadline is not None and time.monotonic() >= request.deadline:
+            return False, "no answer came before the call's deadline"
         return False, "not approved"
 
 
