@@ -107,7 +107,8 @@ class NotebookApprovals:
     """A policy approver that asks with two buttons in the running cell (see the module docstring).
 
     ``timeout`` is the longest a call waits (seconds); ``fallback`` answers where the buttons
-    cannot (None: such calls are denied). Calls are asked one at a time; thread-safe.
+    cannot (None: such calls are denied). Thread-safe: calls made at once from several threads
+    each get their own buttons.
     """
 
     def __init__(self, *, timeout: float = 300.0, fallback: Callable[[ApprovalRequest], bool] | None = None) -> None:
@@ -115,7 +116,6 @@ class NotebookApprovals:
             raise ValueError(f"timeout must be positive seconds, got {timeout!r}")
         self.timeout = timeout
         self._fallback = fallback
-        self._turn = threading.Lock()
         self._told = False
 
     def _ask_elsewhere(self, request: ApprovalRequest, why: str) -> bool:
@@ -140,8 +140,7 @@ class NotebookApprovals:
         subshell = _Subshell.get(kernel)
         if subshell is None:
             return self._ask_elsewhere(request, "this kernel cannot take a click while a cell runs (ipykernel < 7.3)")
-        with self._turn:
-            return self._ask(request, ipywidgets, display, subshell)
+        return self._ask(request, ipywidgets, display, subshell)
 
     def _ask(self, request: ApprovalRequest, widgets: Any, display: Callable[[Any], None], subshell: str) -> bool:
         timeout = self.timeout

@@ -160,3 +160,18 @@ def test_the_servers_and_the_callers_text_is_shown_sanitised(kernel: Any) -> Non
     assert "Tool call on server" in value and "write_file" in value and "destructive" in value
     assert "<script" not in value and "<img" not in value and "&lt;img src=x onerror=alert(2)&gt;" in value
     assert "&lt;script&gt;" in value and "\x1b" not in value and "\\u001b[2J" in value
+
+
+def request_to_approve() -> Any:
+    from mcpclient.policy import ApprovalRequest
+
+    return ApprovalRequest(server="fs", tool="write_file", arguments={"path": "p"}, annotations=None, rule="default")
+
+
+def test_outside_a_kernel_the_call_is_denied_or_goes_to_the_fallback() -> None:
+    from mcpclient.policy import NotebookApprovals
+
+    assert NotebookApprovals()(request_to_approve()) is False  # no buttons can be shown, no fallback
+    asked: list[str] = []
+    approvals = NotebookApprovals(fallback=lambda request: asked.append(request.tool) is None)
+    assert approvals(request_to_approve()) is True and asked == ["write_file"]
