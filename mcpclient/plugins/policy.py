@@ -31,7 +31,8 @@ the most specific one: the order you read is the order that counts); when none m
 "ask" calls the ``approver``, a plain function ``approver(request) -> bool`` given an
 ``ApprovalRequest``; no approver, an approver that raises, or one that does not answer by its
 deadline denies. Built in: ``mcpclient.prompting.approve_tool`` (a terminal), ``WebApprovals``
-(a web app answers from its own queue, with a deadline).
+(a web app answers from its own queue, with a deadline), ``NotebookApprovals`` (two buttons in
+the running cell, which blocks until one is clicked or its timeout).
 
 The gate is a send middleware on ``tools/call``: every way a tool is called goes through it
 (``call_tool``, ``Client.request("tools/call")``, ``ClientGroup``, ``mcpclient.tools()`` and the
