@@ -97,6 +97,10 @@ def _route(widget: Any, subshell: str) -> bool:
     return True
 
 
+def _seconds(value: float) -> str:
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
 def request_html(request: ApprovalRequest) -> str:
     """The request as sanitised HTML: its cleaned lines, escaped, in a ``<pre>``, through nh3."""
     lines = "\n".join(html.escape(line, quote=True) for line in request.lines())
@@ -159,7 +163,7 @@ class NotebookApprovals:
         deny = widgets.Button(description="Deny", button_style="", icon="times")
         allow.on_click(choose(True))
         deny.on_click(choose(False))
-        status = widgets.Label(value=f"waiting (denied in {timeout:.0f} s)")
+        status = widgets.Label(value=f"waiting (denied in {_seconds(timeout)} s)")
         box = widgets.VBox([widgets.HTML(value=request_html(request)), widgets.HBox([allow, deny, status])])
         if not (_route(allow, subshell) and _route(deny, subshell)):
             box.close()
@@ -177,6 +181,6 @@ class NotebookApprovals:
         elif request.ended.cancelled:
             status.value = f"denied: {request.ended.reason}"
         else:
-            status.value = f"denied: nobody answered within {timeout:.0f} s"
+            status.value = f"denied: nobody answered within {_seconds(timeout)} s"
         log.info("policy: the notebook approval of %r ended: %s", request.tool[:120], status.value)
         return allowed

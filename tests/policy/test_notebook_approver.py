@@ -175,3 +175,38 @@ def test_outside_a_kernel_the_call_is_denied_or_goes_to_the_fallback() -> None:
     asked: list[str] = []
     approvals = NotebookApprovals(fallback=lambda request: asked.append(request.tool) is None)
     assert approvals(request_to_approve()) is True and asked == ["write_file"]
+
+
+CLOSING_CELL = f"""
+import sys, threading, time
+sys.path.insert(0, {str(ROOT)!r})
+import mcpclient
+from mcpclient.policy import NotebookApprovals, Policy, Rule, ToolCallDenied
+approvals = NotebookApprovals(timeout=300)
+asked = threading.Event()
+def approver(request):
+    asked.set()
+    return approvals(request)
+client = mcpclient.connect([sys.executable, {SERVER!r}], protocol="legacy", timeout=30,
+                           policy=Policy([], approver=approver))
+def close_when_asked():
+    asked.wait(30)
+    global closed
+    closed = time.monotonic()
+    client.close()
+threading.Thread(target=close_when_asked, daemon=True).start()
+try:
+    client.call_tool("write_file", {{"path": "p", "content": ""}})
+except (ToolCallDenied, mcpclient.ClientClosedError) as exc:
+    print("OUTCOME", type(exc).__name__, getattr(exc, "reason", ""))
+print("ENDED AFTER CLOSE", time.monotonic() - closed < 3)
+"""
+
+
+def test_the_clients_close_ends_the_wait_at_once(kernel: Any) -> None:
+    front = FrontEnd(kernel)
+    reply = front.run(CLOSING_CELL, click=None)
+    assert reply["status"] == "ok", front.text
+    text = "".join(front.text)
+    assert "OUTCOME ToolCallDenied the client closed before an answer came" in text, text
+    assert "ENDED AFTER CLOSE True" in text
