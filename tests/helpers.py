@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -79,3 +80,22 @@ class BackgroundCall:
         assert self.ended_at is not None, "the caller is still blocked"
         assert self.ended_at - start < seconds, f"released after {self.ended_at - start:.2f}s"
         return self.error
+
+
+@contextlib.contextmanager
+def front_end_kernel(path: Path) -> Iterator[Any]:
+    """A real IPython kernel started in ``path``, and a blocking client on it that plays the
+    notebook front end (it reads the kernel's iopub and answers its stdin and comms)."""
+    import nbclient
+    import nbformat
+
+    notebook = nbformat.v4.new_notebook()
+    client = nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3", resources={"metadata": {"path": str(path)}})
+    with client.setup_kernel():
+        kc = client.km.blocking_client()  # the front end's own connection to the same kernel
+        kc.start_channels()
+        try:
+            kc.wait_for_ready(timeout=30)
+            yield kc
+        finally:
+            kc.stop_channels()

@@ -18,6 +18,8 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
+from tests.helpers import front_end_kernel  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = str(ROOT / "tests" / "servers" / "sdk_elicit_server.py")
 
@@ -71,17 +73,8 @@ def _run_cell(kc, code: str, answers: list[str]) -> tuple[list[str], str, dict]:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the stdio server is POSIX-tested only")
 def test_a_form_and_a_sampling_request_are_answered_through_the_front_end():
-    notebook = nbformat.v4.new_notebook()
-    client = nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3",
-                                     resources={"metadata": {"path": str(ROOT)}})
-    with client.setup_kernel():
-        kc = client.km.blocking_client()  # the front end's own connection to the same kernel
-        kc.start_channels()
-        try:
-            kc.wait_for_ready(timeout=30)
-            prompts, text, reply = _run_cell(kc, CELL, ["old", "7", "", "y", "hello there"])
-        finally:
-            kc.stop_channels()
+    with front_end_kernel(ROOT) as kc:
+        prompts, text, reply = _run_cell(kc, CELL, ["old", "7", "", "y", "hello there"])
     assert reply["status"] == "ok", text
     assert prompts == ["age> ", "age> ", "ratio> ", "Send it? [Y/n] ", "reply> "]
     assert 'The server "sdk-elicit" asks: Please fill in the numbers form' in text  # which server asks

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 
-nbclient = pytest.importorskip("nbclient")
-nbformat = pytest.importorskip("nbformat")
+pytest.importorskip("nbclient")
+pytest.importorskip("nbformat")
 ipykernel = pytest.importorskip("ipykernel")
 pytest.importorskip("ipywidgets")
+
+from tests.helpers import front_end_kernel  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVER = str(ROOT / "tests" / "servers" / "sdk_policy_server.py")
@@ -106,17 +108,8 @@ class FrontEnd:
 
 @pytest.fixture(scope="module")
 def kernel() -> Any:
-    notebook = nbformat.v4.new_notebook()
-    client = nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3",
-                                     resources={"metadata": {"path": str(ROOT)}})
-    with client.setup_kernel():
-        kc = client.km.blocking_client()  # the front end's own connection to the same kernel
-        kc.start_channels()
-        try:
-            kc.wait_for_ready(timeout=30)
-            yield kc
-        finally:
-            kc.stop_channels()
+    with front_end_kernel(ROOT) as kc:
+        yield kc
 
 
 def test_allow_clicked_lets_the_blocked_call_run(kernel: Any) -> None:
