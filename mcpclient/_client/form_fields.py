@@ -80,7 +80,7 @@ class Field:
         head = self.title
         if self.prop.get("description"):
             head += " - " + clean(self.prop["description"])
-        hints = [self._type_hint()]
+        hints = [self.type_hint()]
         if self.has_default:
             hints.append(f"Enter takes the default: {self.show(self.prop['default'])}")
         elif self.required:
@@ -92,7 +92,8 @@ class Field:
             lines.append(f"  {i}) {option.label}")
         return lines
 
-    def _type_hint(self) -> str:
+    def type_hint(self) -> str:
+        """What to type, in a few words: "an integer from 1 to 5", "y or n", "text"..."""
         p, kind = self.prop, self.kind
         if self.options is not None:
             return "several numbers or values, separated by commas" if kind == "array" else "a number or a value"

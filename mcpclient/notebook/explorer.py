@@ -1,0 +1,382 @@
+"""The notebook explorer: pick a server and a tool, fill its form, run it, see the result.
+
+An anywidget (``pip install 'mcpclient[apps]'``). The kernel side holds the client and does
+everything that touches the server; the front end (``_ESM``) only draws and relays. What it
+is given of the server (the server's and tools' names, titles, descriptions, the form's
+labels) is cleaned text (``forms``), which it puts in the page with ``textContent`` only; the
+result is HTML that passed the sanitiser (``results.result_html``, nh3).
+
+A run is one ``client.call_tool`` on a thread of its own, so the cell that showed the widget
+has ended and the kernel still reads the widget's messages: the Cancel button reaches the
+call's ``CancelToken`` (the client's real cancel: the server is told), and the server's
+progress moves the bar. The call ends by its result, its timeout, the cancel, or the client's
+``close()``. "Copy as code" writes the ``client.call_tool(...)`` cell for what the form holds,
+puts it on the clipboard where the browser allows, shows it, and keeps it for ``%mcp code``,
+which inserts it as the next cell.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Mapping
+
+from .. import types as t
+from .._client.client import Client
+from .._core.exceptions import MCPError, RequestCancelled
+from .._core.rpc.cancel import CancelToken
+from .._core.text import clean
+from .forms import FormField, fields_of, read_form
+from .results import call_code, result_html, table
+
+__all__ = ["explorer"]
+
+log = logging.getLogger(__name__)
+
+#: Opens the server a person typed in the server box: (client, its name to show), or raises
+#: ``TargetError``.
+Opener = Callable[[str], "tuple[Client, str]"]
+
+_ESM = r"""
+const mk = (tag, cls, text) => {
+  const node = document.createElement(tag);
+  if (cls) node.className = cls;
+  if (text !== undefined) node.textContent = text;
+  return node;
+};
+
+function render({ model, el }) {
+  const box = mk("div", "mcpx");
+  box.style.cssText = "font-family:var(--jp-ui-font-family,sans-serif);font-size:13px;display:grid;gap:6px;max-width:900px";
+  const serverRow = mk("div", "mcpx-server-row");
+  serverRow.style.cssText = "display:flex;gap:6px;align-items:center";
+  const target = mk("input", "mcpx-target");
+  target.placeholder = "a command, a URL or a config name";
+  target.style.flex = "1";
+  target.value = model.get("target");
+  const connect = mk("button", "mcpx-connect", "Connect");
+  const server = mk("span", "mcpx-server");
+  server.style.opacity = ".8";
+  serverRow.append(target, connect, server);
+
+  const toolRow = mk("div", "mcpx-tool-row");
+  toolRow.style.cssText = "display:flex;gap:6px;align-items:center";
+  const tool = mk("select", "mcpx-tool");
+  toolRow.append(mk("span", "", "Tool"), tool);
+  const about = mk("div", "mcpx-tool-description");
+  about.style.cssText = "white-space:pre-wrap;opacity:.8";
+  const form = mk("div", "mcpx-form");
+  form.style.cssText = "display:grid;grid-template-columns:max-content 1fr;gap:4px 8px;align-items:start";
+
+  const actions = mk("div", "mcpx-actions");
+  actions.style.cssText = "display:flex;gap:6px;align-items:center";
+  const run = mk("button", "mcpx-run", "Run");
+  const cancel = mk("button", "mcpx-cancel", "Cancel");
+  const copy = mk("button", "mcpx-copy", "Copy as code");
+  const bar = mk("progress", "mcpx-progress");
+  bar.max = 1;
+  bar.style.width = "160px";
+  const status = mk("span", "mcpx-status");
+  actions.append(run, cancel, copy, bar, status);
+  const code = mk("pre", "mcpx-code");
+  code.style.cssText = "display:none;background:var(--jp-layout-color2,#eee);padding:4px;margin:0";
+  const result = mk("div", "mcpx-result");
+  box.append(serverRow, toolRow, about, form, actions, code, result);
+  el.appendChild(box);
+
+  let inputs = {};
+  const drawTools = () => {
+    tool.replaceChildren();
+    for (const t of model.get("tools")) {
+      const option = mk("option", "", t.title && t.title !== t.name ? `${t.name} (${t.title})` : t.name);
+      option.value = t.name;
+      tool.appendChild(option);
+    }
+    tool.value = model.get("tool");
+    server.textContent = model.get("server");
+  };
+  const drawForm = () => {
+    form.replaceChildren();
+    inputs = {};
+    about.textContent = model.get("description");
+    for (const f of model.get("fields")) {
+      const label = mk("label", "mcpx-label", f.title + (f.required ? " *" : ""));
+      const cell = mk("div", "mcpx-cell");
+      let input;
+      if (f.kind === "choice" || f.kind === "multi" || f.kind === "boolean") {
+        input = mk("select", "mcpx-input");
+        if (f.kind === "multi") input.multiple = true;
+        else input.appendChild(mk("option", "", f.default ? `(default: ${f.default})` : ""));
+        const labels = f.kind === "boolean" ? ["yes", "no"] : f.options;
+        labels.forEach((text, i) => {
+          const option = mk("option", "", text);
+          option.value = f.kind === "boolean" ? (i === 0 ? "y" : "n") : String(i + 1);
+          input.appendChild(option);
+        });
+      } else {
+        input = mk(f.kind === "json" ? "textarea" : "input", "mcpx-input");
+        input.placeholder = f.default ? `default: ${f.default}` : f.hint;
+      }
+      input.dataset.name = f.name;
+      input.style.width = "100%";
+      const note = mk("div", "mcpx-hint", [f.description, f.kind === "json" ? "JSON" : ""].filter(Boolean).join(" - "));
+      note.style.opacity = ".7";
+      const problem = mk("div", "mcpx-problem");
+      problem.style.color = "#b00020";
+      cell.append(input, note, problem);
+      form.append(label, cell);
+      inputs[f.name] = { input, problem, kind: f.kind };
+    }
+    drawProblems();
+  };
+  const drawProblems = () => {
+    const problems = model.get("problems");
+    for (const [name, { problem }] of Object.entries(inputs)) problem.textContent = problems[name] || "";
+  };
+  const values = () => {
+    const out = {};
+    for (const [name, { input, kind }] of Object.entries(inputs)) {
+      out[name] = kind === "multi" ? Array.from(input.selectedOptions).map((o) => o.value).join(",") : input.value;
+    }
+    return out;
+  };
+  const drawStatus = () => {
+    const state = model.get("status");
+    const busy = state === "running" || state === "connecting";
+    status.textContent = model.get("message");
+    status.dataset.state = state;
+    run.disabled = busy || !model.get("tool");
+    copy.disabled = !model.get("tool");
+    cancel.disabled = state !== "running";
+    connect.disabled = busy;
+    const p = model.get("progress");
+    if (state === "running" && p < 0) bar.removeAttribute("value");
+    else bar.value = state === "running" ? p : (state === "done" ? 1 : 0);
+  };
+  const drawResult = () => { result.innerHTML = model.get("result_html"); };  // nh3-clean HTML
+  const drawCode = () => {
+    const text = model.get("code");
+    code.textContent = text;
+    code.style.display = text ? "block" : "none";
+    if (text && navigator.clipboard) navigator.clipboard.writeText(text).catch(() => {});
+  };
+
+  connect.onclick = () => model.send({ kind: "connect", target: target.value });
+  tool.onchange = () => { model.set("tool", tool.value); model.save_changes(); };
+  run.onclick = () => model.send({ kind: "run", values: values() });
+  cancel.onclick = () => model.send({ kind: "cancel" });
+  copy.onclick = () => model.send({ kind: "code", values: values() });
+  model.on("change:tools", drawTools);
+  model.on("change:server", drawTools);
+  model.on("change:fields", drawForm);
+  model.on("change:description", drawForm);
+  model.on("change:problems", drawProblems);
+  model.on("change:status", drawStatus);
+  model.on("change:message", drawStatus);
+  model.on("change:progress", drawStatus);
+  model.on("change:result_html", drawResult);
+  model.on("change:code", drawCode);
+  model.on("change:tool", () => { tool.value = model.get("tool"); drawStatus(); });
+  drawTools(); drawForm(); drawStatus(); drawResult(); drawCode();
+}
+export default { render };
+"""
+
+
+def _tool_entry(tool: t.ToolDef) -> dict[str, str]:
+    return {"name": clean(tool.name, 200), "title": clean(tool.title or "", 200)}
+
+
+def _widget_class() -> Any:
+    import anywidget
+    import traitlets
+
+    class Explorer(anywidget.AnyWidget):
+        """The explorer of one client's tools (``explorer()`` makes one)."""
+
+        _esm = _ESM
+        target = traitlets.Unicode("").tag(sync=True)
+        server = traitlets.Unicode("").tag(sync=True)
+        tools: Any = traitlets.List([]).tag(sync=True)
+        tool = traitlets.Unicode("").tag(sync=True)
+        description = traitlets.Unicode("").tag(sync=True)
+        fields: Any = traitlets.List([]).tag(sync=True)
+        problems = traitlets.Dict({}).tag(sync=True)
+        status = traitlets.Unicode("idle").tag(sync=True)
+        message = traitlets.Unicode("").tag(sync=True)
+        progress = traitlets.Float(0.0).tag(sync=True)
+        result_html = traitlets.Unicode("").tag(sync=True)
+        code = traitlets.Unicode("").tag(sync=True)
+
+        def __init__(self, client: Client | None, *, name: str, server: str = "", opener: Opener | None = None,
+                     target: str = "") -> None:
+            super().__init__(target=target)
+            self.client: Client | None = None
+            self.client_name = name
+            self.opener = opener
+            #: The last run's ``ToolResult`` and its table (``results.table``), for the next cell.
+            self.result: t.ToolResult | None = None
+            self.table: Any = None
+            self.error: BaseException | None = None
+            self._defs: dict[str, t.ToolDef] = {}
+            self._fields: list[FormField] = []
+            self._token: CancelToken | None = None
+            self._thread: threading.Thread | None = None
+            self._lock = threading.Lock()
+            self.observe(self._tool_chosen, names="tool")
+            self.on_msg(self._on_front_end)
+            if client is not None:
+                self.use(client, server)
+
+        # -- the server and its tools
+
+        def use(self, client: Client, server: str = "") -> None:
+            """Explore ``client``'s tools (its name ``server`` shown beside the box)."""
+            self.client = client
+            info = client.server_info
+            self.server = clean(server or (info.name if info else ""), 200)
+            tools = client.list_tools()
+            self._defs = {tool.name: tool for tool in tools}
+            self.tools = [_tool_entry(tool) for tool in tools]
+            self.status, self.message = "idle", f"{len(tools)} tools"
+            first = tools[0].name if tools else ""
+            if self.tool == first:
+                self._show_tool(first)
+            self.tool = first
+
+        def _tool_chosen(self, change: Any) -> None:
+            self._show_tool(change["new"])
+
+        def _show_tool(self, name: str) -> None:
+            tool = self._defs.get(name)
+            self._fields = fields_of(tool.input_schema) if tool else []
+            self.problems = {}
+            self.code = ""
+            self.description = clean(tool.description or "", 2000) if tool else ""
+            self.fields = [f.spec() for f in self._fields]
+
+        # -- what the front end asks
+
+        def _on_front_end(self, _widget: Any, content: Any, _buffers: Any) -> None:
+            if not isinstance(content, dict):
+                return
+            kind = content.get("kind")
+            values: dict[str, Any] = content["values"] if isinstance(content.get("values"), dict) else {}
+            if kind == "connect" and isinstance(content.get("target"), str):
+                self.connect(content["target"])
+            elif kind == "run":
+                self.run(values)
+            elif kind == "cancel":
+                self.cancel()
+            elif kind == "code":
+                self.copy_code(values)
+
+        def connect(self, text: str) -> None:
+            """Open the server ``text`` names (on a thread) and explore it."""
+            if self.opener is None:
+                self.status, self.message = "error", "this explorer has no server box: give it a client"
+                return
+            opener = self.opener
+            self.target = text
+            self.status, self.message = "connecting", "connecting..."
+
+            def work() -> None:
+                try:
+                    client, shown = opener(text)
+                    self.use(client, shown)
+                except (MCPError, ValueError, OSError) as exc:
+                    self.status, self.message = "error", clean(exc, 500)
+            threading.Thread(target=work, name="mcpclient-explorer-connect", daemon=True).start()
+
+        def _arguments(self, values: Mapping[str, Any]) -> dict[str, Any] | None:
+            arguments, problems = read_form(self._fields, values)
+            self.problems = problems
+            if problems:
+                self.status, self.message = "invalid", "check the fields marked in red"
+                return None
+            return arguments
+
+        def copy_code(self, values: Mapping[str, Any]) -> str | None:
+            """The ``client.call_tool(...)`` cell for what the form holds (shown and kept)."""
+            arguments = self._arguments(values)
+            if arguments is None or not self.tool:
+                return None
+            self.code = call_code(self.client_name, self.tool, arguments)
+            return self.code
+
+        def run(self, values: Mapping[str, Any]) -> bool:
+            """Start the chosen tool with the form's ``values``; False if the form is not valid."""
+            client, name = self.client, self.tool
+            arguments = self._arguments(values)
+            if client is None or arguments is None or not name:
+                return False
+            with self._lock:
+                if self._thread is not None and self._thread.is_alive():
+                    return False
+                self._token = token = CancelToken()
+                self.status, self.message, self.progress, self.result_html = "running", f"running {clean(name, 200)}...", -1.0, ""
+                self._thread = threading.Thread(target=self._call, args=(client, name, arguments, token),
+                                                name="mcpclient-explorer-call", daemon=True)
+                self._thread.start()
+            return True
+
+        def _progress(self, progress: float, total: float | None, message: str | None) -> None:
+            with self.hold_sync():  # one update: the bar and its words together
+                self.progress = min(1.0, progress / total) if total else -1.0
+                self.message = clean(message or f"{progress:g}" + (f" of {total:g}" if total else ""), 300)
+
+        def _call(self, client: Client, name: str, arguments: dict[str, Any], token: CancelToken) -> None:
+            try:
+                result = client.call_tool(name, arguments, on_progress=self._progress, cancel=token)
+            except RequestCancelled:
+                self.status, self.message = "cancelled", "cancelled"
+                return
+            except MCPError as exc:
+                self.error = exc
+                self.status, self.message = "error", clean(exc, 500)
+                return
+            except Exception as exc:  # a bug of ours: shown, logged, never lost in a thread
+                log.exception("the explorer's call of %r failed", clean(name, 200))
+                self.error = exc
+                self.status, self.message = "error", clean(exc, 500)
+                return
+            self.result, self.table = result, table(result)
+            self.result_html = result_html(result)
+            self.status = "error" if result.is_error else "done"
+            self.message = "the tool reported an error" if result.is_error else "done"
+
+        def cancel(self) -> None:
+            """Cancel the running call (the server is told); nothing when none runs."""
+            token = self._token
+            if token is not None:
+                token.cancel("cancelled in the explorer")
+
+        def wait(self, timeout: float | None = None) -> bool:
+            """Wait for the running call to end; whether it has."""
+            thread = self._thread
+            if thread is not None:
+                thread.join(timeout)
+                return not thread.is_alive()
+            return True
+
+    return Explorer
+
+
+_CLASS: Any = None
+
+
+def explorer(client: Client | None = None, *, name: str = "client", server: str = "",
+             opener: Opener | None = None, target: str = "") -> Any:
+    """An ``Explorer`` widget for ``client`` (or, with ``opener``, for the server typed in its box).
+
+    ``name`` is the variable the copied code calls (``client.call_tool(...)``). Needs
+    anywidget (the ``apps`` extra); raises ``ImportError`` saying so.
+    """
+    global _CLASS
+    if _CLASS is None:
+        try:
+            _CLASS = _widget_class()
+        except ImportError as exc:
+            raise ImportError("the explorer needs anywidget: pip install 'mcpclient[apps]'") from exc
+    return _CLASS(client, name=name, server=server, opener=opener, target=target)
+

@@ -1,0 +1,93 @@
+"""A tool's result as the explorer shows it, and the cell that makes the same call.
+
+``result_html`` is the result's own HTML (``mcpclient._client.display``: text, images as
+``data:`` URIs, errors in red) with a table in front when the structured result is tabular
+(``records``): a list of flat records, or an object whose one member is such a list (what
+the official SDK makes of a function returning a list). ``table`` gives that table as a pandas
+``DataFrame`` when pandas is importable, else as the same HTML. All HTML leaves through the
+sanitiser (``_client.sanitize.clean``, nh3), cells are escaped before that.
+
+``call_code`` writes the ``client.call_tool(...)`` line as Python literals (``repr``), so a
+hostile tool name or value is a string in the cell, never code, and shows its control
+characters as escapes.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any, Mapping
+
+from .. import types as t
+from .._client.display import to_html
+from .._client.sanitize import clean
+
+__all__ = ["call_code", "records", "result_html", "table", "table_html"]
+
+#: Rows and columns a table shows; the rest is counted under it.
+MAX_ROWS = 200
+MAX_COLUMNS = 50
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def records(result: t.ToolResult) -> list[dict[str, Any]] | None:
+    """The structured result as rows when it is a non-empty list of flat records, else None."""
+    data = result.structured_content
+    if isinstance(data, dict) and len(data) == 1:
+        data = next(iter(data.values()))
+    if not isinstance(data, list) or not data:
+        return None
+    if not all(isinstance(row, dict) and all(isinstance(v, _SCALARS) for v in row.values()) for row in data):
+        return None
+    return data
+
+
+def _columns(rows: list[dict[str, Any]]) -> list[str]:
+    seen: dict[str, None] = {}
+    for row in rows:
+        for key in row:
+            seen.setdefault(str(key), None)
+    return list(seen)
+
+
+def _cell(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value)
+    return html.escape(text, quote=True)
+
+
+def table_html(rows: list[dict[str, Any]]) -> str:
+    """``rows`` as a clean HTML table (at most ``MAX_ROWS`` rows and ``MAX_COLUMNS`` columns)."""
+    columns = _columns(rows)[:MAX_COLUMNS]
+    head = "".join(f"<th>{html.escape(c, quote=True)}</th>" for c in columns)
+    body = "".join("<tr>" + "".join(f"<td>{_cell(row.get(c, ''))}</td>" for c in columns) + "</tr>"
+                   for row in rows[:MAX_ROWS])
+    more = len(rows) - MAX_ROWS
+    note = f'<div style="opacity:.7">{more} more rows</div>' if more > 0 else ""
+    return clean(f'<div class="mcpclient"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>{note}</div>')
+
+
+def table(result: t.ToolResult) -> Any:
+    """The tabular structured result as a ``pandas.DataFrame`` (pandas installed) or clean HTML;
+    None when the result is not tabular."""
+    rows = records(result)
+    if rows is None:
+        return None
+    try:
+        import pandas  # type: ignore[import-untyped,unused-ignore]
+    except ImportError:
+        return table_html(rows)
+    return pandas.DataFrame.from_records(rows)
+
+
+def result_html(result: t.ToolResult) -> str:
+    """The explorer's view of ``result``: the table (if tabular), then the result's own HTML."""
+    rows = records(result)
+    shown = to_html(result)
+    return shown if rows is None else table_html(rows) + shown
+
+
+def call_code(client_name: str, tool: str, arguments: Mapping[str, Any]) -> str:
+    """The cell that makes this call: ``result = client.call_tool('name', {...})``."""
+    args = f", {dict(arguments)!r}" if arguments else ""
+    return f"result = {client_name}.call_tool({tool!r}{args})\nresult"
