@@ -47,12 +47,13 @@ const mk = (tag, cls, text) => {
 
 function render({ model, el }) {
   const box = mk("div", "mcpx");
-  box.style.cssText = "font-family:var(--jp-ui-font-family,sans-serif);font-size:13px;display:grid;gap:6px;max-width:900px";
+  box.style.cssText = "font-family:var(--jp-ui-font-family,sans-serif);font-size:13px;display:grid;gap:6px;max-width:900px;box-sizing:border-box;padding:2px";
   const serverRow = mk("div", "mcpx-server-row");
   serverRow.style.cssText = "display:flex;gap:6px;align-items:center";
   const target = mk("input", "mcpx-target");
   target.placeholder = "a command, a URL or a config name";
   target.style.flex = "1";
+  target.style.minWidth = "0";
   target.value = model.get("target");
   const connect = mk("button", "mcpx-connect", "Connect");
   const server = mk("span", "mcpx-server");
@@ -66,7 +67,7 @@ function render({ model, el }) {
   const about = mk("div", "mcpx-tool-description");
   about.style.cssText = "white-space:pre-wrap;opacity:.8";
   const form = mk("div", "mcpx-form");
-  form.style.cssText = "display:grid;grid-template-columns:max-content 1fr;gap:4px 8px;align-items:start";
+  form.style.cssText = "display:grid;grid-template-columns:minmax(6em,max-content) minmax(0,1fr);gap:4px 8px;align-items:start";
 
   const actions = mk("div", "mcpx-actions");
   actions.style.cssText = "display:flex;gap:6px;align-items:center";
@@ -80,7 +81,7 @@ function render({ model, el }) {
   actions.append(run, cancel, copy, bar, status);
   const code = mk("pre", "mcpx-code");
   code.style.cssText = "display:none;background:var(--jp-layout-color2,#eee);padding:4px;margin:0";
-  const result = mk("div", "mcpx-result");
+  const result = mk("div", "mcpx-result jp-RenderedHTMLCommon");  // the notebook's table style
   box.append(serverRow, toolRow, about, form, actions, code, result);
   el.appendChild(box);
 
@@ -101,12 +102,18 @@ function render({ model, el }) {
     about.textContent = model.get("description");
     for (const f of model.get("fields")) {
       const label = mk("label", "mcpx-label", f.title + (f.required ? " *" : ""));
+      label.style.cssText = "max-width:16em;overflow-wrap:anywhere";
       const cell = mk("div", "mcpx-cell");
+      cell.style.minWidth = "0";
       let input;
       if (f.kind === "choice" || f.kind === "multi" || f.kind === "boolean") {
         input = mk("select", "mcpx-input");
         if (f.kind === "multi") input.multiple = true;
-        else input.appendChild(mk("option", "", f.default ? `(default: ${f.default})` : ""));
+        else {
+          const unset = mk("option", "", f.default ? `(default: ${f.default})` : "");
+          unset.value = "";  // left out: the server applies its default
+          input.appendChild(unset);
+        }
         const labels = f.kind === "boolean" ? ["yes", "no"] : f.options;
         labels.forEach((text, i) => {
           const option = mk("option", "", text);
@@ -119,6 +126,7 @@ function render({ model, el }) {
       }
       input.dataset.name = f.name;
       input.style.width = "100%";
+      input.style.boxSizing = "border-box";
       const note = mk("div", "mcpx-hint", [f.description, f.kind === "json" ? "JSON" : ""].filter(Boolean).join(" - "));
       note.style.opacity = ".7";
       const problem = mk("div", "mcpx-problem");
@@ -231,10 +239,10 @@ def _widget_class() -> Any:
         # -- the server and its tools
 
         def use(self, client: Client, server: str = "") -> None:
-            """Explore ``client``'s tools (its name ``server`` shown beside the box)."""
+            """Explore ``client``'s tools; beside the box the server's name and version (or ``server``)."""
             self.client = client
             info = client.server_info
-            self.server = clean(server or (info.name if info else ""), 200)
+            self.server = clean(f"{info.name} {info.version}" if info else server, 200)
             tools = client.list_tools()
             self._defs = {tool.name: tool for tool in tools}
             self.tools = [_tool_entry(tool) for tool in tools]

@@ -18,6 +18,8 @@ import html
 import json
 from typing import Any, Mapping
 
+import attrs
+
 from .. import types as t
 from .._client.display import to_html
 from .._client.sanitize import clean
@@ -80,11 +82,30 @@ def table(result: t.ToolResult) -> Any:
     return pandas.DataFrame.from_records(rows)
 
 
+def _repeats(part: t.ToolContent, rows: list[dict[str, Any]]) -> bool:
+    """Whether ``part`` is a text block that only repeats the table (one row, or all of them)."""
+    if part.type != "text" or not part.text:
+        return False
+    try:
+        value = json.loads(part.text)
+    except ValueError:
+        return False
+    return value == rows or value in rows
+
+
 def result_html(result: t.ToolResult) -> str:
-    """The explorer's view of ``result``: the table (if tabular), then the result's own HTML."""
+    """The explorer's view of ``result``: the table (if tabular), then the result's own HTML.
+
+    With a table, the text blocks that only repeat it as JSON (the official SDK adds one per
+    row) are left out; every other block is shown.
+    """
     rows = records(result)
-    shown = to_html(result)
-    return shown if rows is None else table_html(rows) + shown
+    if rows is None:
+        return to_html(result)
+    rest = [part for part in result.content if not _repeats(part, rows)]
+    if not rest and not result.is_error:
+        return table_html(rows)
+    return table_html(rows) + to_html(attrs.evolve(result, content=rest, structured_content=None))
 
 
 def call_code(client_name: str, tool: str, arguments: Mapping[str, Any]) -> str:

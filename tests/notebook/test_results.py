@@ -74,6 +74,16 @@ def test_hostile_cells_keys_and_text_stay_inert():
     assert html.count("&lt;script&gt;pwned()") == 3  # the key, the cell, the text: shown as text
 
 
+def test_text_blocks_that_repeat_the_table_are_left_out_and_others_kept():
+    rows = [{"a": 1}, {"a": 2}]
+    parts = [t.ToolContent(type="text", text='{"a": 1}'), t.ToolContent(type="text", text='{"a": 2}')]
+    assert result_html(result({"result": rows}, parts)) == table_html(rows)
+    kept = result_html(result({"result": rows}, [*parts, t.ToolContent(type="text", text="a note")]))
+    assert kept.startswith(table_html(rows)) and "a note" in kept and '{"a": 1}' not in kept
+    failed = result_html(result({"result": rows}, parts, is_error=True))
+    assert "tool error" in failed
+
+
 def test_an_image_is_shown_inline_and_an_svg_is_not():
     png = t.ToolContent(type="image", data="iVBORw0KGgo=", mime_type="image/png")
     svg = t.ToolContent(type="image", data="PHN2Zz4=", mime_type="image/svg+xml")
