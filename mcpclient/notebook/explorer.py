@@ -236,21 +236,26 @@ def _widget_class() -> Any:
             if client is not None:
                 self.use(client, server)
 
+        def _say(self, status: str, message: str) -> None:
+            with self.hold_sync():  # one update: the state and its words together
+                self.status, self.message = status, message
+
         # -- the server and its tools
 
         def use(self, client: Client, server: str = "") -> None:
             """Explore ``client``'s tools; beside the box the server's name and version (or ``server``)."""
-            self.client = client
-            info = client.server_info
-            self.server = clean(f"{info.name} {info.version}" if info else server, 200)
             tools = client.list_tools()
+            info = client.server_info
+            self.client = client
             self._defs = {tool.name: tool for tool in tools}
-            self.tools = [_tool_entry(tool) for tool in tools]
-            self.status, self.message = "idle", f"{len(tools)} tools"
             first = tools[0].name if tools else ""
-            if self.tool == first:
-                self._show_tool(first)
-            self.tool = first
+            with self.hold_sync():
+                self.server = clean(f"{info.name} {info.version}" if info else server, 200)
+                self.tools = [_tool_entry(tool) for tool in tools]
+                self._say("idle", f"{len(tools)} tools")
+                if self.tool == first:
+                    self._show_tool(first)
+                self.tool = first
 
         def _tool_chosen(self, change: Any) -> None:
             self._show_tool(change["new"])
@@ -282,25 +287,25 @@ def _widget_class() -> Any:
         def connect(self, text: str) -> None:
             """Open the server ``text`` names (on a thread) and explore it."""
             if self.opener is None:
-                self.status, self.message = "error", "this explorer has no server box: give it a client"
+                self._say("error", "this explorer shows a client of yours: run %mcp explore SERVER for another server")
                 return
             opener = self.opener
             self.target = text
-            self.status, self.message = "connecting", "connecting..."
+            self._say("connecting", "connecting...")
 
             def work() -> None:
                 try:
                     client, shown = opener(text)
                     self.use(client, shown)
                 except (MCPError, ValueError, OSError) as exc:
-                    self.status, self.message = "error", clean(exc, 500)
+                    self._say("error", clean(exc, 500))
             threading.Thread(target=work, name="mcpclient-explorer-connect", daemon=True).start()
 
         def _arguments(self, values: Mapping[str, Any]) -> dict[str, Any] | None:
             arguments, problems = read_form(self._fields, values)
             self.problems = problems
             if problems:
-                self.status, self.message = "invalid", "check the fields marked in red"
+                self._say("invalid", "check the fields marked in red")
                 return None
             return arguments
 
@@ -322,7 +327,9 @@ def _widget_class() -> Any:
                 if self._thread is not None and self._thread.is_alive():
                     return False
                 self._token = token = CancelToken()
-                self.status, self.message, self.progress, self.result_html = "running", f"running {clean(name, 200)}...", -1.0, ""
+                with self.hold_sync():
+                    self.progress, self.result_html = -1.0, ""
+                    self._say("running", f"running {clean(name, 200)}...")
                 self._thread = threading.Thread(target=self._call, args=(client, name, arguments, token),
                                                 name="mcpclient-explorer-call", daemon=True)
                 self._thread.start()
@@ -337,21 +344,22 @@ def _widget_class() -> Any:
             try:
                 result = client.call_tool(name, arguments, on_progress=self._progress, cancel=token)
             except RequestCancelled:
-                self.status, self.message = "cancelled", "cancelled"
+                self._say("cancelled", "cancelled")
                 return
             except MCPError as exc:
                 self.error = exc
-                self.status, self.message = "error", clean(exc, 500)
+                self._say("error", clean(exc, 500))
                 return
             except Exception as exc:  # a bug of ours: shown, logged, never lost in a thread
                 log.exception("the explorer's call of %r failed", clean(name, 200))
                 self.error = exc
-                self.status, self.message = "error", clean(exc, 500)
+                self._say("error", clean(exc, 500))
                 return
             self.result, self.table = result, table(result)
-            self.result_html = result_html(result)
-            self.status = "error" if result.is_error else "done"
-            self.message = "the tool reported an error" if result.is_error else "done"
+            with self.hold_sync():
+                self.result_html = result_html(result)
+                self._say("error" if result.is_error else "done",
+                          "the tool reported an error" if result.is_error else "done")
 
         def cancel(self) -> None:
             """Cancel the running call (the server is told); nothing when none runs."""

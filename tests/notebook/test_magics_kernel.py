@@ -165,3 +165,15 @@ def test_a_server_that_cannot_be_named_or_opened_is_a_usage_error(kernel):
     assert reply["ename"] == "UsageError" and "no server named 'no-such-config-name'" in reply["evalue"]
     reply, _ = kernel.run(f"%mcp explore {sys.executable} -c pass")
     assert reply["ename"] == "UsageError" and reply["evalue"].startswith("cannot open ")
+
+
+def test_the_server_box_opens_what_is_typed_and_says_why_when_it_cannot(kernel):
+    widget = explore(kernel, "%mcp explore")
+    kernel.press(widget, kind="connect", target="no-such-config-name")
+    state = kernel.until(widget, lambda s: s.get("status") == "error", "the refusal")
+    assert "no server named 'no-such-config-name'" in state["message"]
+    kernel.press(widget, kind="connect", target=f"{sys.executable} {SERVER}")
+    state = kernel.until(widget, lambda s: s.get("tools"), "the tools of the typed server")
+    assert state["server"] == "sdk-explorer-server 1.0.0" and state["status"] == "idle"
+    reply, outputs = kernel.run("client.server_info.name")
+    assert outputs[-1]["content"]["data"]["text/plain"] == "'sdk-explorer-server'"
