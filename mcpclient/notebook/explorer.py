@@ -191,8 +191,17 @@ export default { render };
 """
 
 
-def _tool_entry(tool: t.ToolDef) -> dict[str, str]:
-    return {"name": clean(tool.name, 200), "title": clean(tool.title or "", 200)}
+def _by_shown_name(tools: list[t.ToolDef]) -> dict[str, t.ToolDef]:
+    """The tools by the name the page shows (cleaned; made distinct): the page names a tool by it."""
+    found: dict[str, t.ToolDef] = {}
+    for tool in tools:
+        shown = base = clean(tool.name, 200)
+        count = 1
+        while shown in found:
+            count += 1
+            shown = f"{base} ({count})"
+        found[shown] = tool
+    return found
 
 
 def _widget_class() -> Any:
@@ -247,11 +256,11 @@ def _widget_class() -> Any:
             tools = client.list_tools()
             info = client.server_info
             self.client = client
-            self._defs = {tool.name: tool for tool in tools}
-            first = tools[0].name if tools else ""
+            self._defs = _by_shown_name(tools)
+            first = next(iter(self._defs), "")
             with self.hold_sync():
                 self.server = clean(f"{info.name} {info.version}" if info else server, 200)
-                self.tools = [_tool_entry(tool) for tool in tools]
+                self.tools = [{"name": shown, "title": clean(tool.title or "", 200)} for shown, tool in self._defs.items()]
                 self._say("idle", f"{len(tools)} tools")
                 if self.tool == first:
                     self._show_tool(first)
@@ -312,17 +321,19 @@ def _widget_class() -> Any:
         def copy_code(self, values: Mapping[str, Any]) -> str | None:
             """The ``client.call_tool(...)`` cell for what the form holds (shown and kept)."""
             arguments = self._arguments(values)
-            if arguments is None or not self.tool:
+            tool = self._defs.get(self.tool)
+            if arguments is None or tool is None:
                 return None
-            self.code = call_code(self.client_name, self.tool, arguments)
+            self.code = call_code(self.client_name, tool.name, arguments)
             return self.code
 
         def run(self, values: Mapping[str, Any]) -> bool:
             """Start the chosen tool with the form's ``values``; False if the form is not valid."""
-            client, name = self.client, self.tool
+            client, tool = self.client, self._defs.get(self.tool)
             arguments = self._arguments(values)
-            if client is None or arguments is None or not name:
+            if client is None or arguments is None or tool is None:
                 return False
+            name = tool.name
             with self._lock:
                 if self._thread is not None and self._thread.is_alive():
                     return False

@@ -50,9 +50,12 @@ class FormField:
 
     field: Field
     kind: str
+    #: The name the page shows and sends back: the property's name cleaned (made distinct).
+    key: str
 
     @property
     def name(self) -> str:
+        """The property's own name, the argument's."""
         return self.field.name
 
     def spec(self) -> dict[str, Any]:
@@ -60,7 +63,7 @@ class FormField:
         prop = self.field.prop
         default = prop.get("default")
         return {
-            "name": clean(self.name, 200),
+            "name": self.key,
             "title": self.field.title,
             "description": clean(prop.get("description") or "", 1000),
             "kind": self.kind,
@@ -109,17 +112,24 @@ def fields_of(schema: Any) -> list[FormField]:
     if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict):
         return []
     required: list[Any] = schema["required"] if isinstance(schema.get("required"), list) else []
-    found = []
+    found: list[FormField] = []
+    keys: set[str] = set()
     for name, raw in schema["properties"].items():
         if not isinstance(name, str):
             continue
+        key = base = clean(name, 200)
+        count = 1
+        while key in keys:
+            count += 1
+            key = f"{base} ({count})"
+        keys.add(key)
         field = Field(name, _unwrap(raw), name in required)
-        found.append(FormField(field, _kind(field)))
+        found.append(FormField(field, _kind(field), key))
     return found
 
 
 def read_form(fields: list[FormField], texts: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
-    """The arguments the typed ``texts`` make, and a problem per field name (empty when none).
+    """The arguments the typed ``texts`` (by each field's ``key``) make, and a problem per key.
 
     A box left empty leaves its argument out (the server applies its default); a required
     field left empty is a problem. For a checkbox the front end sends ``"y"`` or ``"n"``;
@@ -128,14 +138,14 @@ def read_form(fields: list[FormField], texts: Mapping[str, Any]) -> tuple[dict[s
     arguments: dict[str, Any] = {}
     problems: dict[str, str] = {}
     for form_field in fields:
-        text = texts.get(form_field.name)
+        text = texts.get(form_field.key)
         text = text.strip() if isinstance(text, str) else ""
         if not text:
             if form_field.field.required:
-                problems[form_field.name] = "required"
+                problems[form_field.key] = "required"
             continue
         try:
             arguments[form_field.name] = form_field.read(text)
         except Invalid as exc:
-            problems[form_field.name] = clean(str(exc), 500)
+            problems[form_field.key] = clean(str(exc), 500)
     return arguments, problems

@@ -73,7 +73,8 @@ def test_the_explorer_fills_a_form_runs_a_tool_copies_the_call_cancels_and_keeps
         run_cell(browser, 0)
         explorer = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".mcpx"), 90, "the explorer")[0]
         tool = Select(explorer.find_element(By.CSS_SELECTOR, ".mcpx-tool"))
-        wait(browser, lambda d: [o.text for o in tool.options] == ["cities", "wait", "picture", "hostile"], 60, "tools")
+        odd = "odd\\u202eexe.txt\\x1b]52;c;aGk=\\x07\\n')#"  # the tool's name, its controls shown as escapes
+        wait(browser, lambda d: [o.text for o in tool.options] == ["cities", "wait", "picture", "hostile", odd], 60, "tools")
 
         # the form of `cities`: an enum as a drop-down, a number box with its default shown
         wait(browser, lambda d: field(explorer, "region"), 30, "the form")
@@ -107,6 +108,12 @@ def test_the_explorer_fills_a_form_runs_a_tool_copies_the_call_cancels_and_keeps
         assert explorer.find_element(By.CSS_SELECTOR, ".mcpx-status").text.startswith("step ")
         explorer.find_element(By.CSS_SELECTOR, ".mcpx-cancel").click()
         wait(browser, lambda d: status(explorer) == "cancelled", 30, "the cancel")
+
+        # a tool with controls in its name: the page names it by the cleaned text, the call is made
+        tool.select_by_visible_text(odd)
+        explorer.find_element(By.CSS_SELECTOR, ".mcpx-run").click()
+        wait(browser, lambda d: status(explorer) == "done" and "odd" in explorer.find_element(
+            By.CSS_SELECTOR, ".mcpx-result").text, 60, "the odd tool's run")
 
         # hostile server text: shown as text in the form and the result, nothing runs
         tool.select_by_visible_text("hostile")

@@ -77,6 +77,14 @@ def test_server_strings_in_the_spec_are_cleaned_of_controls():
         assert is_clean(spec[key]), key
         assert "\n" not in spec[key] and "\u202e" not in spec[key]
     assert all(is_clean(option) for option in spec["options"])
-    # the name a person sees is cleaned; the argument sent keeps the schema's own name
-    arguments, problems = read_form(fields_of(schema), {HOSTILE: "2"})
+    # the page names the field by its cleaned name; the argument sent keeps the schema's own
+    arguments, problems = read_form(fields_of(schema), {spec["name"]: "2"})
     assert problems == {} and arguments == {HOSTILE: "b"}
+
+
+def test_names_that_clean_to_the_same_text_stay_distinct_fields():
+    schema = {"properties": {"a\n": {"type": "string"}, "a\\n": {"type": "string"}}}
+    keys = [f.key for f in fields_of(schema)]
+    assert keys == ["a\\n", "a\\n (2)"]
+    arguments, _ = read_form(fields_of(schema), {"a\\n": "x", "a\\n (2)": "y"})
+    assert arguments == {"a\n": "x", "a\\n": "y"}

@@ -10,12 +10,15 @@ Tools:
   ``hostile(note)`` -> a tool whose description, argument title and result (text and a record)
       carry markup that would run script if a page used it as HTML; each payload sets
       ``window.__mcpx_pwned``.
+  ``ODD_NAME`` (a bidi override, an OSC 52 clipboard write, a newline and quotes in the name)
+      -> ``"odd"``.
 
 ``python tests/servers/sdk_explorer_server.py``.
 """
 
 from __future__ import annotations
 
+import logging
 import struct
 import warnings
 import zlib
@@ -27,6 +30,7 @@ from pydantic import BaseModel, Field
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
+ODD_NAME = "odd\u202eexe.txt\x1b]52;c;aGk=\x07\n')#"
 PAYLOAD = '<img src=x onerror="window.__mcpx_pwned=1"><script>window.__mcpx_pwned=2</script>'
 
 CITIES = [
@@ -86,8 +90,13 @@ def build_server() -> MCPServer:
     def hostile(note: Annotated[str, Field(title="Note " + PAYLOAD, description="text " + PAYLOAD)] = "") -> list[dict[str, str]]:
         return [{"cell": PAYLOAD, "note": note}]
 
+    def odd() -> str:
+        return "odd"
+
+    mcp.add_tool(odd, name=ODD_NAME, structured_output=False)
     return mcp
 
 
 if __name__ == "__main__":
+    logging.disable(logging.WARNING)  # the SDK warns of the odd name on stderr, which a notebook shows
     build_server().run()
