@@ -29,6 +29,10 @@ __all__ = ["FormField", "fields_of", "read_form"]
 KINDS = ("text", "number", "boolean", "choice", "multi", "list", "json")
 
 
+#: What to type where the elicitation field's hint is not what the box takes.
+_HINTS = {"list": "words separated by commas", "json": "JSON", "choice": "", "multi": ""}
+
+
 def _unwrap(prop: Any) -> dict[str, Any]:
     """``prop`` as a dict, an ``anyOf`` of one type and null read as that type."""
     if not isinstance(prop, dict):
@@ -70,7 +74,7 @@ class FormField:
             "required": self.field.required,
             "default": "" if not self.field.has_default else _as_text(self, default),
             "options": [o.label for o in self.field.options or []] if self.kind in ("choice", "multi") else [],
-            "hint": clean(self.field.type_hint() if self.kind != "json" else "JSON", 200),
+            "hint": clean(_HINTS[self.kind] if self.kind in _HINTS else self.field.type_hint(), 200),
         }
 
     def read(self, text: str) -> Any:

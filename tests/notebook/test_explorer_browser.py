@@ -46,8 +46,9 @@ def notebook(path: Path) -> None:
 
 
 def run_cell(driver, index: int) -> None:
-    editors = [e for e in driver.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content") if e.is_displayed()]
-    editors[index].click()
+    editors = wait(driver, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
+                                      if e.is_displayed()][index:], 30, f"cell {index}")
+    editors[0].click()
     ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
 
 
@@ -104,8 +105,9 @@ def test_the_explorer_fills_a_form_runs_a_tool_copies_the_call_cancels_and_keeps
         field(explorer, "steps").send_keys("120")
         explorer.find_element(By.CSS_SELECTOR, ".mcpx-run").click()
         bar = explorer.find_element(By.CSS_SELECTOR, ".mcpx-progress")
-        wait(browser, lambda d: float(bar.get_attribute("value") or 0) > 0, 60, "progress")
-        assert explorer.find_element(By.CSS_SELECTOR, ".mcpx-status").text.startswith("step ")
+        wait(browser, lambda d: status(explorer) == "running" and explorer.find_element(
+            By.CSS_SELECTOR, ".mcpx-status").text.startswith("step "), 60, "a progress report")
+        assert 0 < float(bar.get_attribute("value")) < 1
         explorer.find_element(By.CSS_SELECTOR, ".mcpx-cancel").click()
         wait(browser, lambda d: status(explorer) == "cancelled", 30, "the cancel")
 

@@ -88,3 +88,9 @@ def test_names_that_clean_to_the_same_text_stay_distinct_fields():
     assert keys == ["a\\n", "a\\n (2)"]
     arguments, _ = read_form(fields_of(schema), {"a\\n": "x", "a\\n (2)": "y"})
     assert arguments == {"a\n": "x", "a\\n": "y"}
+
+
+def test_a_list_box_says_to_separate_words_by_commas():
+    spec = {f.name: f.spec() for f in fields_of(SCHEMA)}
+    assert spec["words"]["hint"] == "words separated by commas"
+    assert spec["where"]["hint"] == "JSON"
