@@ -49,3 +49,16 @@ def test_a_group_routes_each_tool_to_its_server(group):
     tools = {tool.name: tool for tool in mcp_dspy.tools(group)}
     assert sorted(tools) == ["math__add", "math__shout", "text__add", "text__shout"]
     assert tools["text__shout"](text="x") == "X"
+
+
+def test_a_call_the_policy_denies_is_an_observation_and_never_sent(gated):
+    from .conftest import REFUSED, reached
+
+    prediction = react(mcp_dspy.tools(gated), [
+        {"next_thought": "clean up", "next_tool_name": "delete_all", "next_tool_args": {}},
+        {"next_thought": "read instead", "next_tool_name": "read_file", "next_tool_args": {"path": "a"}}])
+    denied = prediction.trajectory["observation_0"]
+    assert REFUSED in denied and "no deletes" in denied
+    assert prediction.trajectory["observation_1"] == "read a"  # the program went on after the refusal
+    assert prediction.answer == "finished"
+    assert reached(gated) == {"read_file": 1}

@@ -102,3 +102,14 @@ def test_threads_share_one_tool(demo):
     for th in threads:
         th.join(10)
     assert results == {i: str(i + 1000) for i in range(8)}
+
+
+def test_a_call_the_policy_denies_is_an_error_tool_message_and_never_sent(gated):
+    from .conftest import REFUSED, reached
+
+    _, results = run_agent(mcp_langchain.tools(gated), [call("delete_all", {}, "c1"), call("read_file", {"path": "a"}, "c2"),
+                                                        AIMessage(content="done")])
+    denied, read = results
+    assert denied.status == "error" and REFUSED in denied.content and "no deletes" in denied.content
+    assert (read.status, read.content) == ("success", "read a")  # the agent went on after the refusal
+    assert reached(gated) == {"read_file": 1}
