@@ -355,6 +355,19 @@ def _servers_of(data: Any) -> dict[str, Any] | None:
     return None
 
 
+def _policy_of(data: Any, path: Path) -> Any:
+    """The ``"policy"`` beside the servers: at the top, or in VS Code's ``settings.json``
+    beside ``mcp.servers`` (``mcp.policy``); ``ConfigError`` when a file has both."""
+    if not isinstance(data, dict):
+        return None
+    nested = data.get("mcp")
+    beside = nested.get("policy") if isinstance(nested, dict) else None
+    top = data.get("policy")
+    if top is not None and beside is not None:
+        raise ConfigError(f"{path} has two policies, \"policy\" and \"mcp.policy\": keep one")
+    return beside if beside is not None else top
+
+
 def default_paths(cwd: PathLike | None = None, *, home: PathLike | None = None,
                   platform: str | None = None, environ: Mapping[str, str] | None = None) -> list[Path]:
     """Where config files are usually found, in the order ``load()`` reads them: the user's
@@ -491,6 +504,9 @@ def load_policy(path: PathLike | Sequence[PathLike] | None = None, *, approver: 
                 environ: Mapping[str, str] | None = None, trust_project: bool = False) -> Policy | None:
     """The ``"policy"`` object beside the servers (see docs/policy.md), or None when no file has one.
 
+    Beside the servers means at the top of the file, or ``mcp.policy`` in a VS Code
+    ``settings.json`` whose servers are ``mcp.servers``.
+
     Read from ``path`` (a file or a list) or the usual files, in ``load``'s order; the first
     file with a policy gives it. A project file's policy (not approved: ``trust_project``)
     keeps only its ``deny`` and ``ask`` rules and no audit file: a checkout may make calls
@@ -512,7 +528,7 @@ def load_policy(path: PathLike | Sequence[PathLike] | None = None, *, approver: 
             if path is not None:
                 raise ConfigError(f"cannot read the config file {candidate}: {exc}") from exc
             continue
-        raw = data.get("policy") if isinstance(data, dict) else None
+        raw = _policy_of(data, candidate)
         if raw is None:
             continue
         policy = policy_from_dict(raw, approver=approver, where=f"the policy of {candidate}",

@@ -262,3 +262,15 @@ def test_the_gate_holds_in_the_2026_era() -> None:
         with pytest.raises(ToolCallDenied):
             client.call_tool("delete_all")
         assert counts(client) == {}
+
+
+def test_the_policy_beside_the_servers_of_a_vscode_settings_file(tmp_path: Path) -> None:
+    from mcpclient.config import ConfigError
+
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"mcp": {"servers": {}, "policy": {"default": "deny"}}}))
+    policy = load_policy(path)
+    assert policy is not None and policy.default == "deny"
+    path.write_text(json.dumps({"policy": {"default": "allow"}, "mcp": {"servers": {}, "policy": {"default": "deny"}}}))
+    with pytest.raises(ConfigError, match="two policies"):
+        load_policy(path)
