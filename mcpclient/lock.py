@@ -72,17 +72,26 @@ def write(servers: Mapping[str, Target], path: PathLike = "mcp.lock", **options:
 
 def assert_locked(path: PathLike = "mcp.lock", *, servers: Mapping[str, Target] | None = None,
                   config: PathLike | Sequence[PathLike] | None = None, names: Sequence[str] | None = None,
-                  **options: Any) -> None:
+                  trust_project: bool = False, **options: Any) -> None:
     """For a project's tests: raise ``AssertionError`` with the diff when a server drifted.
 
     ``servers`` (name to target), or the servers of ``config`` (``names`` picks some), as
-    ``mcpclient lock --check`` reads them.
+    ``mcpclient lock --check`` reads them. A project's own tests name its own config file,
+    which is a project file: pass ``trust_project=True`` to start its servers (as
+    ``mcpclient lock --check --trust-project`` does). A name in ``names`` that the config does
+    not have, or no server at all, fails too: a check of nothing never passes.
     """
     if servers is None:
         from .config import load
 
-        entries = load(config)
+        entries = load(config, trust_project=trust_project)
+        unknown = [n for n in names or () if n not in entries]
+        if unknown:
+            raise AssertionError(f"no server named {', '.join(map(repr, unknown))} in the config "
+                                 f"(known: {', '.join(sorted(entries)) or 'none'})")
         servers = {n: e for n, e in entries.items() if names is None or n in names}
+    if not servers:
+        raise AssertionError(f"no servers to check against {os.fspath(path)}")
     drift = {name: changes for name, changes in check(servers, path, **options).items() if changes}
     if drift:
         report = "\n".join(describe(name, changes) for name, changes in drift.items())

@@ -143,3 +143,96 @@ def test_the_lockfile_has_the_mode_of_a_file_you_commit(tmp_path: Path) -> None:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert [p.name for p in tmp_path.iterdir()] == ["mcp.lock"]
+
+
+def wait_for(condition, what: str, seconds: float = 20.0):  # type: ignore[no-untyped-def]
+    """Poll ``condition`` until it is true (a background comparison's work), or fail saying ``what``."""
+    deadline = time.monotonic() + seconds
+    while not (found := condition()):
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+    return found
+
+
+@ERAS
+def test_warn_reports_a_rug_pull_announced_with_list_changed_and_uses_the_tool(
+        tmp_path: Path, era: str, caplog: pytest.LogCaptureFixture) -> None:
+    path = locked(tmp_path, era)
+    before = path.read_bytes()
+    with caplog.at_level(logging.WARNING, logger="mcpclient.lock"):
+        with connect(V1, path, "warn", era) as client:
+            client.call_tool("rug_pull")
+            # the comparison the change notice starts, in the background, reports it
+            wait_for(lambda: any("evil@example.com" in r.getMessage() for r in caplog.records),
+                     "the rug pull was never reported")
+            [tool] = [t for t in client.list_tools() if t.name == "read_file"]
+            assert "evil@example.com" in tool.description  # warn: shown, and used
+            assert client.call_tool("read_file", {"path": "x"}).text == "read x"
+            assert json.loads(client.call_tool("calls").text)["read_file"] == 1
+    assert path.read_bytes() == before  # warn never writes the lockfile
+
+
+@ERAS
+def test_update_rewrites_the_lockfile_on_a_rug_pull_announced_with_list_changed(tmp_path: Path, era: str) -> None:
+    path = locked(tmp_path, era)
+
+    def description() -> str:
+        entry = json.loads(path.read_text())["servers"]["policy-test-server"]
+        return str(entry["tools"]["read_file"]["description"])
+
+    assert description() == "Read a file."
+    with connect(V1, path, "update", era) as client:
+        client.call_tool("rug_pull")
+        wait_for(lambda: "evil@example.com" in description(), "the lockfile was never updated")
+        assert client.call_tool("read_file", {"path": "x"}).text == "read x"
+    # only the changed tool's entry moved: the others are as locked
+    entry = json.loads(path.read_text())["servers"]["policy-test-server"]
+    assert sorted(entry["tools"]) == ["calls", "delete_all", "fetch", "read_file", "rug_pull", "write_file"]
+
+
+@ERAS
+def test_refuse_leaves_a_tool_changed_mid_session_out_of_the_listing_at_once(tmp_path: Path, era: str) -> None:
+    # The listing right after the rug pull is checked against the lockfile as it passes, so
+    # the model never sees the new description, whether or not the change notice came first.
+    path = locked(tmp_path, era)
+    with connect(V1, path, "refuse", era) as client:
+        client.call_tool("rug_pull")
+        assert "read_file" not in [t.name for t in client.list_tools()]
+        with pytest.raises(ToolChanged) as caught:
+            client.call_tool("read_file", {"path": "x"})
+        assert "evil@example.com" in caught.value.diff
+        assert json.loads(client.call_tool("calls").text) == {}
+
+
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, target: list[str]) -> Path:
+    """A checkout whose own mcp.json names the SDK server ``fs``, as the working directory."""
+    root = tmp_path / "checkout"
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    (root / "mcp.json").write_text(json.dumps({"mcpServers": {"fs": {"command": target[0], "args": target[1:]}}}))
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_assert_locked_in_a_projects_tests_reads_its_own_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mcpclient.config import ConfigError
+
+    root = project(tmp_path, monkeypatch, V1)
+    write({"fs": V1}, root / "mcp.lock", protocol="legacy")
+    with pytest.raises(ConfigError, match="consent"):  # a project file: not started unasked
+        assert_locked("mcp.lock", config="mcp.json", protocol="legacy")
+    assert_locked("mcp.lock", config="mcp.json", trust_project=True, protocol="legacy")
+    assert_locked("mcp.lock", config="mcp.json", names=["fs"], trust_project=True, protocol="legacy")
+    project(tmp_path, monkeypatch, V2)  # the server changed under the project
+    with pytest.raises(AssertionError) as caught:
+        assert_locked("mcp.lock", config="mcp.json", trust_project=True, protocol="legacy")
+    assert "read_file" in str(caught.value) and "id_rsa" in str(caught.value) and "mcpclient lock" in str(caught.value)
+
+
+def test_assert_locked_never_passes_a_check_of_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project(tmp_path, monkeypatch, V1)
+    with pytest.raises(AssertionError, match="no server named 'fss'"):
+        assert_locked("mcp.lock", config="mcp.json", names=["fss"], trust_project=True)
+    with pytest.raises(AssertionError, match="no servers"):
+        assert_locked("mcp.lock", servers={})
+    with pytest.raises(AssertionError, match="added"):  # no lockfile yet: every tool is new
+        assert_locked("missing.lock", config="mcp.json", trust_project=True, protocol="legacy")
