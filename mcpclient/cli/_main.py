@@ -288,8 +288,13 @@ class _Run:
             options["stderr"] = stderr
         if isinstance(target, cfg.ServerConfig) and not target.approved and self.terminal is not None:
             target = ask_consent(target, self.terminal)  # without a terminal, opening it says how to consent
-        # The "policy" of the config files (docs/policy.md), bound to the server's configured name.
-        policy = cfg.load_policy(self.config_path, approver=self.approver, trust_project=self.trust_project)
+        # The "policy" of the config files (docs/policy.md), bound to the server's configured name:
+        # the one beside the server in its own file (one of yours), else the first file's.
+        policy = None
+        if isinstance(target, cfg.ServerConfig) and target.source and not target.project:
+            policy = cfg.load_policy(target.source, approver=self.approver, trust_project=self.trust_project)
+        if policy is None:
+            policy = cfg.load_policy(self.config_path, approver=self.approver, trust_project=self.trust_project)
         if policy is not None:
             options["policy"] = policy.for_server(target.name) if isinstance(target, cfg.ServerConfig) else policy
         return target, options

@@ -141,3 +141,20 @@ def test_a_project_files_policy_can_deny_but_not_allow(tmp_path: Path) -> None:
     run = cli(None, "fs", "write_file", "path=p", "content=x", cwd=checkout, MCPCLIENT_CONFIG=str(servers))
     assert run.returncode == EXIT_DENIED and "no approver" in run.stderr, run.stderr  # ask, not allow
     assert reached(tmp_path) == []
+
+
+def test_a_servers_own_files_policy_applies_not_another_files(tmp_path: Path) -> None:
+    # Two files of the user's: MCPCLIENT_CONFIG's (read first) allows everything, and the
+    # Cursor file that defines fs denies its deletes. fs's calls are judged by the policy
+    # written beside it.
+    home = tmp_path / "home"
+    (home / ".cursor").mkdir(parents=True)
+    (home / ".cursor" / "mcp.json").write_text(json.dumps({"mcpServers": {"fs": server(tmp_path)}, "policy": {
+        "default": "allow", "rules": [{"action": "deny", "tool": "delete_*", "name": "fs: no deletes"}]}}))
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"mcpServers": {"other": server(tmp_path)}, "policy": {"default": "allow"}}))
+    run = cli(None, "fs", "delete_all", HOME=str(home), MCPCLIENT_CONFIG=str(other))
+    assert run.returncode == EXIT_DENIED and "fs: no deletes" in run.stderr, (run.stdout, run.stderr)
+    run = cli(None, "other", "delete_all", HOME=str(home), MCPCLIENT_CONFIG=str(other))
+    assert (run.returncode, run.stdout.strip()) == (0, "deleted"), run.stderr
+    assert reached(tmp_path) == ["delete_all"]  # other's, allowed by its own file
