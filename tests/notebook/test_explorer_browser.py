@@ -125,8 +125,9 @@ def test_the_explorer_fills_a_form_runs_a_tool_copies_the_call_cancels_and_keeps
         assert "Note <img src=x" in explorer.find_element(By.CSS_SELECTOR, ".mcpx-label").text
         field(explorer, "note").send_keys("<b>mine</b>")
         explorer.find_element(By.CSS_SELECTOR, ".mcpx-run").click()
-        wait(browser, lambda d: status(explorer) == "done", 60, "the hostile run")
-        cells = [td.text for td in explorer.find_elements(By.CSS_SELECTOR, ".mcpx-result table td")]
+        # (the status is "done" already, from the run before: the wait is for this run's table)
+        cells = wait(browser, lambda d: status(explorer) == "done" and [
+            td.text for td in explorer.find_elements(By.CSS_SELECTOR, ".mcpx-result table td")], 60, "the hostile run")
         assert cells[0].startswith("<img src=x onerror=") and cells[1] == "<b>mine</b>"
         browser.save_screenshot(str(ARTIFACTS / "explorer-notebook.png"))
         assert browser.execute_script("return window.__mcpx_pwned === undefined")
