@@ -7,6 +7,10 @@ its ``server/discover`` answer, so other clients with the same store skip the er
     store = FileStore("/var/cache/myapp/mcp")          # shared by pre-fork workers
     store = RedisStore("redis://127.0.0.1:6379/0")     # shared by hosts (pip install mcpclient[redis])
 
+Private results (``cacheScope: "private"``) belong to one authorization context: a
+``Partition`` names it (``Client(cache=store, cache_partition=Partition(user_id))``), and
+only its digest goes into a key.
+
 A store holds bytes under string keys, each with a lifetime; the values mcpclient puts there
 are JSON of wire dicts (never pickle, so a shared store cannot make a process run code).
 A store never raises for its backend's faults (a full disk, a dead Redis): it logs, and the
@@ -25,9 +29,9 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Union
 
-__all__ = ["CacheStore", "FileStore", "MemoryStore", "RedisStore"]
+__all__ = ["CacheStore", "FileStore", "MemoryStore", "Partition", "PartitionOption", "RedisStore"]
 
 log = logging.getLogger(__name__)
 
@@ -36,6 +40,62 @@ def digest(value: Any) -> str:
     """A short digest of JSON-able ``value``, the same in every process (for keys)."""
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+class Partition:
+    """Whom private results belong to: one authorization context (a user, a tenant, a token).
+
+    ``Partition(name)``: any non-empty string that is the same for the same context and
+    differs between contexts (a user id; an access token, since a new token is a new
+    context). Only a digest of ``name`` is kept (``scope``), so the name never reaches a key,
+    a store, a log or this object's repr. Two partitions of the same name are equal.
+    """
+
+    __slots__ = ("scope",)
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError("Partition(name) takes a non-empty string (for no partition, give None)")
+        #: The digest that names this partition in keys.
+        self.scope = digest(name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Partition) and other.scope == self.scope
+
+    def __hash__(self) -> int:
+        return hash(("Partition", self.scope))
+
+    def __repr__(self) -> str:
+        return f"Partition(<{self.scope[:12]}>)"  # never the name: it may be a token
+
+
+#: What ``cache_partition=`` takes: a name, a ``Partition``, or a function giving either for
+#: the current call (run on the calling thread, so it may read a request-local); ``""`` and
+#: None mean no partition.
+PartitionOption = Union[str, Partition, Callable[[], Union[str, Partition, None]], None]
+
+
+def check_partition(option: object) -> PartitionOption:
+    """``option`` if ``cache_partition=`` may take it, else ``TypeError``."""
+    if option is None or isinstance(option, (str, Partition)) or callable(option):
+        return option
+    raise TypeError(f"cache_partition= takes a string, a Partition or a function giving one, got {option!r}")
+
+
+def resolve_partition(option: PartitionOption) -> Partition | None:
+    """The partition ``option`` names now (calling it when a function); None for none.
+
+    A function that gives something else than a string, a Partition or None raises
+    ``TypeError``: private results must never land in the wrong partition by accident.
+    """
+    value = option() if callable(option) else option
+    if value is None or value == "":
+        return None
+    if isinstance(value, Partition):
+        return value
+    if isinstance(value, str):
+        return Partition(value)
+    raise TypeError(f"the cache_partition function gave {type(value).__name__}: give a string, a Partition or None")
 
 
 class CacheStore(abc.ABC):

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from mcpclient import Client
-from mcpclient.cache import FileStore, MemoryStore, RedisStore
+from mcpclient.cache import FileStore, MemoryStore, Partition, RedisStore
+from mcpclient.plugins.cache import ResultCache
 from mcpclient.transports import StreamableHTTPTransport
 from tests.cache_fixtures import CacheServer, redis_url  # noqa: F401 (a fixture)
 
@@ -108,3 +109,46 @@ def test_public_results_are_shared_and_private_ones_kept_per_partition(kind, tmp
     assert counts["tools/list"] == 1
     assert counts["resources/read"] == 3
     store.close()
+
+
+def test_a_partition_keeps_only_a_digest_of_its_name():
+    token = "Bearer secret-token-1234"
+    partition = Partition(token)
+    assert partition == Partition(token) and partition != Partition("other")
+    assert len({partition, Partition(token)}) == 1
+    assert "secret" not in repr(partition) and "secret" not in partition.scope
+    with pytest.raises(ValueError):
+        Partition("")
+
+
+def test_an_empty_partition_means_none_so_private_results_are_never_stored(tmp_path):
+    store = FileStore(tmp_path / "c")
+    with CacheServer() as server:
+        for _ in range(2):
+            with Client(StreamableHTTPTransport(server.url, headers={"X-User": "dora"}), cache=store,
+                        cache_partition="", timeout=10) as client:
+                assert client.read_resource("user://me")[0].text == "the profile of dora"
+                assert client.read_resource("user://me")[0].text == "the profile of dora"
+        counts = server.counts()
+    assert counts["resources/read"] == 4
+
+
+def test_a_partition_function_is_asked_on_every_call(tmp_path):
+    store = MemoryStore()
+    current: list[object] = [Partition("alice")]
+    with CacheServer() as server:
+        with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition=lambda: current[0],
+                    timeout=10) as client:
+            for who in ("alice", "alice", "bob", "alice", "bob", None, None):
+                current[0] = Partition(who) if who == "alice" else who
+                client.read_resource("user://me")
+            current[0] = 42
+            with pytest.raises(TypeError, match="cache_partition function gave int"):
+                client.read_resource("user://me")
+        counts = server.counts()
+    assert counts["resources/read"] == 4  # alice once, bob once, and twice with no partition
+
+
+def test_cache_partition_takes_only_names_partitions_and_functions():
+    with pytest.raises(TypeError, match="cache_partition="):
+        ResultCache(partition=42)  # type: ignore[arg-type]

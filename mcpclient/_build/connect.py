@@ -13,7 +13,7 @@ import requests
 from .. import types as t
 from .._client.client import DEFAULT_TIMEOUT, Client
 from .._core.exceptions import HTTPStatusError, MCPError, RPCError
-from ..cache import CacheStore
+from ..cache import CacheStore, PartitionOption
 from ..extensions import Extension, Middleware
 from ..transports.base import Transport
 from ..transports.http import StreamableHTTPTransport
@@ -47,7 +47,7 @@ def connect(
     max_dispatch: int = 16,
     protocol: str = "auto",
     cache: bool | CacheStore = False,
-    cache_partition: str | Callable[[], str | None] | None = None,
+    cache_partition: PartitionOption = None,
     output_validation: str = "strict",
     apps: bool = False,
     telemetry: Any = "auto",

@@ -25,7 +25,7 @@ from .._core.rpc.cancel import CancelToken
 from .._core.rpc.engine import Engine, ProgressCallback
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .._core.version import __version__
-from ..cache import CacheStore
+from ..cache import CacheStore, PartitionOption
 from ..extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
 from ..transports.base import LEGACY, Transport
 from .batch import map_calls
@@ -64,8 +64,9 @@ class Client:
     on change notifications; ``cache=store`` (a ``mcpclient.cache.CacheStore``: ``FileStore``,
     ``RedisStore``) keeps them there, shared with the clients of other workers, and remembers
     the server's era and discover answer there too, so they skip the era probe.
-    ``cache_partition`` (a name, or a function giving it per call) is whom private results
-    (``cacheScope: "private"``) are kept for; without it they are not kept (docs/extending.md).
+    ``cache_partition`` (a ``mcpclient.cache.Partition``, a name, or a function giving one per
+    call) is whom private results (``cacheScope: "private"``) are kept for; without it (None
+    or ``""``) they are never kept (docs/extending.md).
 
     ``apps=True`` adds the built-in MCP Apps extension (``mcpclient.apps.Apps``, declared as
     ``io.modelcontextprotocol/ui``): tool results then know their call, and render as the
@@ -112,7 +113,7 @@ class Client:
         max_dispatch: int = 16,
         protocol: str = "auto",
         cache: bool | CacheStore = False,
-        cache_partition: str | Callable[[], str | None] | None = None,
+        cache_partition: PartitionOption = None,
         output_validation: str = "strict",
         apps: bool = False,
         telemetry: Any = "auto",

@@ -38,7 +38,7 @@ def _cache(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequenc
     """``cache=True`` (in-process) or a ``CacheStore``, private results under ``cache_partition``."""
     cache, partition = options.get("cache", False), options.get("cache_partition")
     if cache is False or cache is None:
-        if partition is not None:
+        if partition is not None and partition != "":
             raise ValueError("cache_partition= needs cache= (True or a CacheStore)")
         return ()
     if cache is True:

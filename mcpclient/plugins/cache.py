@@ -10,34 +10,31 @@ Modern results say how long they stay fresh (``ttlMs``) and whether they may be 
 credentials (``cacheScope``). Legacy results carry neither: they are kept only when the server
 promised to announce changes (``listChanged`` / ``subscribe``), for ``LEGACY_TTL`` at most.
 Private results (``cacheScope: "private"``) are kept only under a partition
-(``cache_partition=``: the user they were fetched for) and served only to that partition;
-without one they are not kept. A request with its own ``_meta`` is neither answered from nor
+(``cache_partition=``: a ``mcpclient.cache.Partition``, a name, or a function giving one per
+call, for whom they were fetched) and served only to that partition; without one (None or
+``""``) they are not kept. A request with its own ``_meta`` is neither answered from nor
 kept in the cache (another ``_meta`` may get another answer), nor is an input round.
 
 Keys: ``mcpclient/result/<server>/<method>/<params digest>/<scope>``, where ``<server>`` is a
 digest of the server's identity (``Session.server_identity``) and ``<scope>`` is ``public`` or
-a digest of the partition: no credential, URI or user name is ever in a key.
+the partition's digest (``Partition.scope``): no credential, URI or user name is ever in a key.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
-from ..cache import CacheStore, MemoryStore, digest
+from ..cache import CacheStore, MemoryStore, Partition, PartitionOption, check_partition, digest, resolve_partition
 from ..extensions import Extension, Message, Middleware, Next, Session
 
-__all__ = ["LEGACY_TTL", "Partition", "ResultCache", "freshness"]
+__all__ = ["LEGACY_TTL", "ResultCache", "freshness"]
 
 log = logging.getLogger("mcpclient")
 
 #: How long a legacy result is kept when the server announces changes.
 LEGACY_TTL = 3600.0
-#: ``cache_partition=``: a name, or a function giving the name for the current call (None:
-#: no partition, so private results are not kept).
-Partition = str | Callable[[], "str | None"] | None
-
 #: The cached methods, with the capability whose announcements keep a legacy result fresh.
 CACHED = {
     "tools/list": "tools",
@@ -82,13 +79,11 @@ class ResultCache(Extension):
     its clients), except the ``MemoryStore`` made for ``store=None``.
     """
 
-    def __init__(self, store: CacheStore | None = None, *, partition: Partition = None) -> None:
+    def __init__(self, store: CacheStore | None = None, *, partition: PartitionOption = None) -> None:
         if store is not None and not isinstance(store, CacheStore):
             raise TypeError(f"cache= takes True, False or a mcpclient.cache.CacheStore, got {store!r}")
-        if partition is not None and not isinstance(partition, str) and not callable(partition):
-            raise TypeError(f"cache_partition= takes a string or a function, got {partition!r}")
         self.store: CacheStore = store if store is not None else MemoryStore()
-        self._partition = partition
+        self._partition = check_partition(partition)
         self._session: Session | None = None
         self._server = "unbound"
 
@@ -116,8 +111,8 @@ class ResultCache(Extension):
         if "requestState" in params or "inputResponses" in params:
             return next_(message)  # an input round answers one caller's questions
         base = self._key(message.method, params)
-        partition = self._partition_name()
-        for scope in ("public", *((digest(partition),) if partition is not None else ())):
+        partition = resolve_partition(self._partition)  # once per call: the caller's thread
+        for scope in ("public", *((partition.scope,) if partition is not None else ())):
             hit = self._load(f"{base}/{scope}")
             if hit is not None:
                 return hit
@@ -125,13 +120,6 @@ class ResultCache(Extension):
         if isinstance(result, dict):
             self._keep(message.method, base, result, partition)
         return result
-
-    def _partition_name(self) -> str | None:
-        partition = self._partition
-        if partition is None or isinstance(partition, str):
-            return partition
-        name = partition()
-        return name if isinstance(name, str) and name else None
 
     def _key(self, method: str, params: Mapping[str, Any] | None) -> str:
         return f"mcpclient/result/{self._server}/{method}/{digest(params or {})}"
@@ -148,7 +136,7 @@ class ResultCache(Extension):
             return None
         return value if isinstance(value, dict) else None
 
-    def _keep(self, method: str, base: str, result: dict[str, Any], partition: str | None) -> None:
+    def _keep(self, method: str, base: str, result: dict[str, Any], partition: Partition | None) -> None:
         if result.get("resultType", "complete") != "complete":
             return
         caps = self._session.server_capabilities.get(CACHED[method]) if self._session is not None else None
@@ -158,7 +146,7 @@ class ResultCache(Extension):
             return
         if private and partition is None:
             return  # a private result with nobody to keep it for is not kept
-        scope = digest(partition) if private else "public"
+        scope = partition.scope if private and partition is not None else "public"
         try:
             value = json.dumps(result, separators=(",", ":")).encode()
         except (TypeError, ValueError):
