@@ -578,6 +578,43 @@ def test_private_results_are_not_cached_without_a_credential_identity(transport)
     server.stop()
 
 
+@pytest.mark.parametrize("hint", [{}, {"cacheScope": "public"}, {"ttlMs": -5, "cacheScope": "public"}],
+                         ids=["no-hint", "no-ttl", "negative-ttl"])
+def test_a_modern_result_without_a_positive_ttl_is_never_cached_even_when_changes_are_announced(transport, hint):
+    # The SDK's servers always send ttlMs (0 by default): a missing one needs a scripted server.
+    lists = []
+
+    def tools(params, message):
+        lists.append(1)
+        return {"resultType": "complete", "tools": [{"name": "t", "inputSchema": {}}], **hint}
+
+    server = modern_server(transport, {"tools/list": tools,
+                                       "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply())})
+    with Client(transport, timeout=5, cache=True) as client:
+        assert client.server_capabilities["tools"] == {"listChanged": True}
+        client.list_tools()
+        client.list_tools()
+    assert len(lists) == 2
+    server.stop()
+
+
+@pytest.mark.parametrize("partition", [None, "alice"])
+def test_a_modern_result_without_a_public_scope_is_kept_only_as_private(transport, partition):
+    reads = []
+
+    def read(params, message):
+        reads.append(1)
+        return {"resultType": "complete", "contents": [{"uri": "a://x", "text": "t"}], "ttlMs": 60_000}
+
+    server = modern_server(transport, {"resources/read": read,
+                                       "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply())})
+    with Client(transport, timeout=5, cache=True, cache_partition=partition) as client:
+        client.read_resource("a://x")
+        client.read_resource("a://x")
+    assert len(reads) == (2 if partition is None else 1)
+    server.stop()
+
+
 def test_input_required_results_are_never_cached(transport):
     rounds = []
 

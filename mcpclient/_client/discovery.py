@@ -3,7 +3,9 @@
 With ``Client(cache=store)`` the opening looks here first: a server remembered as modern is
 not probed at all (its discover answer is taken as if just received: the modern era keeps no
 session), one remembered as legacy goes straight to ``initialize``. An entry lives for the
-discover answer's ``ttlMs`` (``DISCOVERY_TTL`` when it gives none, and for legacy) and is
+discover answer's ``ttlMs`` (one without ``ttlMs`` is immediately stale, as the spec's caching
+utility says of a missing ``ttlMs``, so it is not kept; a legacy era, which has no hint, is kept
+for ``DISCOVERY_TTL``) and is
 forgotten when the server says otherwise: an unsupported-version error, or an opening that
 finds another era. Keys are ``mcpclient/era/<digest of the server's identity>``; the value is
 JSON (``era``, ``version``, ``discover``).
@@ -23,7 +25,7 @@ __all__ = ["DISCOVERY_TTL", "Discoveries", "Remembered"]
 
 log = logging.getLogger("mcpclient")
 
-#: How long an era is remembered when the server names no ``ttlMs`` (seconds).
+#: How long a legacy era is remembered (seconds): the legacy era has no freshness hint.
 DISCOVERY_TTL = 3600.0
 
 
@@ -65,10 +67,10 @@ class Discoveries:
     def remember(self, identity: str | None, era: str, version: str | None, discover: dict[str, Any] | None) -> None:
         if identity is None:
             return
-        ttl = DISCOVERY_TTL
+        ttl = DISCOVERY_TTL if era == "legacy" else 0.0
         given = discover.get("ttlMs") if discover is not None else None
-        if isinstance(given, (int, float)) and not isinstance(given, bool):
-            ttl = given / 1000.0
+        if era == "modern" and isinstance(given, (int, float)) and not isinstance(given, bool):
+            ttl = max(0.0, given / 1000.0)
         entry: dict[str, Any] = {"era": era}
         if era == "modern" and discover is not None:
             entry.update(version=version, discover=discover)

@@ -7,8 +7,15 @@ Its middleware answers ``tools/list``, ``prompts/list``, ``resources/list``,
 and drops what a ``list_changed`` or ``resources/updated`` notification concerns.
 
 Modern results say how long they stay fresh (``ttlMs``) and whether they may be shared across
-credentials (``cacheScope``). Legacy results carry neither: they are kept only when the server
-promised to announce changes (``listChanged`` / ``subscribe``), for ``LEGACY_TTL`` at most.
+credentials (``cacheScope``). The spec's caching utility (2026-07-28, "Time-to-Live"): "If
+``ttlMs`` is absent, clients SHOULD assume a default of 0 (immediately stale) and rely on
+their own caching heuristics or notifications. This should only occur in older server
+versions"; a negative one is treated as 0. So a modern result without ``ttlMs`` (or with
+``ttlMs <= 0``) is never kept, and one without a ``cacheScope`` of ``"public"`` is taken as
+private (the spec names no default scope; sharing is what must be promised). Legacy results
+(the older versions the spec means) carry neither: the heuristic is that they are kept, as
+public, only when the server promised to announce changes (``listChanged`` / ``subscribe``),
+for ``LEGACY_TTL`` at most.
 Private results (``cacheScope: "private"``) are kept only under a partition
 (``cache_partition=``: a ``mcpclient.cache.Partition``, a name, or a function giving one per
 call, for whom they were fetched) and served only to that partition; without one (None or
@@ -51,11 +58,16 @@ _LIST_CHANGED = {
 }
 
 
-def freshness(results: Sequence[dict[str, Any]], legacy_ttl: float | None) -> tuple[float, bool]:
-    """How long results (the pages of one answer) stay fresh, and whether one is private.
+def freshness(results: Sequence[dict[str, Any]], legacy_ttl: float | None, *,
+              modern: bool = False) -> tuple[float, bool]:
+    """How long results (the pages of one answer) stay fresh, in seconds, and whether one is
+    private.
 
-    Modern results carry ``ttlMs``; the shortest wins. Legacy ones carry none: they get
-    ``legacy_ttl`` (None when they must not be cached at all).
+    Results with ``ttlMs`` stay fresh that long (a negative one is 0); the shortest wins. A
+    result without one is immediately stale (0) in the ``modern`` era, as the spec says; in
+    the legacy era it gets ``legacy_ttl`` (None: not cached at all). A modern result is
+    private unless its ``cacheScope`` is ``"public"``; a legacy one only when it says
+    ``"private"``.
     """
     ttls: list[float] = []
     private = False
@@ -63,11 +75,12 @@ def freshness(results: Sequence[dict[str, Any]], legacy_ttl: float | None) -> tu
         ttl = result.get("ttlMs")
         if isinstance(ttl, (int, float)) and not isinstance(ttl, bool):
             ttls.append(max(0.0, ttl / 1000.0))
-        elif legacy_ttl is not None:
+        elif legacy_ttl is not None and not modern:
             ttls.append(legacy_ttl)
         else:
             return 0.0, False
-        if result.get("cacheScope") == "private":
+        scope = result.get("cacheScope")
+        if scope == "private" or (modern and scope != "public"):
             private = True
     return (min(ttls) if ttls else 0.0), private
 
@@ -141,7 +154,8 @@ class ResultCache(Extension):
             return
         caps = self._session.server_capabilities.get(CACHED[method]) if self._session is not None else None
         announces = isinstance(caps, dict) and bool(caps.get("listChanged") or caps.get("subscribe"))
-        ttl, private = freshness([result], LEGACY_TTL if announces else None)
+        modern = self._session is not None and self._session.era == "modern"
+        ttl, private = freshness([result], LEGACY_TTL if announces else None, modern=modern)
         if ttl <= 0:
             return
         if private and partition is None:
