@@ -132,6 +132,8 @@ class Listener:
         while not self._stopped.is_set():
             with self._lock:
                 notifications = dict(self._filter)
+                if self._stopped.is_set():
+                    return  # stop() ran before this token existed: it could not cancel it
                 if not notifications:
                     self._thread = None  # so that update() starts a new one for a new filter
                     return
