@@ -75,8 +75,11 @@ def redis_url() -> Iterator[str]:
 class CacheServer:
     """tests/servers/sdk_cache_server.py, counting the requests it gets."""
 
+    def __init__(self, *args: str) -> None:
+        self.args = args
+
     def __enter__(self) -> CacheServer:
-        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests/servers/sdk_cache_server.py")],
+        self.proc = subprocess.Popen([sys.executable, str(ROOT / "tests/servers/sdk_cache_server.py"), *self.args],
                                      stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode()

@@ -152,3 +152,26 @@ def test_a_partition_function_is_asked_on_every_call(tmp_path):
 def test_cache_partition_takes_only_names_partitions_and_functions():
     with pytest.raises(TypeError, match="cache_partition="):
         ResultCache(partition=42)  # type: ignore[arg-type]
+
+
+def test_a_public_discover_answer_is_remembered_for_every_client_of_the_store(tmp_path):
+    store = FileStore(tmp_path / "c")
+    with CacheServer() as server:
+        for user in ("alice", "bob", None):
+            with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition=user, timeout=10) as client:
+                assert client.server_info.name == "cache-test"
+                assert client.protocol_version == "2026-07-28"
+        counts = server.counts()
+    assert counts["server/discover"] == 1 and "initialize" not in counts
+
+
+@pytest.mark.parametrize("kind", ["file", "redis"])
+def test_a_private_discover_answer_is_kept_per_partition_never_shared(kind, tmp_path, redis_url):  # noqa: F811
+    store = FileStore(tmp_path / "c") if kind == "file" else RedisStore(redis_url)
+    with CacheServer("--discover-scope", "private") as server:
+        for user in ("alice", "bob", "alice", "bob", Partition("bob"), None, ""):
+            with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition=user, timeout=10) as client:
+                assert client.server_info.name == "cache-test"
+        counts = server.counts()
+    assert counts["server/discover"] == 4  # alice once, bob once, and each opening with no partition
+    store.close()

@@ -141,7 +141,7 @@ class Client:
         self._state = UNOPENED
         self._state_lock = threading.Lock()
         self._keeps_lists = (cache is not False and cache is not None) or self._seam.wants_list_changes
-        self._discoveries = Discoveries(cache) if isinstance(cache, CacheStore) else None
+        self._discoveries = Discoveries(cache, cache_partition) if isinstance(cache, CacheStore) else None
         self._tasks = self._seam.find(TasksFeature)  # what Calls waits for a task with
         self._max_dispatch = max_dispatch
         self._protocol = protocol

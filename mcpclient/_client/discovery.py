@@ -9,6 +9,12 @@ for ``DISCOVERY_TTL``) and is
 forgotten when the server says otherwise: an unsupported-version error, or an opening that
 finds another era. Keys are ``mcpclient/era/<digest of the server's identity>``; the value is
 JSON (``era``, ``version``, ``discover``).
+
+A discover answer is shared by every client of the store only when its ``cacheScope`` is
+``"public"``. Otherwise it belongs to one authorization context, as any private result: it
+is kept under ``mcpclient/era/<server>/<partition scope>`` for the client's
+``cache_partition`` (resolved when the client opens) and recalled only by that partition;
+without a partition it is not kept, and the next opening probes again.
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from ..cache import CacheStore, digest
+from ..cache import CacheStore, Partition, PartitionOption, check_partition, digest, resolve_partition
 
 __all__ = ["DISCOVERY_TTL", "Discoveries", "Remembered"]
 
@@ -37,19 +43,31 @@ class Remembered:
 
 
 class Discoveries:
-    """What ``store`` remembers of servers, by identity (``Session.server_identity``)."""
+    """What ``store`` remembers of servers, by identity (``Session.server_identity``), public
+    answers for all, private ones per ``partition`` (a ``cache_partition=`` value)."""
 
-    def __init__(self, store: CacheStore) -> None:
+    def __init__(self, store: CacheStore, partition: PartitionOption = None) -> None:
         self.store = store
+        self.partition = check_partition(partition)
 
     @staticmethod
-    def key(identity: str) -> str:
-        return f"mcpclient/era/{digest(identity)}"
+    def key(identity: str, partition: Partition | None = None) -> str:
+        base = f"mcpclient/era/{digest(identity)}"
+        return base if partition is None else f"{base}/{partition.scope}"
 
     def recall(self, identity: str | None) -> Remembered | None:
         if identity is None:
             return None
-        raw = self.store.get(self.key(identity))
+        partition = resolve_partition(self.partition)
+        keys = [self.key(identity)] + ([self.key(identity, partition)] if partition is not None else [])
+        for key in keys:
+            remembered = self._recall(identity, key)
+            if remembered is not None:
+                return remembered
+        return None
+
+    def _recall(self, identity: str, key: str) -> Remembered | None:
+        raw = self.store.get(key)
         if raw is None:
             return None
         try:
@@ -60,7 +78,7 @@ class Discoveries:
                 raise ValueError("not a remembered era")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("forgetting a damaged remembered era (%s)", exc)
-            self.forget(identity)
+            self.store.delete(key)
             return None
         return Remembered(era, version if era == "modern" else None, discover if era == "modern" else None)
 
@@ -72,14 +90,21 @@ class Discoveries:
         if era == "modern" and isinstance(given, (int, float)) and not isinstance(given, bool):
             ttl = max(0.0, given / 1000.0)
         entry: dict[str, Any] = {"era": era}
+        key = self.key(identity)
         if era == "modern" and discover is not None:
             entry.update(version=version, discover=discover)
+            if discover.get("cacheScope") != "public":
+                partition = resolve_partition(self.partition)
+                if partition is None:
+                    return  # a private answer with nobody to keep it for is not kept
+                key = self.key(identity, partition)
         try:
             value = json.dumps(entry, separators=(",", ":")).encode()
         except (TypeError, ValueError):
             return
-        self.store.set(self.key(identity), value, ttl)
+        self.store.set(key, value, ttl)
 
     def forget(self, identity: str | None) -> None:
+        """Forget the server for every partition: its era or versions changed for all."""
         if identity is not None:
-            self.store.delete(self.key(identity))
+            self.store.delete_prefix(self.key(identity))

@@ -3,8 +3,9 @@ results cache hints (SEP-2549) and counts the requests it gets, for the cache-st
 
 Usage::
 
-    python tests/servers/sdk_cache_server.py [--port N]
+    python tests/servers/sdk_cache_server.py [--port N] [--discover-scope public|private]
 
+``server/discover`` is kept for 60 s, public unless ``--discover-scope private``;
 ``tools/list`` is public for 60 s; ``resources/read`` of ``user://me`` is private for 60 s
 and answers with the caller's ``X-User`` header (so a result served to the wrong user shows).
 ``GET /counts`` answers ``{method: how many requests}``; ``LISTENING http://127.0.0.1:PORT/mcp``
@@ -30,8 +31,9 @@ counts: Counter[str] = Counter()
 lock = threading.Lock()
 
 
-def build() -> MCPServer:
+def build(discover_scope: str = "public") -> MCPServer:
     mcp = MCPServer("cache-test", cache_hints={
+        "server/discover": CacheHint(ttl_ms=60_000, scope="private" if discover_scope == "private" else "public"),
         "tools/list": CacheHint(ttl_ms=60_000, scope="public"),
         "resources/read": CacheHint(ttl_ms=60_000, scope="private"),
     })
@@ -90,8 +92,8 @@ def counting(app: Any) -> Any:
     return wrapped
 
 
-async def serve(port: int) -> None:
-    app = counting(build().streamable_http_app(json_response=True, stateless_http=True))
+async def serve(port: int, discover_scope: str) -> None:
+    app = counting(build(discover_scope).streamable_http_app(json_response=True, stateless_http=True))
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
@@ -113,7 +115,9 @@ async def serve(port: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
-    anyio.run(serve, parser.parse_args().port)
+    parser.add_argument("--discover-scope", choices=("public", "private"), default="public")
+    args = parser.parse_args()
+    anyio.run(serve, args.port, args.discover_scope)
 
 
 if __name__ == "__main__":
