@@ -29,6 +29,7 @@ from ..types import CompletionRef
 from . import _format as fmt
 from ._args import UsageError, parse_arguments, parse_json_object, read_headers, resolve_target, split_command
 from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
+from ._cache import cache_options
 from ._devtools import EXIT_DOCTOR, doctor_command, stubs_command
 from ._lock import lock_command
 from ._progress import Progress, supports_progress
@@ -123,6 +124,9 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--protocol", choices=PROTOCOLS, default=s,
                         help="protocol era: auto (default: probe, then fall back), legacy (initialize "
                         "handshake) or 2026-07-28")
+    parser.add_argument("--cache", metavar="DIR", default=s,
+                        help="keep what the server says may be kept (its era, fresh lists and reads) in this "
+                        "directory, so the next run reuses it")
     parser.add_argument("-v", "--verbose", action="store_true", default=s,
                         help="show the server's stderr and debug logs")
     parser.add_argument("--no-input", action="store_true", default=s,
@@ -243,6 +247,7 @@ class _Run:
         self.json_args: str | None = getattr(args, "args_json", None)
         self.as_json = getattr(args, "output", "text") == "json"
         self.protocol: str | None = getattr(args, "protocol", None)
+        self.cache_dir: str | None = getattr(args, "cache", None)
         self.words: list[str] = list(args.words)
         #: The person at the terminal, when there is one to ask (see _ask.py).
         self.terminal: TerminalIO | None = None
@@ -269,6 +274,8 @@ class _Run:
 
     def open(self, target: Any) -> Any:
         target, options = self.prepare(target)
+        if self.cache_dir is not None:  # not for the doctor, which must ask the server itself
+            options.update(cache_options(self.cache_dir, target, options.get("headers")))
         client = open_target(target, **options)
         self.opened = True
         return client
