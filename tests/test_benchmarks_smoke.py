@@ -95,3 +95,16 @@ def test_the_map_tool_benchmark_reports_every_client_and_its_ratios() -> None:
     for client in ("map_tool", "threadpool", "sdk"):
         assert results["medians"][client]["rate"] > 0 and results["medians"][client]["cpu_us"] > 0, client
     assert all(value > 0 for value in results["ratios"].values())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_the_cache_benchmark_reports_every_case_and_its_ratios() -> None:
+    pytest.importorskip("mcp")
+    results = run_quick(ROOT / "benchmarks" / "bench_cache.py")
+
+    assert results["failures"] == []
+    shown = [name for name, value in results["per_s"].items() if value is not None]
+    assert all(results["per_s"][name] > 0 for name in shown)
+    assert set(results["per_s"]) - set(shown) <= ({"list/redis"} if not results["redis"] else set())
+    assert all(value > 0 for value in results["ratios"].values() if value is not None)
