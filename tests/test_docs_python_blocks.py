@@ -43,6 +43,8 @@ OPTIONAL = frozenset({
     "openai", "anthropic", "anywidget", "opentelemetry", "django", "flask", "celery", "gunicorn", "fastmcp",
     "dspy",
 })
+#: mcpclient's own modules that import an optional extra's package as they load.
+NEEDS = {"mcpclient.notebook": "anywidget"}
 
 
 def missing_optional(code: str) -> list[str]:
@@ -50,9 +52,14 @@ def missing_optional(code: str) -> list[str]:
     names: set[str] = set()
     for node in ast.walk(ast.parse(code)):
         if isinstance(node, ast.Import):
-            names.update(alias.name.split(".")[0] for alias in node.names)
+            modules = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.add(node.module.split(".")[0])
+            modules = [node.module]
+        else:
+            continue
+        for module in modules:
+            names.add(module.split(".")[0])
+            names.update(package for prefix, package in NEEDS.items() if module == prefix or module.startswith(prefix + "."))
     return sorted(name for name in names & OPTIONAL if importlib.util.find_spec(name) is None)
 
 

@@ -49,6 +49,7 @@ def reached(markers: Path) -> list[str]:
 
 @pytest.mark.parametrize("parallel", [False, True])
 def test_openai_chat_a_denied_call_is_an_error_tool_message(gated, markers, parallel):
+    pytest.importorskip("openai")  # the frameworks extra
     from openai.types.chat import ChatCompletion
 
     completion = ChatCompletion.model_validate({
@@ -64,6 +65,7 @@ def test_openai_chat_a_denied_call_is_an_error_tool_message(gated, markers, para
 
 
 def test_openai_responses_a_denied_call_is_an_error_output(gated, markers):
+    pytest.importorskip("openai")  # the frameworks extra
     from openai.types.responses import Response
 
     response = Response.model_validate({
@@ -79,6 +81,7 @@ def test_openai_responses_a_denied_call_is_an_error_output(gated, markers):
 
 
 def test_anthropic_a_denied_call_is_an_error_tool_result(gated, markers):
+    pytest.importorskip("anthropic")  # the frameworks extra
     from anthropic.types import Message
 
     message = Message.model_validate({
