@@ -27,7 +27,7 @@ class BoundSession(Session):
 
     def __init__(
         self, conversation: Conversation, seam: Seam, state: Callable[[], str], timeouts: Timeouts,
-        notices: Notifications | None = None,
+        notices: Notifications,
     ) -> None:
         self._conversation = conversation
         self._notices = notices  # the listen stream's holder (Session.listen)
@@ -99,11 +99,10 @@ class BoundSession(Session):
         return self._conversation.handlers.answer_inputs(requests, cancel, asker, advice)
 
     def listen(self, key: str, value: Any) -> None:
-        if self._notices is not None:
-            self._notices.listen(key, value)
+        self._notices.listen(key, value)
 
     def listening(self, key: str) -> Any:
-        return self._notices.listening(key) if self._notices is not None else None
+        return self._notices.listening(key)
 
     def run(self, work: Callable[[], None]) -> None:
         self._seam.run(work)

@@ -29,7 +29,7 @@ from .cancel import CancelToken
 from .pool import DispatchPool
 from .slots import _Slot
 
-__all__ = ["Dispatcher", "NotificationHandler", "RequestHandler", "error_reply", "key"]
+__all__ = ["Dispatcher", "NotificationHandler", "RequestHandler", "error_reply", "hashable", "key"]
 
 log = logging.getLogger(__name__)
 
@@ -117,9 +117,10 @@ class Dispatcher:
         return self._lane_flag.on_lane
 
     @property
-    def in_handler(self) -> bool:
-        """Whether this thread runs one of this dispatcher's handlers, not parked."""
-        return self._handler.active
+    def handler_flag(self) -> _HandlerFlag:
+        """The thread-local flag whose ``active`` says this thread runs one of the dispatcher's
+        handlers, not parked (read on every call: ``Engine.request`` keeps it at hand)."""
+        return self._handler
 
     @contextlib.contextmanager
     def parked(self) -> Iterator[None]:

@@ -142,6 +142,7 @@ class Engine:
             on_request=on_request, on_notification=on_notification, send=self._send,
             closed=lambda: self._closed, max_dispatch=max_dispatch, max_queue=max_queue,
         )
+        self._in_handler = self._dispatch.handler_flag  # read on every call
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
         self._inline = can.inline_reads
@@ -293,7 +294,7 @@ class Engine:
         worker is parked in the dispatch pool while the call waits, so that what the call
         needs dispatched (the server's requests from inside it, its progress) gets a thread.
         """
-        if self._dispatch.in_handler:
+        if self._in_handler.active:
             with self._dispatch.parked():
                 return self.request(
                     method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, on_progress=on_progress,
