@@ -41,7 +41,7 @@ from ._core.exceptions import (
 from ._client.features import Task
 from ._client.keepalive import KeepAlive
 from ._client.pages import Page
-from ._core.rpc.cancel import CancelToken
+from ._core.cancel import CancelToken
 from ._client.skill_model import Skill, SkillFile
 from .extensions import Extension, Message, Middleware, Options
 from .plugins.telemetry import Telemetry

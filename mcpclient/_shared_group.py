@@ -19,7 +19,7 @@ from ._build.travel import check_travels, made, received
 from ._client.batch import map_calls
 from ._client.holder import ProcessLocal
 from ._core.exceptions import ConnectionClosed, MCPError
-from ._core.rpc.cancel import CancelToken
+from ._core.cancel import CancelToken
 from ._core.timeouts import DEFAULT
 from .group import DEFAULT_OPEN_TIMEOUT, ClientGroup
 

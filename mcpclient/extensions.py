@@ -44,7 +44,7 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 import attrs
 
 from ._core.exceptions import ProtocolError
-from ._core.rpc.cancel import CancelToken
+from ._core.cancel import CancelToken
 from ._core.timeouts import DEFAULT_TIMEOUT
 
 __all__ = [

@@ -26,7 +26,7 @@ from ._client.batch import map_calls
 from ._client.client import DEFAULT, Client
 from ._core.exceptions import MCPError, RequestTimeout, UnknownToolError
 from ._core.names import MAX_NAME_LENGTH, sanitize, unique_names
-from ._core.rpc.cancel import CancelToken
+from ._core.cancel import CancelToken
 from .apps import visible_to_model
 from .plugins.naming import named
 from .plugins.transform import ToolTransforms

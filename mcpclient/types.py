@@ -1,7 +1,7 @@
 """The values mcpclient hands you and takes from you.
 
 Frozen, keyword-only attrs classes with snake_case names. They know nothing of the wire: the
-private converter in ``mcpclient._core.wire`` owns every wire rule (camelCase keys, ``_meta``,
+private converter in ``mcpclient._protocol.wire`` owns every wire rule (camelCase keys, ``_meta``,
 base64, tagged content blocks). Opaque JSON (schemas, arguments, ``_meta``, structured content)
 is kept as plain ``dict``/``list`` values, passed through verbatim.
 """

@@ -21,11 +21,20 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mcpclient"
 #: in (the root package, ``mcpclient``, names only itself); ``DEFAULT_LAYER`` takes the rest
 #: (the client's private modules).
 LAYERS: dict[str, tuple[str, ...]] = {
-    # The protocol core (the _core package: errors, the wire, the eras, the engine and its small
-    # parts), the models, the public seam's types, and the transport contract the engine speaks.
-    "core": ("mcpclient._core", "mcpclient.types", "mcpclient.extensions", "mcpclient.transports.base"),
-    # The transports, and auth (an island: the transports' token source is its one door).
+    # The small parts everything stands on (the _core package: errors, text cleaning, cancel
+    # tokens, deadlines, bounds, redaction), then the models, which know nothing of the wire.
+    "core": ("mcpclient._core",),
+    "models": ("mcpclient.types",),
+    # The protocol over the models: the wire converter and the two eras.
+    "protocol": ("mcpclient._protocol",),
+    # The public seam's types (what extensions and middleware are given).
+    "seam": ("mcpclient.extensions",),
+    # The transports, their contract included, and auth (an island: the transports' token
+    # source is its one door). They know neither the eras nor the models.
     "transports": ("mcpclient.transports", "mcpclient.auth"),
+    # The JSON-RPC engine: ids, pending slots, the reader thread, write batching, the dispatcher.
+    # It speaks the transport contract, so it stands above the transports.
+    "rpc": ("mcpclient._rpc",),
     "client": (),  # DEFAULT_LAYER
     "plugins": ("mcpclient.plugins",),
     # What builds clients from targets and options (the _build package), and knows the plug-ins by name.
@@ -194,8 +203,11 @@ def test_the_checker_sees_lazy_and_type_checking_imports(tmp_path: Path) -> None
 
 def test_every_module_is_in_a_layer_that_exists() -> None:
     assert {layer(name) for name in modules()} <= set(LAYERS)
-    assert layer("mcpclient.transports.base") == "core"
+    assert layer("mcpclient._core.cancel") == "core"
+    assert layer("mcpclient._protocol.eras.base") == "protocol"
+    assert layer("mcpclient.transports.base") == "transports"
     assert layer("mcpclient.transports.http") == "transports"
+    assert layer("mcpclient._rpc.engine") == "rpc"
     assert layer("mcpclient._client.client") == "client"
 
 
@@ -232,7 +244,7 @@ def test_the_error_tree_and_the_models_stand_alone() -> None:
 def test_the_transports_know_neither_eras_nor_models(package: str) -> None:
     for importer, targets in graph().items():
         if importer == package or importer.startswith(package + "."):
-            bad = sorted(t for t in targets if t.startswith(("mcpclient._core.eras", "mcpclient.types")))
+            bad = sorted(t for t in targets if t.startswith(("mcpclient._protocol.eras", "mcpclient.types")))
             assert not bad, f"{importer} imports {bad}"
 
 
@@ -264,8 +276,32 @@ def test_the_client_core_imports_no_tasks_module(core: str) -> None:
 
 
 def test_every_private_module_lives_in_the_package_of_its_layer() -> None:
-    """``ls mcpclient/`` shows the architecture: the private modules live in _core, _client,
-    _build and _trust (or a feature's package), never flat beside the public modules."""
+    """``ls mcpclient/`` shows the architecture: the private modules live in _core, _protocol,
+    _rpc, _client, _build and _trust (or a feature's package), never flat beside the public modules."""
     flat = sorted(name for name in modules() if name.count(".") == 1 and name.split(".")[1].startswith("_")
                   and name != "mcpclient.__main__" and not (PACKAGE / name.split(".")[1]).is_dir())
     assert flat == ["mcpclient._shared_group"], flat
+
+
+def _room(name: str) -> str:
+    """The folder or file directly under ``mcpclient/`` that holds module ``name``."""
+    return ".".join(name.split(".")[:2])
+
+
+def test_the_folders_import_each_other_without_a_loop() -> None:
+    """Seen a folder at a time (``_core/``, ``transports/``, ``types.py``...), the imports make no
+    loop either: a folder whose modules import one above it while that one imports it back is an
+    arrow running back up the house, even when no two modules form a cycle."""
+    rooms: dict[str, dict[str, int]] = {}
+    for importer, targets in graph().items():
+        if importer == "mcpclient":
+            continue  # the public surface re-exports every room
+        here = rooms.setdefault(_room(importer), {})
+        for imported, line in targets.items():
+            if _room(imported) != _room(importer):
+                here.setdefault(_room(imported), line)
+    for targets in rooms.values():
+        for room in targets:
+            rooms.setdefault(room, {})
+    found = cycles(rooms)
+    assert not found, "folders in a loop:\n" + "\n".join(_loop(component, rooms) for component in found)

@@ -40,7 +40,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sized, Union
 from .. import types as t
 from .._core.exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
 from .._core.methods import resendable_tool
-from .._core.rpc.cancel import CancelToken
+from .._core.cancel import CancelToken
 from .._core.text import clean
 from .._core.timeouts import DEFAULT
 

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from .. import types as t
 from .._core import bounded as _bounded
-from .._core.eras import modern
+from .._protocol.eras import modern
 from .._core.exceptions import MCPError, ProtocolError, ResourceNotFound, RPCError
 from .._core.methods import resendable_tool
-from .._core.rpc.cancel import Cancel
-from .._core.rpc.engine import ProgressCallback
+from .._core.cancel import Cancel
+from .._rpc.engine import ProgressCallback
 from .._core.text import clean
 from .._core.timeouts import Deadline
-from .._core.wire import structure, structure_list, structure_tool_result, unstructure
+from .._protocol.wire import structure, structure_list, structure_tool_result, unstructure
 from .features import Task, TasksFeature
 from .pages import Page, page_cursor, pages
 
@@ -55,11 +55,11 @@ class Calls:
 
     def __init__(
         self,
-        session: Conversation,
+        conversation: Conversation,
         tasks: TasksFeature | None,
         listed: Callable[[list[t.ToolDef]], list[t.ToolDef]] = lambda tools: tools,
     ) -> None:
-        self._conversation = session
+        self._conversation = conversation
         #: Given every whole tool list, the client's own or one made for a call (the extensions'
         #: ``result`` hooks: output validation learns the schemas there); returns what to keep.
         self._listed = listed

@@ -21,8 +21,8 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequenc
 
 from .. import types as t
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
-from .._core.rpc.cancel import CancelToken
-from .._core.rpc.engine import Engine, ProgressCallback
+from .._core.cancel import CancelToken
+from .._rpc.engine import Engine, ProgressCallback
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .._core.version import __version__
 from ..cache import CacheStore, PartitionOption

@@ -17,8 +17,8 @@ from typing import Any, Callable, Hashable, Mapping
 
 from .. import types as t
 from .._core import bounded as _bounded
-from .._core.eras import legacy, modern
-from .._core.eras.base import Era, HandshakeResult, Wire
+from .._protocol.eras import legacy, modern
+from .._protocol.eras.base import Era, HandshakeResult, Messenger
 from .._core.exceptions import (
     CapabilityError,
     ConnectionClosed,
@@ -32,8 +32,8 @@ from .._core.exceptions import (
 )
 from .._core.methods import CHANGE_NOTHING
 from .._core.race import Finished, Race
-from .._core.rpc.cancel import Cancel
-from .._core.rpc.engine import Engine, ProgressCallback
+from .._core.cancel import Cancel
+from .._rpc.engine import Engine, ProgressCallback
 from .._core.timeouts import Deadline
 from ..extensions import Message, Options
 from ..transports.base import LEGACY, MODERN, RESENDABLE, SendOptions, Transport
@@ -608,8 +608,8 @@ class Conversation:
         log.info("the reply stream of %r broke (%s); sending it again", method, exc)
         return again()
 
-    def with_meta(self, meta: Mapping[str, Any] | None) -> Wire:
-        """This conversation as the eras see it (a ``Wire``), adding ``meta`` to what it sends."""
+    def with_meta(self, meta: Mapping[str, Any] | None) -> Messenger:
+        """This conversation as the eras see it (a ``Messenger``), adding ``meta`` to what it sends."""
         return self if not meta else _MetaWire(self, meta)
 
     def notify(
@@ -639,7 +639,7 @@ def send_options(options: Options) -> SendOptions | None:
 
 
 class _MetaWire:
-    """A ``Wire`` over a conversation that adds the caller's ``meta`` to each message."""
+    """A ``Messenger`` over a conversation that adds the caller's ``meta`` to each message."""
 
     __slots__ = ("_conversation", "_meta")
 

@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 from .. import types as t
 from .._core import bounded as _bounded
 from .._core.exceptions import ProtocolError, RPCError, URLElicitationRequired
-from .._core.wire import structure
+from .._protocol.wire import structure
 
 __all__ = [
     "Elicitation",

@@ -13,7 +13,7 @@ import abc
 from typing import Any, Callable, Mapping
 
 from .. import types as t
-from .._core.rpc.cancel import Cancel
+from .._core.cancel import Cancel
 from .._core.timeouts import DEFAULT
 from .app_views import UIResource
 from .skill_model import Skill

@@ -46,17 +46,17 @@ class Notifications:
 
     def __init__(
         self,
-        session: Conversation,
+        conversation: Conversation,
         handlers: Handlers,
         keeps_lists: bool,
         elicitation: Elicitation,
     ) -> None:
-        self._conversation = session
+        self._conversation = conversation
         self._handlers = handlers
         self._keeps_lists = keeps_lists  # a result cache wants list changes (it drops on them)
         self._elicitation = elicitation
         self.logs = LogRouter()
-        self.listener = Listener(session)
+        self.listener = Listener(conversation)
         self._resource_updated: Callable[[str], None] | None = None
         self._list_changed: Callable[[str], None] | None = None
         self._subscribed: set[str] = set()

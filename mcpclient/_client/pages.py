@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, Typ
 import attrs
 
 from .._core.exceptions import ProtocolError
-from .._core.rpc.cancel import Cancel
+from .._core.cancel import Cancel
 from .._core.timeouts import Deadline
 from ..extensions import Options, Session
 
@@ -56,7 +56,7 @@ def page_cursor(page: dict[str, Any], method: str) -> str | None:
 
 
 def pages(
-    session: Conversation,
+    conversation: Conversation,
     method: str,
     timeout: float | None,
     cancel: Cancel | None = None,
@@ -67,7 +67,7 @@ def pages(
     Raises ``ProtocolError`` when the server repeats a cursor (or sends one that is not a
     string) or goes past ``MAX_PAGES``, and what ``Conversation.call`` raises.
     """
-    return _walk(method, timeout, lambda params, left: session.call(method, params, timeout=left, cancel=cancel, meta=meta))
+    return _walk(method, timeout, lambda params, left: conversation.call(method, params, timeout=left, cancel=cancel, meta=meta))
 
 
 def session_pages(

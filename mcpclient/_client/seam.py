@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, Sequence, TypeVar, cast
 
 from .._core.exceptions import MCPError, method_not_found
-from .._core.rpc.cancel import CancelToken
+from .._core.cancel import CancelToken
 from ..extensions import (
     Call,
     Extension,

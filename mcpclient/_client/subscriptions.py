@@ -19,7 +19,7 @@ import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestCancelled
-from .._core.rpc.cancel import CancelToken
+from .._core.cancel import CancelToken
 
 if TYPE_CHECKING:
     from .conversation import Conversation
@@ -40,8 +40,8 @@ SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 class Listener:
     """Keeps one ``subscriptions/listen`` stream open with the current filter (modern era)."""
 
-    def __init__(self, session: Conversation) -> None:
-        self._conversation = session
+    def __init__(self, conversation: Conversation) -> None:
+        self._conversation = conversation
         self._lock = threading.Lock()
         self._filter: dict[str, Any] = {}
         self._token: CancelToken | None = None

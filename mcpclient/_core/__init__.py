@@ -1,2 +1,3 @@
-"""The protocol core: errors, the wire and its models' converter, the eras, the engine and its
-small parts (timeouts, cancel, races, bounded reads, redaction, text cleaning). Imports nothing above it."""
+"""The small parts everything stands on: the error tree, text cleaning, cancel tokens,
+deadlines and timeouts, races, bounded reads, redaction, origins, private files, typed views.
+Imports nothing of mcpclient."""

@@ -14,7 +14,7 @@ import threading
 import time
 from typing import Any, Callable, NamedTuple
 
-from .rpc.cancel import CancelToken
+from .cancel import CancelToken
 
 __all__ = ["Finished", "Race"]
 

@@ -24,7 +24,7 @@ import re
 import threading
 from typing import Any, Mapping
 
-from .._core.eras.modern import PROTOCOL_VERSION_KEY
+from .._protocol.eras.modern import PROTOCOL_VERSION_KEY
 from ..extensions import Extension, Message, Middleware, Next, Session
 from ..transports.base import LEGACY, MODERN
 

@@ -6,7 +6,7 @@ import threading
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .. import types as t
-from .._core.eras.legacy import LATEST_VERSION, SUPPORTED_VERSIONS
+from .._protocol.eras.legacy import LATEST_VERSION, SUPPORTED_VERSIONS
 from .._core.exceptions import RPCError, method_not_found
 from ._connection import Context, FakeConnection
 from ._expect import ArgumentsMatcher, Call, Expectation, describe_calls

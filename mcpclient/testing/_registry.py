@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from .. import types as t
 from .._core.exceptions import RPCError
-from .._core.wire import unstructure
+from .._protocol.wire import unstructure
 
 __all__ = [
     "PromptEntry",

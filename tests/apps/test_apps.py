@@ -11,7 +11,7 @@ import pytest
 import mcpclient
 from mcpclient import Client, ClientGroup, types as t
 from mcpclient.plugins.apps.bridge import DENIED, Bridge
-from mcpclient._core.eras import modern
+from mcpclient._protocol.eras import modern
 from mcpclient._client.seam import Seam
 from mcpclient._client.handlers import BUILTIN_REQUESTS, Handlers
 from mcpclient.plugins.apps.widget import SANDBOX, with_csp

@@ -15,10 +15,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpclient import Client, MCPError, ProtocolError, RPCError, types
-from mcpclient._core.rpc import engine as engine_module
-from mcpclient._core.rpc.cancel import CancelToken
-from mcpclient._core.rpc.engine import Engine, _Slot
-from mcpclient._core.wire import converter
+from mcpclient._rpc import engine as engine_module
+from mcpclient._core.cancel import CancelToken
+from mcpclient._rpc.engine import Engine, _Slot
+from mcpclient._protocol.wire import converter
 from tests.doubles import QueueTransport
 
 FUZZ = settings(

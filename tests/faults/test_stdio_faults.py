@@ -22,7 +22,7 @@ from mcpclient import (
     RequestTimeout,
     StdioTransport,
 )
-from mcpclient._core.rpc import engine as engine_module
+from mcpclient._rpc import engine as engine_module
 from tests.faults.conftest import HOSTILE, Lines, mcp_threads, pid_alive
 from tests.helpers import wait_for
 

@@ -1,7 +1,7 @@
 """Stdio's inline reads: a caller reads its own reply from the pipe when nobody else reads.
 
 The engine lends the pipe to callers after a reply leaves no call waiting (see
-``mcpclient/_core/rpc/engine.py``). These tests pin what that must never change: replies still
+``mcpclient/_rpc/engine.py``). These tests pin what that must never change: replies still
 pair with their calls under concurrency, a reply cut by a long pause still arrives (the
 reader thread takes over when the caller's budget runs out), a notification sent while no
 call waits still reaches its handler, and timeouts, cancels and the server's death still end
@@ -26,7 +26,7 @@ from mcpclient import (
     RPCError,
     StdioTransport,
 )
-from mcpclient._core.rpc import engine as engine_module
+from mcpclient._rpc import engine as engine_module
 from tests.faults.conftest import HOSTILE, Lines, echo_from_threads
 from tests.helpers import RELEASED_WITHIN, wait_for
 

@@ -19,7 +19,7 @@ import time
 import pytest
 
 from mcpclient import Client, StdioTransport
-from mcpclient._core.rpc import engine as engine_module
+from mcpclient._rpc import engine as engine_module
 from mcpclient.transports.base import NOTHING, capabilities
 from tests.faults.conftest import HOSTILE, echo_from_threads
 

@@ -15,7 +15,7 @@ import time
 import pytest
 
 from mcpclient import Client
-from mcpclient._core.rpc.engine import Engine
+from mcpclient._rpc.engine import Engine
 from mcpclient.transports import StreamableHTTPTransport
 
 from .conftest import URL, result, sse

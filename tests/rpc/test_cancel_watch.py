@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 
-from mcpclient._core.rpc import cancel as c
+from mcpclient._core import cancel as c
 from tests.helpers import wait_for
 
 

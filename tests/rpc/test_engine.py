@@ -262,7 +262,7 @@ def test_a_forked_child_gets_a_clear_error_not_a_hang(client_and_server):
 
 @pytest.mark.parametrize("threshold, warned", [(0.0, True), (60.0, False)])
 def test_a_blocked_notification_lane_is_warned_about(transport, caplog, monkeypatch, threshold, warned):
-    from mcpclient._core.rpc import dispatch
+    from mcpclient._rpc import dispatch
 
     monkeypatch.setattr(dispatch, "LANE_BLOCKED_WARNING", threshold)
     server = ScriptedServer(transport)
@@ -324,7 +324,7 @@ def test_a_thread_reuses_its_event_and_a_late_set_on_it_only_wakes_the_next_call
     # A thread's calls wait on one threading.Event, handed from each call to the next; a
     # set() arriving after its call ended (a reply routed just as the call timed out, a
     # cancel callback already running) must not end the next call without its reply.
-    from mcpclient._core.rpc import engine as engine_module
+    from mcpclient._rpc import engine as engine_module
 
     received, answer = threading.Event(), threading.Event()
 
@@ -363,7 +363,7 @@ def test_a_thread_reuses_its_event_and_a_late_set_on_it_only_wakes_the_next_call
 
 
 def test_each_thread_waits_on_its_own_event(transport):
-    from mcpclient._core.rpc import engine as engine_module
+    from mcpclient._rpc import engine as engine_module
 
     server = ScriptedServer(transport, {"tools/call": lambda params, msg: {"content": []}})
     client = Client(transport, timeout=10)

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from mcpclient._core.rpc.pool import DispatchPool
+from mcpclient._rpc.pool import DispatchPool
 from tests.helpers import wait_for
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mcpclient import types as t
-from mcpclient._core.wire.converter import structure, unstructure, wire_name
+from mcpclient._protocol.wire.converter import structure, unstructure, wire_name
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from ..._client.pages import session_pages
 from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError
 from ..._core.timeouts import DEFAULT_TIMEOUT
 from ..._core.version import __version__
-from ..._core.wire import structure_list
+from ..._protocol.wire import structure_list
 from ...extensions import Call, Extension, Options, Session
 from .result import AppResult
 

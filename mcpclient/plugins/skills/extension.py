@@ -19,7 +19,7 @@ from ..._client.pages import session_pages
 from ..._client.skill_model import SKILLS_EXTENSION, Skill, bytes_of, check_frontmatter, decode, read_entry
 from ..._core import bounded as _bounded
 from ..._core.exceptions import CapabilityError, ClientClosedError, ProtocolError, RPCError, SkillVerificationError
-from ..._core.wire import structure_list
+from ..._protocol.wire import structure_list
 from ...extensions import Extension, Options, Session
 
 __all__ = ["Skills"]

@@ -22,9 +22,9 @@ from ... import types as t
 from ..._client.features import Task, TasksFeature, ToolOutputs
 from ..._client.pages import session_pages
 from ..._core import bounded as _bounded
-from ..._core.eras.named import era_named
+from ..._protocol.eras.named import era_named
 from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError, TaskSupportError
-from ..._core.rpc.cancel import Cancel
+from ..._core.cancel import Cancel
 from ...extensions import Call, Extension, NotificationHandler, Session
 from .handle import STATUS_NOTIFICATIONS, LiveTask
 from .push import TaskPush

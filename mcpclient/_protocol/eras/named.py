@@ -8,7 +8,7 @@ tasks plug-in (``Era.require_tasks``, ``task_params``, ``task_state``,
 
 from __future__ import annotations
 
-from ..exceptions import MCPError
+from ..._core.exceptions import MCPError
 from .base import Era
 from .legacy import LegacyEra
 from .modern import ModernEra

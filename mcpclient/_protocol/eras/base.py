@@ -29,7 +29,7 @@ from attrs import frozen
 
 from ... import types as t
 
-__all__ = ["Era", "HandshakeResult", "Wire", "read_capabilities"]
+__all__ = ["Era", "HandshakeResult", "Messenger", "read_capabilities"]
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,7 @@ def read_capabilities(result: dict[str, Any], answer: str) -> dict[str, Any]:
     return {}
 
 
-class Wire(Protocol):
+class Messenger(Protocol):
     """What an era needs of its session: send one logical request or a notification.
 
     ``Conversation`` is the one implementation; the protocol keeps the eras below the session.
@@ -99,19 +99,19 @@ class Era(abc.ABC):
         """``params`` as this era sends them (a copy when anything is added)."""
 
     @abc.abstractmethod
-    def ping(self, wire: Wire, timeout: float | None) -> None:
+    def ping(self, messenger: Messenger, timeout: float | None) -> None:
         """Check that the server answers."""
 
     @abc.abstractmethod
-    def set_log_level(self, wire: Wire, level: str, timeout: float | None) -> None:
+    def set_log_level(self, messenger: Messenger, level: str, timeout: float | None) -> None:
         """Ask for server log messages at ``level`` and above."""
 
     @abc.abstractmethod
-    def subscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+    def subscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
         """Start ``resources/updated`` notices for ``uri`` (or let the listen filter do it)."""
 
     @abc.abstractmethod
-    def unsubscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+    def unsubscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
         """Stop them."""
 
     @abc.abstractmethod
@@ -121,7 +121,7 @@ class Era(abc.ABC):
         """The ``subscriptions/listen`` filter to hold open, or None when the server pushes unasked."""
 
     @abc.abstractmethod
-    def roots_changed(self, wire: Wire, timeout: float | None) -> None:
+    def roots_changed(self, messenger: Messenger, timeout: float | None) -> None:
         """Tell the server that the client's roots changed, where the era has a way."""
 
     @abc.abstractmethod
@@ -129,7 +129,7 @@ class Era(abc.ABC):
         """A handler was installed after opening: say so where the server cannot learn of it."""
 
     # The task rules are static: the tasks plug-in reads them from the era's class, picked by
-    # the name a ``Session`` gives (``mcpclient._core.eras.named.era_named``).
+    # the name a ``Session`` gives (``mcpclient._protocol.eras.named.era_named``).
 
     @staticmethod
     @abc.abstractmethod

@@ -9,7 +9,7 @@ import threading
 import time
 from typing import Callable, Iterator, Union
 
-from ..exceptions import RequestCancelled
+from .exceptions import RequestCancelled
 
 log = logging.getLogger("mcpclient")
 

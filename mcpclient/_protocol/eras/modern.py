@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from ... import types as t
-from ..exceptions import CapabilityError, RPCError
+from ..._core.exceptions import CapabilityError, RPCError
 from ..wire import structure, unstructure
-from .base import Era, HandshakeResult, Wire, read_capabilities
+from .base import Era, HandshakeResult, Messenger, read_capabilities
 
 __all__ = [
     "MODERN_VERSIONS",
@@ -122,16 +122,16 @@ class ModernEra(Era):
         meta.update(request_meta(self._version, self._client_info, self._capabilities(), self.log_level))
         return {**params, "_meta": meta}
 
-    def ping(self, wire: Wire, timeout: float | None) -> None:
-        wire.call("server/discover", None, timeout=timeout)  # the era has no ping
+    def ping(self, messenger: Messenger, timeout: float | None) -> None:
+        messenger.call("server/discover", None, timeout=timeout)  # the era has no ping
 
-    def set_log_level(self, wire: Wire, level: str, timeout: float | None) -> None:
+    def set_log_level(self, messenger: Messenger, level: str, timeout: float | None) -> None:
         self.log_level = level  # no request: the level goes with every later one
 
-    def subscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+    def subscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
         pass  # the subscription is a field of the listen filter
 
-    def unsubscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
+    def unsubscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
         pass
 
     def listen_filter(
@@ -144,7 +144,7 @@ class ModernEra(Era):
             "resourceSubscriptions": sorted(subscribed),
         }
 
-    def roots_changed(self, wire: Wire, timeout: float | None) -> None:
+    def roots_changed(self, messenger: Messenger, timeout: float | None) -> None:
         pass  # the server asks roots/list when it needs them; there is no notice to send
 
     def handler_set_late(self, what: str) -> None:

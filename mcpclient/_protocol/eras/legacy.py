@@ -6,9 +6,9 @@ import logging
 from typing import Any, Mapping
 
 from ... import types as t
-from ..exceptions import CapabilityError, ProtocolError
+from ..._core.exceptions import CapabilityError, ProtocolError
 from ..wire import structure, unstructure
-from .base import Era, HandshakeResult, Wire, read_capabilities
+from .base import Era, HandshakeResult, Messenger, read_capabilities
 
 __all__ = [
     "LATEST_VERSION", "SUPPORTED_VERSIONS", "HandshakeResult", "LegacyEra", "initialize_params",
@@ -84,30 +84,30 @@ class LegacyEra(Era):
     def decorate(self, params: dict[str, Any]) -> dict[str, Any]:
         return params
 
-    def ping(self, wire: Wire, timeout: float | None) -> None:
-        wire.call("ping", None, timeout=timeout)
+    def ping(self, messenger: Messenger, timeout: float | None) -> None:
+        messenger.call("ping", None, timeout=timeout)
 
-    def set_log_level(self, wire: Wire, level: str, timeout: float | None) -> None:
-        if "logging" not in wire.capabilities:
+    def set_log_level(self, messenger: Messenger, level: str, timeout: float | None) -> None:
+        if "logging" not in messenger.capabilities:
             raise CapabilityError("logging", "logging/setLevel")
-        wire.call("logging/setLevel", {"level": level}, timeout=timeout)
+        messenger.call("logging/setLevel", {"level": level}, timeout=timeout)
 
-    def subscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
-        _require_subscribe(wire.capabilities)
-        wire.call("resources/subscribe", {"uri": uri}, timeout=timeout)
+    def subscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+        _require_subscribe(messenger.capabilities)
+        messenger.call("resources/subscribe", {"uri": uri}, timeout=timeout)
 
-    def unsubscribe(self, wire: Wire, uri: str, timeout: float | None) -> None:
-        _require_subscribe(wire.capabilities)
-        wire.call("resources/unsubscribe", {"uri": uri}, timeout=timeout)
+    def unsubscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+        _require_subscribe(messenger.capabilities)
+        messenger.call("resources/unsubscribe", {"uri": uri}, timeout=timeout)
 
     def listen_filter(
         self, capabilities: dict[str, Any], wants_lists: bool, subscribed: set[str]
     ) -> dict[str, Any] | None:
         return None  # a legacy server pushes list_changed and resources/updated unasked
 
-    def roots_changed(self, wire: Wire, timeout: float | None) -> None:
+    def roots_changed(self, messenger: Messenger, timeout: float | None) -> None:
         if "roots" in self._declared:
-            wire.notify("notifications/roots/list_changed", None, timeout)
+            messenger.notify("notifications/roots/list_changed", None, timeout)
 
     def handler_set_late(self, what: str) -> None:
         log.warning("%s set after initialize(): the server was not told this client supports it", what)

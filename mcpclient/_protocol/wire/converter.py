@@ -18,8 +18,8 @@ from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, overrid
 
 from ... import types as t
 from ...types import decode_base64
-from .. import bounded as _bounded
-from ..exceptions import ProtocolError
+from ..._core import bounded as _bounded
+from ..._core.exceptions import ProtocolError
 
 T = TypeVar("T")
 

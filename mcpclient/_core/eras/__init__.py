@@ -1,1 +1,0 @@
-"""The protocol eras: the legacy handshake (2024-11-05 to 2025-11-25) and, later, 2026-07-28."""

@@ -1,1 +1,0 @@
-"""The JSON-RPC engine: pending slots, the reader thread and the dispatch pool."""
