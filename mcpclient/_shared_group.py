@@ -8,18 +8,16 @@ servers together, in parallel, so this costs one open's time, not one per server
 from __future__ import annotations
 
 import os
-import threading
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from . import ai
 from . import types as t
 from ._build.open import Target
 from ._build.shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
 from ._build.travel import check_travels, made, received
-from ._client.batch import map_calls
+from ._client.batch import map_tool as _map_tool
 from ._client.holder import ProcessLocal
 from ._core.exceptions import ConnectionClosed, MCPError
-from ._core.cancel import CancelToken
 from ._core.timeouts import DEFAULT
 from .group import DEFAULT_OPEN_TIMEOUT, ClientGroup
 
@@ -130,25 +128,7 @@ class SharedGroup:
                 raise
             return fresh.call_tool(name, arguments, timeout=timeout, **kwargs)
 
-    def map_tool(
-        self,
-        name: str,
-        arguments: Iterable[Mapping[str, Any] | None],
-        *,
-        concurrency: int = 8,
-        ordered: bool = True,
-        errors: str = "raise",
-        retry: str = "fail",
-        timeout: float | None = DEFAULT,
-        cancel: CancelToken | threading.Event | None = None,
-        progress: bool = False,
-    ) -> Iterator[t.ToolResult | MCPError]:
-        """``Client.map_tool`` for the prefixed tool ``name``, through this process's group."""
-        return map_calls(
-            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
-            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
-            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
-        )
+    map_tool = _map_tool
 
     def tools(self, *, timeout: float | None = DEFAULT) -> list[ai.Tool]:
         """``ai.Tool`` objects with prefixed names, run through this shared group."""

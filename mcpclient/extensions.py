@@ -39,12 +39,12 @@ from __future__ import annotations
 
 import abc
 import threading
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, ClassVar, Collection, Literal, Mapping, Sequence
 
 import attrs
 
-from ._core.exceptions import ProtocolError
 from ._core.cancel import CancelToken
+from ._core.exceptions import ProtocolError
 from ._core.timeouts import DEFAULT_TIMEOUT
 
 __all__ = [
@@ -270,6 +270,11 @@ class Extension:
     """
 
     identifier: str | None = None
+    #: The methods whose results ``result`` is given (``"tools/call"``, ``"tools/list"``...);
+    #: None: every call's. A client none of whose extensions takes a method's results builds
+    #: nothing for that method's calls, so naming them keeps the other calls as cheap as
+    #: with no extension.
+    result_methods: ClassVar[Collection[str] | None] = None
 
     def settings(self) -> dict[str, Any]:
         """What is advertised under ``capabilities.extensions[identifier]``."""
@@ -331,7 +336,8 @@ class Extension:
 
         Unlike the other hooks it may raise an ``MCPError`` to fail the call with it (output
         validation's ``OutputValidationError``). Every whole tool list passes here too, the
-        ones the client makes for a call of its own (``Call(method="tools/list")``).
+        ones the client makes for a call of its own (``Call(method="tools/list")``). Only the
+        methods of ``result_methods`` come here, when it is set.
         """
         return value
 

@@ -15,18 +15,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any, Iterable, Iterator, Mapping, NoReturn, Sequence, SupportsIndex
+from typing import Any, Iterator, Mapping, NoReturn, Sequence, SupportsIndex
 
 import attrs
 
 from . import ai
 from . import types as t
 from ._build.open import Target, open_target
-from ._client.batch import map_calls
+from ._client.batch import map_tool as _map_tool
 from ._client.client import DEFAULT, Client
 from ._core.exceptions import MCPError, RequestTimeout, UnknownToolError
 from ._core.names import MAX_NAME_LENGTH, sanitize, unique_names
-from ._core.cancel import CancelToken
 from .apps import visible_to_model
 from .plugins.naming import named
 from .plugins.transform import ToolTransforms
@@ -248,25 +247,7 @@ class ClientGroup:
             if visible_to_model(d)
         ]
 
-    def map_tool(
-        self,
-        name: str,
-        arguments: Iterable[Mapping[str, Any] | None],
-        *,
-        concurrency: int = 8,
-        ordered: bool = True,
-        errors: str = "raise",
-        retry: str = "fail",
-        timeout: float | None = DEFAULT,
-        cancel: CancelToken | threading.Event | None = None,
-        progress: bool = False,
-    ) -> Iterator[t.ToolResult | MCPError]:
-        """``Client.map_tool`` for the prefixed tool ``name``, on its server."""
-        return map_calls(
-            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
-            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
-            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
-        )
+    map_tool = _map_tool
 
     def route(self, name: str) -> tuple[str, str]:
         """``(server, tool)`` for a prefixed name; lists the tools once if it is not known.

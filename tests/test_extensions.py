@@ -413,6 +413,27 @@ def test_an_extensions_result_hook_may_replace_the_result():
         assert client.call_tool("tick", {"n": 0}) == "replaced"
 
 
+def test_result_methods_name_the_results_an_extension_is_given():
+    class Seen(Extension):
+        def __init__(self) -> None:
+            self.methods: list[str] = []
+
+        def result(self, call: Call, value: Any) -> Any:
+            self.methods.append(call.method)
+            return value
+
+    class ListsOnly(Seen):
+        result_methods = frozenset({"tools/list"})
+
+    every, lists = Seen(), ListsOnly()
+    with vendor_client("legacy", extensions=[every, lists]) as client:
+        client.list_tools()
+        assert client.call_tool("tick", {"n": 0}).is_error is False
+        assert client.request("acme/echo", {"x": 1})["params"] == {"x": 1}
+    assert every.methods == ["tools/list", "tools/call", "acme/echo"]
+    assert lists.methods == ["tools/list"]
+
+
 def test_session_run_and_on_close():
     done = threading.Event()
     threads: list[str] = []

@@ -35,16 +35,16 @@ import sys
 import threading
 import time
 from collections import deque
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sized, Union
+from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sized, Union
 
 from .. import types as t
+from .._core.cancel import CancelToken
 from .._core.exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
 from .._core.methods import resendable_tool
-from .._core.cancel import CancelToken
 from .._core.text import clean
 from .._core.timeouts import DEFAULT
 
-__all__ = ["ERRORS", "RETRIES", "map_calls"]
+__all__ = ["ERRORS", "RETRIES", "ToolCaller", "map_calls", "map_tool"]
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +64,51 @@ CallOne = Callable[[Union[Mapping[str, Any], None], Any, CancelToken], t.ToolRes
 #: The tools of whatever is called (read once, only by ``retry="safe"``).
 ListTools = Callable[[], "list[t.ToolDef]"]
 Outcome = Union[t.ToolResult, MCPError]
+
+
+class ToolCaller(Protocol):
+    """What ``map_tool`` needs of whatever it is a method of: a client, a group, a shared one."""
+
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: Any = DEFAULT, cancel: Any = None,
+    ) -> t.ToolResult: ...
+
+    def list_tools(self) -> list[t.ToolDef]: ...
+
+
+def map_tool(
+    self: ToolCaller,
+    name: str,
+    arguments: Iterable[Mapping[str, Any] | None],
+    *,
+    concurrency: int = 8,
+    ordered: bool = True,
+    errors: str = "raise",
+    retry: str = "fail",
+    timeout: float | None = DEFAULT,
+    cancel: CancelToken | threading.Event | None = None,
+    progress: bool = False,
+) -> Iterator[t.ToolResult | MCPError]:
+    """Call tool ``name`` once for each item of ``arguments`` (mappings, read lazily), at
+    most ``concurrency`` at a time; an iterator of the results (the calls start when it is
+    iterated). On a group, ``name`` is the prefixed name and each call goes to its server.
+
+    ``ordered=False`` hands results out as they complete. ``errors="raise"`` raises the
+    first failure (``ToolError`` for a result with ``is_error``) and cancels the rest;
+    ``errors="return"`` hands out the ``MCPError`` in place of that item's result.
+    ``retry="safe"`` sends an item once more after a timeout or a lost connection if the
+    tool's annotations say it changes nothing. ``timeout`` is one deadline for the whole
+    batch (default: each call has the client's timeout), ``cancel`` cancels it all, and
+    ``progress=True`` shows a bar on stderr (the ``cli`` extra). See ``docs/scale.md``.
+
+    The one ``map_tool`` of ``Client``, ``ClientGroup`` and ``SharedGroup``: each class names
+    this function as its method.
+    """
+    return map_calls(
+        lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
+        lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
+        errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
+    )
 
 
 def map_calls(

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 
 from .. import types as t
 from .._core import bounded as _bounded
-from .._protocol.eras import modern
+from .._core.cancel import Cancel
 from .._core.exceptions import MCPError, ProtocolError, ResourceNotFound, RPCError
 from .._core.methods import resendable_tool
-from .._core.cancel import Cancel
-from .._rpc.engine import ProgressCallback
 from .._core.text import clean
 from .._core.timeouts import Deadline
+from .._protocol.eras import modern
 from .._protocol.wire import structure, structure_list, structure_tool_result, unstructure
+from .._rpc.engine import ProgressCallback
 from .features import Task, TasksFeature
 from .pages import Page, page_cursor, pages
 

@@ -17,18 +17,18 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Iterable, Iterator, Mapping, NoReturn, Sequence, SupportsIndex, overload
+from typing import Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex, overload
 
 from .. import types as t
-from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.cancel import CancelToken
-from .._rpc.engine import Engine, ProgressCallback
+from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .._core.version import __version__
+from .._rpc.engine import Engine, ProgressCallback
 from ..cache import CacheStore, PartitionOption
 from ..extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
 from ..transports.base import LEGACY, Transport
-from .batch import map_calls
+from .batch import map_tool as _map_tool
 from .calls import Calls
 from .conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
 from .discovery import Discoveries
@@ -138,6 +138,7 @@ class Client:
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
         )
         self._handlers = Handlers(self._seam)
+        self._tool_results = self._seam.results_for("tools/call")  # read on every call_tool
         self._state = UNOPENED
         self._state_lock = threading.Lock()
         self._keeps_lists = (cache is not False and cache is not None) or self._seam.wants_list_changes
@@ -435,8 +436,8 @@ class Client:
             method, dict(params) if params else None, timeout=self._ready(timeout), on_progress=on_progress,
             max_total=max_total, cancel=cancel, meta=meta,
         )
-        if self._seam.results:
-            result = self._seam.result(Call(method=method, params=params), result)
+        if hooks := self._seam.results_for(method):
+            result = self._seam.result(Call(method=method, params=params), result, hooks)
         return result
 
     def notify(
@@ -510,40 +511,12 @@ class Client:
             name, arguments, self._timeouts.default if timeout is DEFAULT else timeout,  # _ready's, inline
             on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta,
         )
-        if self._seam.results:
-            result = self._seam.result(Call(method="tools/call", name=name, arguments=arguments), result)
+        if self._tool_results:
+            result = self._seam.result(Call(method="tools/call", name=name, arguments=arguments), result,
+                                       self._tool_results)
         return result
 
-    def map_tool(
-        self,
-        name: str,
-        arguments: Iterable[Mapping[str, Any] | None],
-        *,
-        concurrency: int = 8,
-        ordered: bool = True,
-        errors: str = "raise",
-        retry: str = "fail",
-        timeout: float | None = DEFAULT,
-        cancel: CancelToken | threading.Event | None = None,
-        progress: bool = False,
-    ) -> Iterator[t.ToolResult | MCPError]:
-        """Call tool ``name`` once for each item of ``arguments`` (mappings, read lazily), at
-        most ``concurrency`` at a time; an iterator of the results (the calls start when it is
-        iterated).
-
-        ``ordered=False`` hands results out as they complete. ``errors="raise"`` raises the
-        first failure (``ToolError`` for a result with ``is_error``) and cancels the rest;
-        ``errors="return"`` hands out the ``MCPError`` in place of that item's result.
-        ``retry="safe"`` sends an item once more after a timeout or a lost connection if the
-        tool's annotations say it changes nothing. ``timeout`` is one deadline for the whole
-        batch (default: each call has the client's timeout), ``cancel`` cancels it all, and
-        ``progress=True`` shows a bar on stderr (the ``cli`` extra). See ``docs/scale.md``.
-        """
-        return map_calls(
-            lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
-            lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
-            errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
-        )
+    map_tool = _map_tool
 
     def call_tool_as_task(
         self,
@@ -635,8 +608,8 @@ class Client:
         contents = self._calls.read_resource(
             uri, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
         )
-        if self._seam.results:
-            contents = self._seam.result(Call(method="resources/read", name=uri), contents)
+        if hooks := self._seam.results_for("resources/read"):
+            contents = self._seam.result(Call(method="resources/read", name=uri), contents, hooks)
         return contents
 
     def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
@@ -678,8 +651,8 @@ class Client:
         prompt = self._calls.get_prompt(
             name, arguments, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
         )
-        if self._seam.results:
-            prompt = self._seam.result(Call(method="prompts/get", name=name, arguments=arguments), prompt)
+        if hooks := self._seam.results_for("prompts/get"):
+            prompt = self._seam.result(Call(method="prompts/get", name=name, arguments=arguments), prompt, hooks)
         return prompt
 
     def complete(
@@ -697,8 +670,8 @@ class Client:
         ``context`` gives the values of arguments already filled in.
         """
         completion = self._calls.complete(ref, arg_name, arg_value, context, self._ready(timeout), meta)
-        if self._seam.results:
-            completion = self._seam.result(Call(method="completion/complete", arguments=context), completion)
+        if hooks := self._seam.results_for("completion/complete"):
+            completion = self._seam.result(Call(method="completion/complete", arguments=context), completion, hooks)
         return completion
 
     # -- notifications and logs -----------------------------------------------------------------
@@ -743,8 +716,8 @@ class Client:
     def _listed(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
         """Every whole tool list, through the extensions' result hooks (``list_tools``, and the
         listings a call makes for itself: a task's tool checked, stale headers refreshed)."""
-        if self._seam.results:
-            listed: list[t.ToolDef] = self._seam.result(Call(method="tools/list"), tools)
+        if hooks := self._seam.results_for("tools/list"):
+            listed: list[t.ToolDef] = self._seam.result(Call(method="tools/list"), tools, hooks)
             return listed
         return tools
 

@@ -17,8 +17,7 @@ from typing import Any, Callable, Hashable, Mapping
 
 from .. import types as t
 from .._core import bounded as _bounded
-from .._protocol.eras import legacy, modern
-from .._protocol.eras.base import Era, HandshakeResult, Messenger
+from .._core.cancel import Cancel
 from .._core.exceptions import (
     CapabilityError,
     ConnectionClosed,
@@ -32,9 +31,10 @@ from .._core.exceptions import (
 )
 from .._core.methods import CHANGE_NOTHING
 from .._core.race import Finished, Race
-from .._core.cancel import Cancel
-from .._rpc.engine import Engine, ProgressCallback
 from .._core.timeouts import Deadline
+from .._protocol.eras import legacy, modern
+from .._protocol.eras.base import Era, HandshakeResult, Messenger
+from .._rpc.engine import Engine, ProgressCallback
 from ..extensions import Message, Options
 from ..transports.base import LEGACY, MODERN, RESENDABLE, SendOptions, Transport
 from .discovery import Discoveries

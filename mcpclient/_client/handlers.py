@@ -10,8 +10,8 @@ import attrs
 
 from .. import types as t
 from .._core import bounded as _bounded
-from .._core.exceptions import ProtocolError, RPCError, method_not_found
 from .._core.cancel import Cancel, CancelToken, linked_token
+from .._core.exceptions import ProtocolError, RPCError, method_not_found
 from .._protocol.wire import structure, unstructure
 from .elicitation import PendingElicitations, check_form_answer
 from .seam import Seam

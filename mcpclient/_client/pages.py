@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, Typ
 
 import attrs
 
-from .._core.exceptions import ProtocolError
 from .._core.cancel import Cancel
+from .._core.exceptions import ProtocolError
 from .._core.timeouts import Deadline
 from ..extensions import Options, Session
 

@@ -9,13 +9,14 @@ the notifications ask it for custom notifications. It knows nothing of the Clien
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, Sequence, TypeVar, cast
 
-from .._core.exceptions import MCPError, method_not_found
 from .._core.cancel import CancelToken
+from .._core.exceptions import MCPError, method_not_found
 from ..extensions import (
     Call,
     Extension,
@@ -145,11 +146,12 @@ class Seam:
         for mw in chain:
             if not callable(mw):
                 raise TypeError(f"a middleware must be callable as mw(message, next), got {mw!r}")
-        #: The extensions with a ``result`` hook of their own (not the base class's no-op), so
-        #: a client whose extensions take no results pays one test per call, as with none.
-        self.results: tuple[Extension, ...] = tuple(
+        #: The extensions with a ``result`` hook of their own (not the base class's no-op).
+        self._results: tuple[Extension, ...] = tuple(
             ext for ext in self.extensions if type(ext).result is not Extension.result
         )
+        #: Those hooks by method, as ``results_for`` found them (see ``Extension.result_methods``).
+        self._results_by_method: dict[str, tuple[Callable[[Call, Any], Any], ...]] = {}
         #: The middleware, outermost first; empty when there is none.
         self.middleware: tuple[Middleware, ...] = tuple(chain)
         calls = [mw for ext in self.extensions for mw in ext.call_middleware()]
@@ -165,10 +167,17 @@ class Seam:
         #: The extensions whose middleware a call may skip when they say they are idle (all
         #: that bring any, when the user's ``middleware=`` is empty and each overrides ``idle``).
         with_middleware = [ext for ext in self.extensions if ext.middleware() or ext.call_middleware()]
-        self._idlers: tuple[Extension, ...] | None = (
+        idlers = (
             tuple(with_middleware)
             if not list(middleware) and all(type(ext).idle is not Extension.idle for ext in with_middleware)
             else None
+        )
+        #: Whether the next call may skip every middleware (each extension that brings some is
+        #: idle, and the user gave none): it then takes the path with no chain. Asked once per
+        #: call, so it is made here as the cheapest check that says so.
+        self.idle: Callable[[], bool] = (
+            _never if idlers is None else _always if not idlers else idlers[0].idle if len(idlers) == 1
+            else functools.partial(_all_idle, idlers)
         )
         #: Whether an extension needs the lists' change notices (the modern era's listen stream).
         self.wants_list_changes = any(ext.wants_list_changes() for ext in self.extensions)
@@ -191,17 +200,6 @@ class Seam:
     def chain(self, terminal: Next) -> Next | None:
         """The send chain ending in ``terminal``; None when there is no middleware."""
         return compose(self.middleware, terminal) if self.middleware else None
-
-    def idle(self) -> bool:
-        """Whether the next call may skip every middleware (each extension that brings some is
-        idle, and the user gave none): it then takes the path with no chain."""
-        idlers = self._idlers
-        if idlers is None:
-            return False
-        for ext in idlers:
-            if not ext.idle():
-                return False
-        return True
 
     def call_chain(self, terminal: Next) -> Next | None:
         """The chain around whole calls ending in ``terminal``; None when there is none."""
@@ -341,9 +339,21 @@ class Seam:
         for ext in self.extensions:
             ext.opened(session)
 
-    def result(self, call: Call, value: Any) -> Any:
-        for ext in self.results:
-            value = ext.result(call, value)
+    def results_for(self, method: str) -> tuple[Callable[[Call, Any], Any], ...]:
+        """The ``result`` hooks that take ``method``'s results, in extension order (empty: a
+        call of it builds no ``Call``)."""
+        hooks = self._results_by_method.get(method)
+        if hooks is None:
+            hooks = tuple(ext.result for ext in self._results
+                          if ext.result_methods is None or method in ext.result_methods)
+            self._results_by_method[method] = hooks  # the same tuple whoever races to make it
+        return hooks
+
+    def result(self, call: Call, value: Any, hooks: Sequence[Callable[[Call, Any], Any]] | None = None) -> Any:
+        """``value`` through every ``result`` hook that takes ``call.method`` (``hooks``: those
+        ``results_for`` gave already)."""
+        for hook in self.results_for(call.method) if hooks is None else hooks:
+            value = hook(call, value)
         return value
 
     def run(self, work: Callable[[], None]) -> None:
@@ -372,6 +382,21 @@ class Seam:
             _logged(ext.close)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _never() -> bool:
+    return False
+
+
+def _always() -> bool:
+    return True
+
+
+def _all_idle(idlers: tuple[Extension, ...]) -> bool:
+    for ext in idlers:
+        if not ext.idle():
+            return False
+    return True
 
 
 def _logged(fn: Callable[[], None]) -> None:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable, Mapping
 
-from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.cancel import CancelToken
+from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.timeouts import Timeouts
 from ..extensions import Options, Session
 from .conversation import CLOSED, OPEN, Conversation, identity

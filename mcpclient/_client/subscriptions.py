@@ -18,8 +18,8 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable
 
-from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestCancelled
 from .._core.cancel import CancelToken
+from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestCancelled
 
 if TYPE_CHECKING:
     from .conversation import Conversation

@@ -13,8 +13,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from ..transports.base import BatchedWrites
 from .._core.exceptions import TransportError
+from ..transports.base import BatchedWrites
 from .slots import _Slot
 
 __all__ = ["Outbox"]

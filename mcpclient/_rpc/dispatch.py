@@ -24,8 +24,8 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
-from .._core.exceptions import MCPError, RPCError
 from .._core.cancel import CancelToken
+from .._core.exceptions import MCPError, RPCError
 from .pool import DispatchPool
 from .slots import _Slot
 

@@ -33,8 +33,8 @@ import time
 import weakref
 from typing import Any, Callable, cast
 
-from ..transports.base import NOTHING, BatchedWrites, Failure, InlineReads, SendOptions, Transport, capabilities
 from .._core import bounded as _bounded
+from .._core.cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .._core.exceptions import (
     ClientClosedError,
     MCPError,
@@ -44,8 +44,8 @@ from .._core.exceptions import (
     RPCError,
     TransportError,
 )
+from ..transports.base import NOTHING, BatchedWrites, Failure, InlineReads, SendOptions, Transport, capabilities
 from .batching import Outbox
-from .._core.cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .dispatch import REPLY_SEND_TIMEOUT, Dispatcher, NotificationHandler, RequestHandler, hashable
 from .reader import connection_error, read_loop, reply_taker
 from .slots import ProgressCallback, _events, _Slot, _ThreadEvents

@@ -15,8 +15,8 @@ import threading
 import weakref
 from typing import Any, Callable, Protocol
 
-from ..transports.base import Transport
 from .._core.exceptions import ConnectionClosed, MCPError, ProtocolError
+from ..transports.base import Transport
 
 __all__ = ["INLINE_LEND", "Reading", "connection_error", "read_loop", "reply_taker"]
 

@@ -23,8 +23,8 @@ from typing import Any, Callable, Mapping
 
 from .. import types as t
 from .._client.client import Client
-from .._core.exceptions import MCPError, RequestCancelled
 from .._core.cancel import CancelToken
+from .._core.exceptions import MCPError, RequestCancelled
 from .._core.text import clean
 from .forms import FormField, fields_of, read_form
 from .page import ESM

@@ -57,8 +57,8 @@ from urllib.parse import unquote, urlsplit
 
 import attrs
 
-from .._core.exceptions import ConfigError, MCPError, RequestTimeout, ToolCallDenied
 from .._core.cancel import CancelToken
+from .._core.exceptions import ConfigError, MCPError, RequestTimeout, ToolCallDenied
 from .._core.text import clean
 from ..extensions import Extension, Message, Middleware, Next, Session
 from ..types import Implementation

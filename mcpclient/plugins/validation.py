@@ -119,6 +119,8 @@ class OutputValidation(Extension, ToolOutputs):
     ``OutputValidationError`` from ``call_tool``, "lenient" logs a warning, "off" checks
     nothing (the listed schema still reaches ``ToolResult.data``)."""
 
+    result_methods = frozenset({"tools/call", "tools/list"})
+
     def __init__(self, mode: str = "strict") -> None:
         self.validator = OutputValidator(mode)
 

@@ -6,8 +6,8 @@ import threading
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from .. import types as t
-from .._protocol.eras.legacy import LATEST_VERSION, SUPPORTED_VERSIONS
 from .._core.exceptions import RPCError, method_not_found
+from .._protocol.eras.legacy import LATEST_VERSION, SUPPORTED_VERSIONS
 from ._connection import Context, FakeConnection
 from ._expect import ArgumentsMatcher, Call, Expectation, describe_calls
 from ._registry import PromptEntry, ResourceEntry, TemplateEntry, ToolEntry, tool_result_to_wire

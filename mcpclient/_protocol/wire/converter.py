@@ -17,9 +17,9 @@ from cattrs.errors import BaseValidationError
 from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from ... import types as t
-from ...types import decode_base64
 from ..._core import bounded as _bounded
 from ..._core.exceptions import ProtocolError
+from ...types import decode_base64
 
 T = TypeVar("T")
 

@@ -39,6 +39,7 @@ class Apps(Extension, UIViews, AppHost):
     """
 
     identifier = EXTENSION
+    result_methods = frozenset({"tools/call", "tools/list"})
 
     def __init__(self, *, timeout: float | None = DEFAULT_TIMEOUT) -> None:
         self.timeout = timeout

@@ -22,9 +22,9 @@ from ... import types as t
 from ..._client.features import Task, TasksFeature, ToolOutputs
 from ..._client.pages import session_pages
 from ..._core import bounded as _bounded
-from ..._protocol.eras.named import era_named
-from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError, TaskSupportError
 from ..._core.cancel import Cancel
+from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError, TaskSupportError
+from ..._protocol.eras.named import era_named
 from ...extensions import Call, Extension, NotificationHandler, Session
 from .handle import STATUS_NOTIFICATIONS, LiveTask
 from .push import TaskPush
@@ -38,6 +38,8 @@ class Tasks(Extension, TasksFeature):
     """The tasks of one client (every Client has one; ``Client.call_tool_as_task``,
     ``get_task`` and ``list_tasks`` call it). ``outputs`` checks a task's result against its
     tool's ``outputSchema`` (the client's output validation), when given."""
+
+    result_methods = frozenset({"tools/list"})  # it learns each tool's taskSupport there
 
     def __init__(self, outputs: ToolOutputs | None = None) -> None:
         self._outputs = outputs

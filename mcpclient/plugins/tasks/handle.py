@@ -30,10 +30,10 @@ from typing import Any, Mapping
 from ... import types as t
 from ..._client.features import TERMINAL, Task, ToolOutputs
 from ..._core import bounded as _bounded
-from ..._protocol.eras.named import era_named
-from ..._core.exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
 from ..._core.cancel import Cancel, CancelToken, is_cancelled
+from ..._core.exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
 from ..._core.timeouts import DEFAULT, Deadline
+from ..._protocol.eras.named import era_named
 from ..._protocol.wire import structure
 from ...extensions import Options, Session
 from .push import PUSHED_POLL_INTERVAL, TaskPush
