@@ -610,7 +610,7 @@ class Conversation:
 
     def with_meta(self, meta: Mapping[str, Any] | None) -> Messenger:
         """This conversation as the eras see it (a ``Messenger``), adding ``meta`` to what it sends."""
-        return self if not meta else _MetaWire(self, meta)
+        return self if not meta else _MetaMessenger(self, meta)
 
     def notify(
         self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None,
@@ -638,7 +638,7 @@ def send_options(options: Options) -> SendOptions | None:
     return RESENDABLE if options.resendable else None
 
 
-class _MetaWire:
+class _MetaMessenger:
     """A ``Messenger`` over a conversation that adds the caller's ``meta`` to each message."""
 
     __slots__ = ("_conversation", "_meta")
