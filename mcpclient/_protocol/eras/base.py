@@ -28,8 +28,9 @@ from typing import Any, ClassVar, Mapping, Protocol
 from attrs import frozen
 
 from ... import types as t
+from ..wire import structure
 
-__all__ = ["Era", "HandshakeResult", "Messenger", "read_capabilities"]
+__all__ = ["Era", "HandshakeResult", "Messenger", "handshake_result", "read_capabilities"]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +61,18 @@ def read_capabilities(result: dict[str, Any], answer: str) -> dict[str, Any]:
         answer, "missing" if capabilities is None else f"a {type(capabilities).__name__}",
     )
     return {}
+
+
+def handshake_result(result: dict[str, Any], version: str, answer: str, info: Any) -> HandshakeResult:
+    """What the server's ``answer`` (``initialize``, ``server/discover``) told of it: ``info``
+    is its ``Implementation`` as sent (anything but an object reads as a nameless one)."""
+    instructions = result.get("instructions")
+    return HandshakeResult(
+        protocol_version=version,
+        server_info=structure(info, t.Implementation) if isinstance(info, dict) else t.Implementation(name=""),
+        capabilities=read_capabilities(result, answer),
+        instructions=instructions if isinstance(instructions, str) else None,
+    )
 
 
 class Messenger(Protocol):

@@ -7,8 +7,8 @@ from typing import Any, Mapping
 
 from ... import types as t
 from ..._core.exceptions import CapabilityError, ProtocolError
-from ..wire import structure, unstructure
-from .base import Era, HandshakeResult, Messenger, read_capabilities
+from ..wire import unstructure
+from .base import Era, HandshakeResult, Messenger, handshake_result
 
 __all__ = [
     "LATEST_VERSION", "SUPPORTED_VERSIONS", "HandshakeResult", "LegacyEra", "initialize_params",
@@ -40,16 +40,7 @@ def read_initialize_result(result: dict[str, Any]) -> HandshakeResult:
             f"the server answered initialize with protocol version {version!r}, which mcpclient "
             f"does not support (supported: {', '.join(SUPPORTED_VERSIONS)})"
         )
-    capabilities = read_capabilities(result, "initialize")
-    info = result.get("serverInfo")
-    server_info = structure(info, t.Implementation) if isinstance(info, dict) else t.Implementation(name="")
-    instructions = result.get("instructions")
-    return HandshakeResult(
-        protocol_version=version,
-        server_info=server_info,
-        capabilities=capabilities,
-        instructions=instructions if isinstance(instructions, str) else None,
-    )
+    return handshake_result(result, version, "initialize", result.get("serverInfo"))
 
 
 #: Where each task action is declared under the server's ``tasks`` capability (None: the

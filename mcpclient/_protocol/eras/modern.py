@@ -6,8 +6,8 @@ from typing import Any, Callable, Mapping
 
 from ... import types as t
 from ..._core.exceptions import CapabilityError, RPCError
-from ..wire import structure, unstructure
-from .base import Era, HandshakeResult, Messenger, read_capabilities
+from ..wire import unstructure
+from .base import Era, HandshakeResult, Messenger, handshake_result
 
 __all__ = [
     "MODERN_VERSIONS",
@@ -72,17 +72,9 @@ def supported_from_error(error: RPCError) -> list[str] | None:
 
 
 def read_discover_result(result: dict[str, Any], version: str) -> HandshakeResult:
-    capabilities = read_capabilities(result, "server/discover")
     meta = result.get("_meta")
     info = (meta.get(SERVER_INFO_KEY) if isinstance(meta, dict) else None) or result.get("serverInfo")
-    server_info = structure(info, t.Implementation) if isinstance(info, dict) else t.Implementation(name="")
-    instructions = result.get("instructions")
-    return HandshakeResult(
-        protocol_version=version,
-        server_info=server_info,
-        capabilities=capabilities,
-        instructions=instructions if isinstance(instructions, str) else None,
-    )
+    return handshake_result(result, version, "server/discover", info)
 
 
 def pick_version(supported: list[str]) -> str | None:
