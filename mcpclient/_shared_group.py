@@ -13,10 +13,10 @@ from typing import Any, Mapping, Sequence
 from . import ai
 from . import types as t
 from ._build.open import Target
+from ._build.process_local import ProcessLocal
 from ._build.shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
 from ._build.travel import check_travels, made, received
 from ._client.batch import map_tool as _map_tool
-from ._client.holder import ProcessLocal
 from ._core.exceptions import ConnectionClosed, MCPError
 from ._core.timeouts import DEFAULT
 from .group import DEFAULT_OPEN_TIMEOUT, ClientGroup

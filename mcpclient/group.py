@@ -25,7 +25,7 @@ from ._build.open import Target, open_target
 from ._client.batch import map_tool as _map_tool
 from ._client.client import DEFAULT, Client
 from ._core.exceptions import MCPError, RequestTimeout, UnknownToolError
-from ._core.names import MAX_NAME_LENGTH, sanitize, unique_names
+from ._core.llm_names import MAX_NAME_LENGTH, sanitize, unique_names
 from .apps import visible_to_model
 from .plugins.naming import named
 from .plugins.transform import ToolTransforms

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from mcpclient._core.names import sanitize, unique_names
+from mcpclient._core.llm_names import sanitize, unique_names
 
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, Uni
 from .. import types as t
 from .._client.client import Client
 from .._client.handlers import BUILTIN_REQUESTS
-from .._client.holder import ProcessLocal
 from .._client.notifications import ROUTED_NOTIFICATIONS
 from .._client.seam import check_claim
 from .._core.exceptions import ConnectionClosed, MCPError
@@ -37,6 +36,7 @@ from ..extensions import NotificationHandler, RequestHandler
 from ..transports.stdio import StdioTransport
 from .delegates import delegating
 from .open import ServerEntry, open_target
+from .process_local import ProcessLocal
 from .travel import Setting, check_travels, made, received
 
 __all__ = [

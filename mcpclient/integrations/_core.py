@@ -16,7 +16,7 @@ from attrs import frozen
 
 from .. import types as t
 from .._core.exceptions import ClientClosedError, MCPError, ToolError, TransportError
-from .._core.names import unique_names
+from .._core.llm_names import unique_names
 from .._core.timeouts import DEFAULT
 from ..ai import Tool
 from ..llm._common import Part, ToolSource, parameters, parts_of, resolve

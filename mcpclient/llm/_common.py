@@ -13,7 +13,7 @@ from attrs import frozen
 
 from .. import types as t
 from .._core.exceptions import ClientClosedError, MCPError, TransportError
-from .._core.names import unique_names
+from .._core.llm_names import unique_names
 from ..ai import Tool
 from ..ai import tools as list_tools
 
