@@ -38,7 +38,7 @@ from .features import Skill, SkillsFeature, Task, TasksFeature, UIResource, UIVi
 from .handlers import BUILTIN_REQUESTS, Handlers
 from .notifications import ROUTED_NOTIFICATIONS, Notifications
 from .pages import ALL_PAGES, Page
-from .seam import Seam, check_custom, gather
+from .seam import Seam, check_custom, gather, through
 from .session import BoundSession
 from .subscriptions import Listener
 
@@ -437,7 +437,7 @@ class Client:
             max_total=max_total, cancel=cancel, meta=meta,
         )
         if hooks := self._seam.results_for(method):
-            result = self._seam.result(Call(method=method, params=params), result, hooks)
+            result = through(hooks, Call(method=method, params=params), result)
         return result
 
     def notify(
@@ -512,8 +512,7 @@ class Client:
             on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta,
         )
         if self._tool_results:
-            result = self._seam.result(Call(method="tools/call", name=name, arguments=arguments), result,
-                                       self._tool_results)
+            result = through(self._tool_results, Call(method="tools/call", name=name, arguments=arguments), result)
         return result
 
     map_tool = _map_tool
@@ -609,7 +608,7 @@ class Client:
             uri, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
         )
         if hooks := self._seam.results_for("resources/read"):
-            contents = self._seam.result(Call(method="resources/read", name=uri), contents, hooks)
+            contents = through(hooks, Call(method="resources/read", name=uri), contents)
         return contents
 
     def read_ui_resource(self, uri: str, *, timeout: float | None = DEFAULT) -> UIResource:
@@ -652,7 +651,7 @@ class Client:
             name, arguments, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
         )
         if hooks := self._seam.results_for("prompts/get"):
-            prompt = self._seam.result(Call(method="prompts/get", name=name, arguments=arguments), prompt, hooks)
+            prompt = through(hooks, Call(method="prompts/get", name=name, arguments=arguments), prompt)
         return prompt
 
     def complete(
@@ -671,7 +670,7 @@ class Client:
         """
         completion = self._calls.complete(ref, arg_name, arg_value, context, self._ready(timeout), meta)
         if hooks := self._seam.results_for("completion/complete"):
-            completion = self._seam.result(Call(method="completion/complete", arguments=context), completion, hooks)
+            completion = through(hooks, Call(method="completion/complete", arguments=context), completion)
         return completion
 
     # -- notifications and logs -----------------------------------------------------------------
@@ -717,7 +716,7 @@ class Client:
         """Every whole tool list, through the extensions' result hooks (``list_tools``, and the
         listings a call makes for itself: a task's tool checked, stale headers refreshed)."""
         if hooks := self._seam.results_for("tools/list"):
-            listed: list[t.ToolDef] = self._seam.result(Call(method="tools/list"), tools, hooks)
+            listed: list[t.ToolDef] = through(hooks, Call(method="tools/list"), tools)
             return listed
         return tools
 

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CLIENT_OWNED", "Seam", "check_claim", "check_custom", "compose", "gather", "merge_meta", "register_option_builder",
+    "through",
 ]
 
 log = logging.getLogger("mcpclient")
@@ -349,12 +350,6 @@ class Seam:
             self._results_by_method[method] = hooks  # the same tuple whoever races to make it
         return hooks
 
-    def result(self, call: Call, value: Any, hooks: Sequence[Callable[[Call, Any], Any]] | None = None) -> Any:
-        """``value`` through every ``result`` hook that takes ``call.method`` (``hooks``: those
-        ``results_for`` gave already)."""
-        for hook in self.results_for(call.method) if hooks is None else hooks:
-            value = hook(call, value)
-        return value
 
     def run(self, work: Callable[[], None]) -> None:
         """Run ``work`` on the seam's small pool (made on first use), logging what it raises."""
@@ -382,6 +377,13 @@ class Seam:
             _logged(ext.close)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def through(hooks: Sequence[Callable[[Call, Any], Any]], call: Call, value: Any) -> Any:
+    """``value`` through ``hooks`` in order (what ``Seam.results_for(call.method)`` gave)."""
+    for hook in hooks:
+        value = hook(call, value)
+    return value
 
 
 def _never() -> bool:
