@@ -20,16 +20,18 @@ lookup misses. Write your own by subclassing ``CacheStore`` (five methods).
 from __future__ import annotations
 
 import abc
+import errno
 import hashlib
 import json
 import logging
 import os
-import stat
-import tempfile
 import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Callable, Union
+
+from ._core.files import UnsafeDirectory, check_private_directory, open_private_directory, owned_regular_file, write_atomic
 
 __all__ = ["CacheStore", "FileStore", "MemoryStore", "Partition", "PartitionOption", "RedisStore"]
 
@@ -168,8 +170,12 @@ class MemoryStore(CacheStore):
 
 #: What a FileStore entry file is called: the key's digest, and this suffix.
 _SUFFIX = ".mcpcache"
+#: How a FileStore's temporary files begin (``write_atomic``'s names): never read as entries.
+_TEMPORARY = ".tmp-"
 #: The first line of an entry file: this magic, then JSON of the key and the expiry time.
 _MAGIC = b"mcpclient-cache-1 "
+#: How an entry is opened: never through a symlink, never waiting on a planted FIFO.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
 
 class FileStore(CacheStore):
@@ -178,36 +184,51 @@ class FileStore(CacheStore):
     Each entry is one file, written to a temporary name and renamed into place, so a reader
     in another process sees the old entry or the new one, never half of one. Expiry is per
     entry (wall-clock time, as processes share it); the directory is kept under ``max_bytes``
-    by removing expired entries, then the oldest. The directory is made ``0700`` and the files
-    ``0600``; a directory another user owns, or one others may write to, is refused
-    (``ValueError``). Files that are not entries, or are damaged, are skipped with a log line.
+    by removing expired entries, then the oldest.
+
+    The entries say what a server's tools are and what they do, so the directory is trusted
+    only when it is the user's own: it is made ``0700`` (the files ``0600``), and a symlink or
+    a directory another user owns is refused (``ValueError``). On POSIX the store holds the
+    directory it checked open and reaches every entry through it, never following a symlink,
+    so pointing the path elsewhere later changes nothing; elsewhere the path is checked again
+    before each use. Files that are not entries, are damaged, or belong to another user are
+    skipped with a log line. ``close()`` lets the directory go (a store that is never closed
+    lets it go when it is collected).
     """
 
     def __init__(self, directory: str | os.PathLike[str], *, max_bytes: int = 64 * 1024 * 1024) -> None:
         self.directory = Path(directory)
         self.max_bytes = max_bytes
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        info = self.directory.stat()
-        if info.st_uid != os.getuid():
-            raise ValueError(f"the cache directory {self.directory} belongs to another user: choose one of your own")
-        if stat.S_IMODE(info.st_mode) & 0o077:
-            os.chmod(self.directory, 0o700)  # ours: close it to others before anything is written
+        try:
+            self._fd = open_private_directory(self.directory, "cache directory")
+        except UnsafeDirectory as exc:
+            raise ValueError(str(exc)) from exc
+        self._closed = weakref.finalize(self, os.close, self._fd) if self._fd is not None else None
         self._lock = threading.Lock()
         self._written = 0  # bytes written since the last sweep (by this process)
 
-    def _path(self, key: str) -> Path:
-        return self.directory / (hashlib.sha256(key.encode()).hexdigest() + _SUFFIX)
+    def _name(self, key: str) -> str:
+        return hashlib.sha256(key.encode()).hexdigest() + _SUFFIX
+
+    def _where(self, name: str) -> str:
+        """What to give ``os`` for the file ``name`` (with ``dir_fd=self._fd``)."""
+        if self._fd is not None:
+            if self._closed is not None and not self._closed.alive:
+                raise ValueError("the store is closed")
+            return name
+        check_private_directory(self.directory, "cache directory", closed=0o077)  # no descriptor: judged each time
+        return str(self.directory / name)
 
     def get(self, key: str) -> bytes | None:
-        path = self._path(key)
-        entry = self._read(path)
+        name = self._name(key)
+        entry = self._read(name)
         if entry is None:
             return None
         stored_key, expires, value = entry
         if stored_key != key:
             return None  # another key's file under this name: never served
         if expires < time.time():
-            self._unlink(path)
+            self._unlink(name)
             return None
         return value
 
@@ -215,17 +236,9 @@ class FileStore(CacheStore):
         if ttl <= 0:
             return
         header = _MAGIC + json.dumps({"key": key, "expires": time.time() + ttl}).encode() + b"\n"
-        try:
-            fd, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-", suffix=".part")  # 0600
-            try:
-                with os.fdopen(fd, "wb") as file:
-                    file.write(header)
-                    file.write(value)
-                os.replace(temporary, self._path(key))
-            except BaseException:
-                self._unlink(Path(temporary))
-                raise
-        except OSError as exc:
+        try:  # 0600, no flush to disk: an entry lost in a crash is a miss
+            write_atomic(Path(self._where(self._name(key))), header + value, mode=0o600, dir_fd=self._fd, sync=False)
+        except (OSError, ValueError) as exc:
             log.warning("cannot write the cache entry in %s: %s", self.directory, exc)
             return
         with self._lock:
@@ -237,57 +250,80 @@ class FileStore(CacheStore):
             self.sweep()
 
     def delete(self, key: str) -> None:
-        self._unlink(self._path(key))
+        self._unlink(self._name(key))
 
     def delete_prefix(self, prefix: str) -> None:
-        for path in self._entries():
-            entry = self._read(path)
+        for name in self._names():
+            entry = self._read(name)
             if entry is not None and entry[0].startswith(prefix):
-                self._unlink(path)
+                self._unlink(name)
 
     def sweep(self) -> None:
         """Remove expired entries, then the oldest until the directory is under ``max_bytes``."""
         now = time.time()
-        kept: list[tuple[float, int, Path]] = []
-        for path in self._entries():
-            entry = self._read(path)
+        kept: list[tuple[float, int, str]] = []
+        for name in self._names(temporary=True):
+            if name.startswith(_TEMPORARY):  # left by a process killed mid-write
+                info = self._stat(name)
+                if info is not None and info.st_mtime < now - 60:
+                    self._unlink(name)
+                continue
+            entry = self._read(name)
             if entry is None or entry[1] < now:
-                self._unlink(path)
+                self._unlink(name)
                 continue
-            try:
-                info = path.stat()
-            except OSError:
-                continue
-            kept.append((info.st_mtime, info.st_size, path))
+            info = self._stat(name)
+            if info is not None:
+                kept.append((info.st_mtime, info.st_size, name))
         total = sum(size for _, size, _ in kept)
-        for _, size, path in sorted(kept, key=lambda item: item[0]):
+        for _, size, name in sorted(kept, key=lambda item: item[0]):
             if total <= self.max_bytes:
                 break
-            self._unlink(path)
+            self._unlink(name)
             total -= size
-        for path in self.directory.glob(".tmp-*.part"):  # left by a process killed mid-write
-            try:
-                if path.stat().st_mtime < now - 60:
-                    self._unlink(path)
-            except OSError:
-                continue
 
-    def _entries(self) -> list[Path]:
+    def close(self) -> None:
+        """Let the directory go; the store misses from then on (close it when no thread uses it)."""
+        if self._closed is not None:
+            self._closed()
+
+    def _names(self, *, temporary: bool = False) -> list[str]:
+        """The entries' names (and the temporary files', when asked)."""
         try:
-            return [path for path in self.directory.iterdir() if path.name.endswith(_SUFFIX)]
-        except OSError as exc:
+            if self._fd is None:
+                names = os.listdir(self._where("."))
+            else:  # a descriptor of its own: listing moves a directory's offset, shared by dup()
+                listing = os.open(".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=self._fd)
+                try:
+                    names = os.listdir(listing)
+                finally:
+                    os.close(listing)
+        except (OSError, ValueError) as exc:
             log.warning("cannot list the cache directory %s: %s", self.directory, exc)
             return []
+        return [name for name in names if name.endswith(_SUFFIX) and (temporary or not name.startswith(_TEMPORARY))]
 
-    def _read(self, path: Path) -> tuple[str, float, bytes] | None:
+    def _read(self, name: str) -> tuple[str, float, bytes] | None:
         """(key, expiry, value) of an entry file; None when missing or not a sound entry."""
         try:
-            with open(path, "rb") as file:
-                data = file.read()
+            fd = os.open(self._where(name), _READ_FLAGS, dir_fd=self._fd)
         except FileNotFoundError:
             return None
+        except (OSError, ValueError) as exc:
+            if isinstance(exc, OSError) and exc.errno == errno.ELOOP:
+                log.warning("skipping the cache entry %s in %s: it is a symbolic link", name, self.directory)
+                self._unlink(name)
+            else:
+                log.warning("cannot read the cache entry %s: %s", name, exc)
+            return None
+        try:
+            with os.fdopen(fd, "rb") as file:
+                if not owned_regular_file(file.fileno()):
+                    log.warning("skipping the cache entry %s in %s: not a file of this user's own", name, self.directory)
+                    return None
+                data = file.read()
         except OSError as exc:
-            log.warning("cannot read the cache entry %s: %s", path.name, exc)
+            log.warning("cannot read the cache entry %s: %s", name, exc)
             return None
         header, newline, value = data.partition(b"\n")
         try:
@@ -298,18 +334,24 @@ class FileStore(CacheStore):
             if not isinstance(key, str) or not isinstance(expires, (int, float)):
                 raise ValueError("a malformed header")
         except (ValueError, KeyError, TypeError) as exc:
-            log.warning("skipping the damaged cache entry %s in %s (%s)", path.name, self.directory, exc)
-            self._unlink(path)
+            log.warning("skipping the damaged cache entry %s in %s (%s)", name, self.directory, exc)
+            self._unlink(name)
             return None
         return key, float(expires), value
 
-    def _unlink(self, path: Path) -> None:
+    def _stat(self, name: str) -> os.stat_result | None:
         try:
-            path.unlink()
+            return os.stat(self._where(name), dir_fd=self._fd, follow_symlinks=False)
+        except (OSError, ValueError):
+            return None
+
+    def _unlink(self, name: str) -> None:
+        try:
+            os.unlink(self._where(name), dir_fd=self._fd)  # a symlink itself, never what it points at
         except FileNotFoundError:
             pass
-        except OSError as exc:
-            log.warning("cannot remove the cache entry %s: %s", path.name, exc)
+        except (OSError, ValueError) as exc:
+            log.warning("cannot remove the cache entry %s: %s", name, exc)
 
     def __repr__(self) -> str:
         return f"FileStore({str(self.directory)!r})"

@@ -22,7 +22,7 @@ from typing import Any
 
 from attrs import define, field
 
-from .._core.files import write_private
+from .._core.files import UnsafeDirectory, check_private_directory, write_private
 from ._errors import AuthorizationError
 
 __all__ = ["ClientInfo", "FileTokenStore", "MemoryTokenStore", "TokenStore", "Tokens"]
@@ -194,31 +194,18 @@ def check_directory(directory: Path) -> bool:
     authorization server, their client) or plant a symlink; a symlinked directory may be
     somewhere else entirely. So on POSIX a symlink, or a directory owned by someone else, is
     refused, and a group- or world-writable directory of the user's own is repaired to 0700
-    with a warning. Elsewhere (no ``os.getuid``) only existence is checked.
+    with a warning (``check_private_directory``). Elsewhere (no ``os.getuid``) a symlink is
+    refused and existence checked.
     """
     try:
-        info = os.lstat(directory)
-    except FileNotFoundError:
-        return False
+        repaired = check_private_directory(directory, "token directory", closed=stat.S_IWGRP | stat.S_IWOTH)
+    except UnsafeDirectory as exc:
+        raise AuthorizationError(str(exc)) from exc
     except OSError as exc:
         raise AuthorizationError(f"cannot use the token directory {directory}: {exc.strerror or exc}") from exc
-    if stat.S_ISLNK(info.st_mode):
-        raise AuthorizationError(f"the token directory {directory} is a symbolic link; refusing to keep tokens there")
-    if not stat.S_ISDIR(info.st_mode):
-        raise AuthorizationError(f"the token directory {directory} is not a directory")
-    if not hasattr(os, "getuid"):
-        return True
-    if info.st_uid != os.getuid():
-        raise AuthorizationError(
-            f"the token directory {directory} belongs to another user (uid {info.st_uid}); refusing to keep tokens there"
-        )
-    if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+    if repaired:
         log.warning("the token directory %s was writable by other users; its mode is now 0700", directory)
-        try:
-            os.chmod(directory, 0o700)
-        except OSError as exc:
-            raise AuthorizationError(f"cannot make the token directory {directory} private: {exc.strerror or exc}") from exc
-    return True
+    return repaired is not None
 
 
 class FileTokenStore(TokenStore):
