@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from mcpclient._core.llm_names import sanitize, unique_names
@@ -23,4 +24,8 @@ def test_duplicates_are_numbered_in_order_and_stay_valid():
     names = unique_names(["a.b", "a_b", "a-b", "a.b", "y" * 80, "y" * 80])
     assert names[:4] == ["a_b", "a_b_2", "a-b", "a_b_3"]
     assert len(set(names)) == 6 and all(VALID.match(n) for n in names)
-    assert unique_names(["a.b", "a_b"]) == unique_names(["a.b", "a_b"])
+    # Stable: a name depends only on the names before it, so adding a tool at the end (or
+    # listing again in another process: no hash() involved) renames none of the others.
+    assert unique_names(["a.b", "a_b"]) == ["a_b", "a_b_2"]
+    assert unique_names(["a.b", "a_b", "c", "a.b"])[:2] == ["a_b", "a_b_2"]
+    assert sanitize("y" * 80) == "y" * 55 + "_" + hashlib.sha1(b"y" * 80).hexdigest()[:8]

@@ -163,6 +163,10 @@ class Handlers:
             return {"action": "decline"}
         if mode not in self.elicitation_modes:  # the spec's answer to an undeclared mode
             raise RPCError(RPCError.INVALID_PARAMS, f"this client does not accept {mode!r} elicitations")
+        schema = params.get("requestedSchema")
+        if mode == "form" and schema is not None and not isinstance(schema, dict):
+            # The spec's requestedSchema is an object; the handler never sees anything else.
+            raise RPCError(RPCError.INVALID_PARAMS, f"the requestedSchema is not a JSON object: {_bounded.excerpt(schema, 100)}")
         request = attrs.evolve(_read(params, t.ElicitationRequest), server=self.server)
         if mode == "url" and request.elicitation_id:
             self.url_elicitations.expect(request.elicitation_id)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 
@@ -57,11 +58,18 @@ def test_an_sse_reply_delivers_notifications_before_the_result_in_order(fake):
     assert seen == [1, 2]
 
 
-def test_a_202_for_a_notification_is_success(fake):
-    with open_client():
-        pass
-    (initialized,) = fake.posts("notifications/initialized")
-    assert initialized is not None
+def test_a_202_for_a_notification_is_success(fake, caplog):
+    answered = []
+
+    def accepted(message, request):
+        answered.append(message["method"])
+        return 202, {}, ""  # no body: the spec's answer to a notification
+
+    fake.handlers["notifications/initialized"] = accepted
+    with caplog.at_level("WARNING", logger="mcpclient"), open_client() as client:
+        assert client.call_tool("x").content[0].text == "ok"  # the session goes on after it
+    assert answered == ["notifications/initialized"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_the_session_id_is_echoed_on_later_requests_and_deleted_on_close(fake):

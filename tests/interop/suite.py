@@ -484,7 +484,9 @@ def check_cache(client: Client, peer: Peer) -> None:
     first = {tool.name for tool in client.list_tools()}
     assert {tool.name for tool in client.list_tools()} == first
     assert sent.count("tools/list") == fetches
-    assert [r.uri for r in client.list_resources()] == [r.uri for r in client.list_resources()]
+    uris = [r.uri for r in client.list_resources()]
+    assert uris and [r.uri for r in client.list_resources()] == uris
+    assert sent.count("resources/list") == fetches  # kept like the tools: fetched again only when stale
     [template] = client.list_resource_templates()  # cached apart from the resources
     assert template.uri_template == "test://items/{item_id}"
     try:

@@ -109,23 +109,23 @@ def test_close_fails_pending_calls_with_client_closed(client_and_server):
 
 
 @pytest.mark.parametrize(
-    "garbage",
+    ("garbage", "logged"),
     [
-        ["not", "an", "object"],
-        {"jsonrpc": "2.0"},
-        {"jsonrpc": "2.0", "method": 42},
-        {"jsonrpc": "2.0", "id": 999999, "result": {}},
-        {"jsonrpc": "2.0", "id": {"weird": 1}, "result": {}},
-        "a bare string",
-        ProtocolError("the server sent invalid JSON"),
+        (["not", "an", "object"], "not a JSON object"),
+        ({"jsonrpc": "2.0"}, "neither request, reply nor notification"),
+        ({"jsonrpc": "2.0", "method": 42}, "method is not a string"),
+        ({"jsonrpc": "2.0", "id": 999999, "result": {}}, "unknown or abandoned request id '999999'"),
+        ({"jsonrpc": "2.0", "id": {"weird": 1}, "result": {}}, "unknown or abandoned request id"),
+        ("a bare string", "not a JSON object: \"'a bare string'\""),
+        (ProtocolError("the server sent invalid JSON"), "malformed message from the server: the server sent invalid JSON"),
     ],
 )
-def test_bad_messages_are_logged_and_skipped(client_and_server, garbage, caplog):
+def test_bad_messages_are_logged_and_skipped(client_and_server, garbage, logged, caplog):
     client, _ = client_and_server
     with caplog.at_level(logging.DEBUG, logger="mcpclient"):
         client.transport.push(garbage)
         client.ping()  # the reader survived and still pairs replies
-    assert caplog.records
+    assert [r for r in caplog.records if logged in r.getMessage()], f"nothing logged about {garbage!r}"
 
 
 def test_a_reply_with_both_result_and_error_fails_only_that_call(transport):
@@ -166,7 +166,8 @@ def test_string_ids_that_echo_ours_are_paired(transport):
 
     server = ScriptedServer(transport, {"ping": stringify})
     with Client(transport, timeout=5) as client:
-        client.ping()
+        client.ping()  # a reply left unpaired would end this call by its timeout instead
+        assert client._engine._pending == {}
     server.stop()
 
 

@@ -3,7 +3,8 @@
 ``*.localhost`` names are resolved and must really be loopback; a name that answers a public
 address to the check and a link-local one to the connection (DNS rebinding) never gets a
 connection to the link-local one; IPv6 spellings of a blocked IPv4 address are blocked too.
-Remote names are ``responses`` mocks or a recording socket; the resolver is patched.
+Remote names are ``responses`` mocks or a recording socket; ``socket.getaddrinfo`` is patched,
+which the URL check (``_netguard``) and the connection both look up at each call.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import pytest
 import responses
 
 from mcpclient.auth import DiscoveryError
-from mcpclient.auth import _fetch
 from mcpclient.auth._fetch import Fetcher, check_url
 
 _real_getaddrinfo = socket.getaddrinfo
@@ -47,12 +47,12 @@ class Resolver:
 
 @pytest.fixture
 def resolver(monkeypatch):
-    """Install a ``Resolver``: for the connection (``socket.getaddrinfo``) and for the URL check."""
+    """Install a ``Resolver`` as ``socket.getaddrinfo``: the URL check and the connection
+    both resolve through it."""
 
     def install(*answers: str) -> Resolver:
         fake = Resolver(*answers)
         monkeypatch.setattr(socket, "getaddrinfo", fake)
-        monkeypatch.setattr(_fetch, "_resolve", fake, raising=False)  # where the check once looked
         return fake
 
     return install
@@ -76,12 +76,13 @@ def connections(monkeypatch):
 
 @pytest.mark.parametrize("address", ["169.254.169.254", "::ffff:169.254.169.254", "10.0.0.5"])
 def test_a_localhost_name_that_is_not_loopback_is_refused(resolver, address):
-    resolver(address)
+    names = resolver(address)
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
         rsps.add(responses.GET, "http://evil.localhost/.well-known/x", json={"issuer": "x"})
         with pytest.raises(DiscoveryError, match=r"loopback|link-local"):
             Fetcher().get_json("http://evil.localhost/.well-known/x", "the metadata")
         assert len(rsps.calls) == 0
+    assert names.names == ["evil.localhost"]  # the check resolved the name itself
 
 
 def test_rebinding_never_connects_to_the_link_local_address(resolver, connections):

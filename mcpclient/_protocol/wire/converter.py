@@ -60,10 +60,22 @@ _MODELS_IN: dict[type, tuple[str, ...]] = {
     t.SamplingMessage: (),
     t.ElicitationRequest: ("server",),  # set by the client, never read from the request
 }
-_converter.register_structure_hook_factory(
-    lambda cls: cls in _MODELS_IN,
-    lambda cls: make_dict_structure_fn(cls, _converter, **_renames(cls, _MODELS_IN[cls])),
-)
+
+
+def _model_hook(cls: type) -> Callable[[Any, Any], Any]:
+    build = make_dict_structure_fn(cls, _converter, **_renames(cls, _MODELS_IN[cls]))
+
+    def structure_model(value: Any, _type: Any) -> Any:
+        # The generated function tests keys with ``in``: a list or a string would pass as a
+        # model of defaults (a ``Completion`` from ``"x"``).
+        if not isinstance(value, dict):
+            raise TypeError(f"expected a JSON object, got {type(value).__name__}")
+        return build(value, _type)
+
+    return structure_model
+
+
+_converter.register_structure_hook_factory(lambda cls: cls in _MODELS_IN, _model_hook)
 
 
 def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.ResourceContents:
@@ -261,6 +273,8 @@ _INVALID = (BaseValidationError, KeyError, TypeError, ValueError, AttributeError
 
 def structure(value: Any, cls: type[T]) -> T:
     """Build ``cls`` from a server's JSON value; any failure is a ``ProtocolError``."""
+    if not isinstance(value, dict) and attrs.has(cls):
+        raise _invalid(cls, value, TypeError(f"expected a JSON object, got {type(value).__name__}"))
     try:
         return _converter.structure(value, cls)
     except ProtocolError:
