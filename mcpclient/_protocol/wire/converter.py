@@ -63,7 +63,7 @@ _MODELS_IN: dict[type, tuple[str, ...]] = {
 
 
 def _model_hook(cls: type) -> Callable[[Any, Any], Any]:
-    build = make_dict_structure_fn(cls, _converter, **_renames(cls, _MODELS_IN[cls]))
+    build: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, _converter, **_renames(cls, _MODELS_IN[cls]))
 
     def structure_model(value: Any, _type: Any) -> Any:
         # The generated function tests keys with ``in``: a list or a string would pass as a
