@@ -46,11 +46,13 @@ import attrs
 from ._core.cancel import CancelToken
 from ._core.exceptions import ProtocolError
 from ._core.timeouts import DEFAULT_TIMEOUT
+from ._core.waiting import Job, Lifetime, Signal, Until, WaitLock
 
 __all__ = [
     "Call",
     "Extension",
     "ExtensionSource",
+    "Job",
     "Message",
     "Middleware",
     "Next",
@@ -58,6 +60,10 @@ __all__ = [
     "Options",
     "RequestHandler",
     "Session",
+    "Signal",
+    "Until",
+    "WaitLock",
+    "until_of",
 ]
 
 
@@ -111,6 +117,17 @@ class Message:
         """A copy whose request carries ``keys`` in its ``_meta`` too (the era's keys still win)."""
         return attrs.evolve(self, options=attrs.evolve(self.options, meta={**(self.options.meta or {}), **keys}))
 
+    def within(self, seconds: float | None) -> Message:
+        """A copy whose request must end within ``seconds`` (its ``timeout`` and ``max_total``
+        at most that; None: unchanged): what a middleware that waited passes on, so the request
+        gets only what is left of the call's time (``Until.remaining()``)."""
+        if seconds is None:
+            return self
+        options = self.options
+        return attrs.evolve(self, options=attrs.evolve(
+            options, timeout=seconds if options.timeout is None else min(options.timeout, seconds),
+            max_total=seconds if options.max_total is None else min(options.max_total, seconds)))
+
     def with_headers(self, headers: Mapping[str, str]) -> Message:
         """A copy that carries ``headers`` down to the transport too (over those it had)."""
         return attrs.evolve(
@@ -143,6 +160,16 @@ class Call:
     params: Mapping[str, Any] | None = None
     name: str | None = None
     arguments: Mapping[str, Any] | None = None
+
+
+def until_of(options: Options | None, ends: Sequence[Lifetime] = (), *, what: str = "the wait") -> Until:
+    """The ``Until`` of a call made with ``options``: its time (the nearer of ``timeout`` and
+    ``max_total``, counted from now; neither: no limit), its ``cancel``, and ``ends``.
+    An extension asks its session instead (``Session.until``), which adds the connection's end."""
+    if options is None:
+        return Until(ends=ends, what=what)
+    limits = [t for t in (options.timeout, options.max_total) if t is not None]
+    return Until(min(limits) if limits else None, cancel=options.cancel, ends=ends, what=what)
 
 
 class Session(abc.ABC):
@@ -205,6 +232,17 @@ class Session(abc.ABC):
         """Why the connection ended on its own (the server exited, a stream broke), once it
         has; None while it runs, and when the client closed it."""
         return None
+
+    def until(self, options: Options | None = None, *, what: str = "the wait") -> Until:
+        """The one way a plug-in waits: an ``Until`` (``mcpclient._core.waiting``) that ends
+        at the earliest of the call's deadline (``options``' ``timeout`` or ``max_total``, the
+        nearer, counted from now), its ``cancel``, the client's ``close()`` and the
+        connection's death, raising ``RequestTimeout``, ``RequestCancelled``,
+        ``ClientClosedError`` or ``ConnectionClosed``. No ``options``: only the connection's
+        end bounds it (narrow it with ``.within(seconds)``). ``what`` names the wait in its
+        errors. A middleware passes its message's options (``session.until(message.options)``);
+        see docs/extending.md. A session that knows no connection gives the call's bounds only."""
+        return until_of(options, what=what)
 
     @property
     def timeout(self) -> float | None:

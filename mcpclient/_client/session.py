@@ -14,7 +14,8 @@ from typing import Any, Callable, Mapping
 from .._core.cancel import CancelToken
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.timeouts import Timeouts
-from ..extensions import Options, Session
+from .._core.waiting import Until
+from ..extensions import Options, Session, until_of
 from .conversation import CLOSED, OPEN, Conversation, identity
 from .notifications import Notifications
 from .seam import Seam, check_custom
@@ -87,6 +88,11 @@ class BoundSession(Session):
     @property
     def is_open(self) -> bool:
         return self._state() == OPEN
+
+    def until(self, options: Options | None = None, *, what: str = "the wait") -> Until:
+        # The engine's lifetime ends at close() and at the connection's death; read afresh
+        # (a forked child's engine replaces it).
+        return until_of(options, (self._conversation.engine.lifetime,), what=what)
 
     @property
     def timeout(self) -> float | None:

@@ -44,6 +44,7 @@ from .._core.exceptions import (
     RPCError,
     TransportError,
 )
+from .._core.waiting import Lifetime
 from ..transports.base import NOTHING, BatchedWrites, Failure, InlineReads, SendOptions, Transport, capabilities
 from .batching import Outbox
 from .dispatch import REPLY_SEND_TIMEOUT, Dispatcher, NotificationHandler, RequestHandler, hashable
@@ -137,6 +138,9 @@ class Engine:
         self._inline_reader = cast(InlineReads, transport)
         self._dead: MCPError | None = None
         self._closed = False
+        #: Ended at ``close()`` and at the connection's death, with the error calls then get:
+        #: the ``ends`` of every wait made for this connection (``_core.waiting.Until``).
+        self.lifetime = Lifetime()
         #: Runs what the server sends: its requests and notifications, progress callbacks.
         self._dispatch = Dispatcher(
             on_request=on_request, on_notification=on_notification, send=self._send,
@@ -190,9 +194,11 @@ class Engine:
             # _dead is set before the table is swapped: see Engine.request.
             pending, self._pending = list(self._pending.values()), {}
             tokens = self._dispatch.tokens()
+            dead = self._dead or ClientClosedError()
         for slot in pending:
             slot.error = ClientClosedError()
             slot.event.set()
+        self.lifetime.end(dead)  # (a forked child's was replaced, and ended, in _forget_parent)
         if self._forked:
             # The transport, its process or session and the threads are the parent's: closing
             # them here would kill the parent's server or end its session. (Nor is the reader
@@ -230,6 +236,7 @@ class Engine:
         self._outbox.reset()
         self._dispatch.forget_parent()
         self._forked = True
+        self.lifetime = Lifetime()  # the parent's may hold a lock a parent thread had
         self._mark_dead(
             TransportError(
                 "this client was created in another process and cannot be used after fork(); "
@@ -246,6 +253,8 @@ class Engine:
             # _dead is set before the table is swapped: see Engine.request.
             pending, self._pending = list(self._pending.values()), {}
             tokens = self._dispatch.tokens()
+            dead = self._dead or error
+        self.lifetime.end(dead)
         if forked:
             # The locks and threads we would use belong to the parent; touch nothing else.
             return
