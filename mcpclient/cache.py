@@ -361,6 +361,11 @@ class FileStore(CacheStore):
 REDIS_TIMEOUT = 0.5
 #: How long a RedisStore leaves Redis alone after a failure before trying again.
 REDIS_BACKOFF = 5.0
+#: How many keys a RedisStore's key scan asks Redis to look at per round trip.
+SCAN_COUNT = 1000
+#: A key scan that has not ended after this many round trips (ten million keys looked at) is
+#: a broken Redis: it stops, as a failure.
+MAX_SCAN_ROUNDS = 10_000
 
 
 class RedisStore(CacheStore):
@@ -370,8 +375,10 @@ class RedisStore(CacheStore):
     makes its client with ``timeout`` for connecting and for every command, and closes it in
     ``close()``. Or give your own ``redis.Redis`` (its own timeouts then apply; set them: a
     client without a socket timeout can wait for ever). Keys are prefixed with ``prefix``.
-    When Redis fails or is too slow, the store logs once, misses, and leaves Redis alone for
-    ``REDIS_BACKOFF`` seconds, so calls go to the server at full speed meanwhile.
+    When Redis fails, is too slow or answers what redis-py cannot read, the store logs once,
+    misses, and leaves Redis alone for ``REDIS_BACKOFF`` seconds, so calls go to the server at
+    full speed meanwhile. A key scan (``delete_prefix``) that goes past ``MAX_SCAN_ROUNDS``
+    round trips is such a failure.
     """
 
     def __init__(self, url_or_client: Any, *, prefix: str = "mcpclient:", timeout: float = REDIS_TIMEOUT) -> None:
@@ -379,7 +386,9 @@ class RedisStore(CacheStore):
             import redis
         except ImportError as exc:
             raise ImportError("RedisStore needs redis-py: pip install 'mcpclient[redis]'") from exc
-        self._errors: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+        # A backend fault is a miss, whatever redis-py makes of it: an answer of the wrong type
+        # raises AttributeError or TypeError from its parsers, not a RedisError.
+        self._errors: tuple[type[BaseException], ...] = (Exception,)
         if isinstance(url_or_client, str):
             self._client = redis.Redis.from_url(
                 url_or_client, socket_timeout=timeout, socket_connect_timeout=timeout, retry_on_timeout=False,
@@ -435,10 +444,15 @@ class RedisStore(CacheStore):
         if not self._usable():
             return
         pattern = _glob_escape(self.prefix + prefix) + "*"
+        cursor: Any = 0
         try:
-            keys = list(self._client.scan_iter(match=pattern, count=500))
-            for start in range(0, len(keys), 500):
-                self._client.delete(*keys[start:start + 500])
+            for _ in range(MAX_SCAN_ROUNDS):
+                cursor, keys = self._client.scan(cursor, match=pattern, count=SCAN_COUNT)
+                if keys:
+                    self._client.delete(*keys)
+                if not cursor:
+                    return
+            raise RuntimeError(f"the key scan did not end after {MAX_SCAN_ROUNDS} round trips")
         except self._errors as exc:
             self._failed("delete entries", exc)
 

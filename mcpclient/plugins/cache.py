@@ -31,8 +31,12 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from typing import Any, Mapping, Sequence
 
+from .. import types as t
+from .._core.exceptions import ProtocolError
+from .._protocol.wire import structure_list
 from ..cache import CacheStore, MemoryStore, Partition, PartitionOption, check_partition, digest, resolve_partition
 from ..extensions import Extension, Message, Middleware, Next, Session
 
@@ -50,6 +54,17 @@ CACHED = {
     "resources/templates/list": "resources",
     "resources/read": "resources",
 }
+#: What the client builds from each cached result: the key of its items, and their model. A
+#: kept value it could not build is damaged (another version's, a bad write): a miss, dropped.
+_ITEMS: dict[str, tuple[str, type]] = {
+    "tools/list": ("tools", t.ToolDef),
+    "prompts/list": ("prompts", t.Prompt),
+    "resources/list": ("resources", t.Resource),
+    "resources/templates/list": ("resourceTemplates", t.ResourceTemplate),
+    "resources/read": ("contents", t.ResourceContents),
+}
+#: How many kept values, found sound, each ResultCache remembers (so a hit is checked once).
+_SOUND_MEMORY = 64
 #: What each list_changed notification makes stale.
 _LIST_CHANGED = {
     "notifications/tools/list_changed": ("tools/list",),
@@ -99,6 +114,8 @@ class ResultCache(Extension):
         self._partition = check_partition(partition)
         self._session: Session | None = None
         self._server = "unbound"
+        self._lock = threading.Lock()
+        self._sound: dict[bytes, None] = {}  # kept values found sound, oldest first
 
     # -- the seam ----------------------------------------------------------------------------------
 
@@ -126,7 +143,7 @@ class ResultCache(Extension):
         base = self._key(message.method, params)
         partition = resolve_partition(self._partition)  # once per call: the caller's thread
         for scope in ("public", *((partition.scope,) if partition is not None else ())):
-            hit = self._load(f"{base}/{scope}")
+            hit = self._load(message.method, f"{base}/{scope}")
             if hit is not None:
                 return hit
         result = next_(message)
@@ -137,17 +154,35 @@ class ResultCache(Extension):
     def _key(self, method: str, params: Mapping[str, Any] | None) -> str:
         return f"mcpclient/result/{self._server}/{method}/{digest(params or {})}"
 
-    def _load(self, key: str) -> dict[str, Any] | None:
+    def _load(self, method: str, key: str) -> dict[str, Any] | None:
         raw = self.store.get(key)
         if raw is None:
             return None
         try:
             value = json.loads(raw)
-        except ValueError:
-            log.warning("dropping a cache entry that is not JSON (%s)", key)
+            if not isinstance(value, dict):
+                raise ValueError(f"a {type(value).__name__}, not an object")
+            if raw not in self._sound:
+                self._check(method, value)
+        except (ValueError, ProtocolError) as exc:
+            log.warning("dropping a damaged cache entry (%s: %s)", key, exc)
             self.store.delete(key)
             return None
-        return value if isinstance(value, dict) else None
+        with self._lock:
+            self._sound[raw] = None
+            if len(self._sound) > _SOUND_MEMORY:
+                del self._sound[next(iter(self._sound))]
+        return value
+
+    @staticmethod
+    def _check(method: str, value: dict[str, Any]) -> None:
+        """Raise ``ProtocolError`` unless the client can build its answer from ``value``, as
+        from the server's (the items' models, the next page's cursor)."""
+        items, model = _ITEMS[method]
+        structure_list(value.get(items, []), model)
+        cursor = value.get("nextCursor")
+        if cursor is not None and not isinstance(cursor, str):
+            raise ProtocolError(f"nextCursor is a {type(cursor).__name__}, not a string")
 
     def _keep(self, method: str, base: str, result: dict[str, Any], partition: Partition | None) -> None:
         if result.get("resultType", "complete") != "complete":
