@@ -3,9 +3,10 @@
 Convention (for whoever adds docs): each fenced block opened with ```python is extracted and
 run on its own, in a fresh ``python`` subprocess started from the repository root (so
 ``examples/servers/demo_server.py`` and ``examples/mcp.json`` are at hand), with this checkout
-on PYTHONPATH and a timeout of 60 s, and with the servers of ``examples/mcp.json`` approved
-(``mcpclient trust``, in a temporary config directory): from the checkout it is a project
-file. It must exit 0. Write blocks against what the project
+on PYTHONPATH and a timeout of 60 s, as a new reader runs it: with an empty config directory,
+so nothing is approved. From the checkout ``examples/mcp.json`` is a project file: a block
+that opens its servers shows the consent it needs (``trust_project=True``,
+``config.approve(entry)``) where a reader sees it. It must exit 0. Write blocks against what the project
 ships or can start locally (the demo server, ``mcpclient.testing.FakeServer``, a loopback
 server the block starts itself). A block that truly cannot run here (a remote OAuth server,
 an LLM API key) gets an HTML comment on the line just before its fence::
@@ -24,14 +25,13 @@ from __future__ import annotations
 
 import ast
 import importlib.util
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-from tests.helpers import approve_examples
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -84,9 +84,10 @@ ALL = [(path, line, code, reason) for path in FILES for line, code, reason in bl
 
 
 @pytest.fixture(scope="module")
-def approved_env(tmp_path_factory) -> dict[str, str]:
-    """examples/mcp.json is a project file of this checkout: its servers approved, as a reader would."""
-    return approve_examples(tmp_path_factory.mktemp("config"))
+def reader_env(tmp_path_factory) -> dict[str, str]:
+    """A new reader's environment: this checkout imported, nothing approved (an empty config
+    directory, so neither the machine's approvals nor a test's reach the blocks)."""
+    return {**os.environ, "XDG_CONFIG_HOME": str(tmp_path_factory.mktemp("config")), "PYTHONPATH": str(ROOT)}
 
 
 def test_marked_blocks_are_counted():
@@ -100,11 +101,11 @@ def test_marked_blocks_are_counted():
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("path, line, code, reason", ALL,
                          ids=[f"{p.relative_to(ROOT)}:{line}" for p, line, _, _ in ALL])
-def test_a_python_block_runs(path, line, code, reason, approved_env):
+def test_a_python_block_runs(path, line, code, reason, reader_env):
     if reason:
         pytest.skip(f"not run: {reason}")
     if missing := missing_optional(code):
         pytest.skip(f"needs {', '.join(missing)} (an optional extra not installed here)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=approved_env, capture_output=True, text=True,
+    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=reader_env, capture_output=True, text=True,
                             timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, f"{path.name}:{line}\n{code}\nstderr:\n{result.stderr[-3000:]}"

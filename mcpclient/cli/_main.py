@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import io
 import json
 import logging
 import os
+import re
+import shlex
 import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
@@ -20,6 +23,7 @@ from .._core.exceptions import (
     MCPError,
     RequestTimeout,
     ResourceNotFound,
+    RPCError,
     ToolCallDenied,
     TransportError,
 )
@@ -249,6 +253,8 @@ class _Run:
         self.protocol: str | None = getattr(args, "protocol", None)
         self.cache_dir: str | None = getattr(args, "cache", None)
         self.words: list[str] = list(args.words)
+        #: The word that named the server (see take_target), when one did.
+        self.target_word: str | None = None
         #: The person at the terminal, when there is one to ask (see _ask.py).
         self.terminal: TerminalIO | None = None
         #: Whether the connection opened (its handshake done): a failure before is the opening's.
@@ -268,9 +274,21 @@ class _Run:
         if self.server_command is not None:
             return resolve_target(None, config_path=self.config_path, command=self.server_command)
         word = self.words.pop(0) if first_word_is_target and self.words else None
+        self.target_word = word
         return resolve_target(word, config_path=self.config_path, command=None, trust_project=self.trust_project,
                               headers_given=any(getattr(self.args, name, None)
                                                 for name in ("header", "header_env", "header_file")))
+
+    def again(self, command: str) -> str:
+        """The command line of mcpclient's ``command`` for the same server (for a hint)."""
+        words = ["mcpclient", command]
+        if self.config_path is not None:
+            words += ["-c", self.config_path]
+        if self.target_word is not None:
+            words.append(self.target_word)
+        if self.server_command is not None:
+            words += ["--", *self.server_command]
+        return shlex.join(words)
 
     def open(self, target: Any) -> Any:
         target, options = self.prepare(target)
@@ -318,19 +336,25 @@ class _Run:
         self.print(fmt.dumps(value) if self.as_json else text())
 
 
-def _misplaced(command: str, server_command: Sequence[str]) -> list[str]:
+def _misplaced(command: str, server_command: Sequence[str], said: str) -> list[str]:
     """The words after ``--`` that are options of mcpclient's ``command`` (``--json``,
-    ``-t 5``, ``--timeout=5``, ``-t5``): they went to the server, not to mcpclient."""
+    ``-t 5``, ``--timeout=5``, ``-t5``) and that the server's last words (``said``, its
+    stderr) name: it failed of them, so they were likely meant for mcpclient."""
     parser = _build()[1].get(command)
     if parser is None:
         return []
+    # What the server named: "unrecognized arguments: --json -t5", "unknown option '--json'",
+    # Go's "flag provided but not defined: -json".
+    named = set(re.findall(r"(?<![\w-])-{1,2}\w[\w-]*", said))
     found = []
     for word in server_command[1:]:  # the first is the program
         if not word.startswith("-") or word == "-":
             continue
         name = word.partition("=")[0]
         short = word[:2] if not word.startswith("--") else name
-        if name in parser.own_options or short in parser.own_options:
+        if name not in parser.own_options and short not in parser.own_options:
+            continue
+        if {word, name, short, "-" + name.lstrip("-")} & named:
             found.append(word)
     return found
 
@@ -458,11 +482,18 @@ def _call(run: _Run, client: Any) -> int:
     arguments = parse_json_object(run.json_args) if run.json_args is not None else {}
     arguments.update(parse_arguments(pairs, schema))
     show_bar = not run.args.no_progress and not run.as_json and run.err.isatty()
-    if supports_progress(client.call_tool) and show_bar:
-        with Progress(tool, run.err) as bar:
-            result = client.call_tool(tool, arguments, on_progress=bar.callback)
-    else:
-        result = client.call_tool(tool, arguments)
+    try:
+        if supports_progress(client.call_tool) and show_bar:
+            with Progress(tool, run.err) as bar:
+                result = client.call_tool(tool, arguments, on_progress=bar.callback)
+        else:
+            result = client.call_tool(tool, arguments)
+    except RPCError:
+        if _say_unknown_tool(run, client, tool):
+            return EXIT_SERVER_ERROR
+        raise
+    if result.is_error and _say_unknown_tool(run, client, tool):
+        return EXIT_TOOL_ERROR
     if run.as_json:
         run.print(fmt.dumps(result))
     else:
@@ -472,6 +503,22 @@ def _call(run: _Run, client: Any) -> int:
         elif text:
             run.print(text)
     return EXIT_TOOL_ERROR if result.is_error else EXIT_OK
+
+
+def _say_unknown_tool(run: _Run, client: Any, tool: str) -> bool:
+    """After a failed call: when the server has no tool named ``tool``, say so, with the ones
+    it has and how to list them, and return True. Only a failure asks for the list."""
+    try:
+        names = [t.name for t in client.list_tools()]
+    except MCPError:
+        return False
+    if tool in names:
+        return False
+    close = difflib.get_close_matches(tool, names, n=3, cutoff=0.75)
+    hint = f"; did you mean {' or '.join(repr(n) for n in close)}?" if close else ""
+    _say(run.err, f"error: the server has no tool {tool!r}{hint} ({len(names)} tool{'' if len(names) == 1 else 's'}; "
+                  f"list them with: {run.again('tools')})")
+    return True
 
 
 def _resources(run: _Run, client: Any) -> int:
@@ -577,9 +624,12 @@ def _say(err: TextIO, text: str) -> None:
     err.write(f"mcpclient: {clean(text, None)}\n")
 
 
-def _note_misplaced(err: TextIO, command: str, server_command: Sequence[str]) -> None:
-    """After a server that ended during the opening: name mcpclient's options it was given."""
-    words = _misplaced(command, server_command)
+def _note_misplaced(err: TextIO, command: str, server_command: Sequence[str], error: ConnectionClosed) -> None:
+    """After a server that failed during the opening and named mcpclient's options it was
+    given (its stderr): say that they went to the server."""
+    if error.exit_code == 0:  # it ended of its own accord: nothing it was given failed it
+        return
+    words = _misplaced(command, server_command, error.stderr_tail)
     if words:
         shown = ", ".join(repr(w) for w in words)
         one = len(words) == 1
@@ -628,13 +678,16 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         if tail and not run.verbose:
             _say(err, f"the server's last stderr line: {tail.strip().splitlines()[-1]}")
         if isinstance(exc, ConnectionClosed) and not run.opened and run.server_command is not None:
-            _note_misplaced(err, run.args.command, run.server_command)
+            _note_misplaced(err, run.args.command, run.server_command, exc)
         return EXIT_CONNECTION
     except ResourceNotFound as exc:
         _say(err, f"not found: {_one_line(exc)}")
         return EXIT_SERVER_ERROR
     except CapabilityError as exc:
         _say(err, f"error: {_one_line(exc)}")
+        return EXIT_SERVER_ERROR
+    except RPCError as exc:  # its text says "server error -32602: ..." already
+        _say(err, _one_line(exc))
         return EXIT_SERVER_ERROR
     except MCPError as exc:
         _say(err, f"server error: {_one_line(exc)}")

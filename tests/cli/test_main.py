@@ -129,7 +129,7 @@ def test_a_wrong_argument_type_is_a_usage_error_in_one_line():
 def test_an_unknown_tool_is_a_server_error_in_one_line():
     code, _, err = demo("call", "nope")
     assert code == 4
-    assert err.startswith("mcpclient: server error: server error -32602") and err.count("\n") == 1
+    assert err.startswith("mcpclient: error: the server has no tool 'nope'") and err.count("\n") == 1
 
 
 def test_a_command_that_cannot_start_is_a_connection_error():
