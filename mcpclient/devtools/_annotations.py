@@ -1,24 +1,19 @@
 """Python type annotations for JSON Schema nodes, as source text, for the generated stubs
-(``mcpclient.devtools.stubs``): the ``TypedDict`` classes a module needs, and identifiers
-and docstring lines made safe from server text."""
+(``mcpclient.devtools.stubs``): the ``TypedDict`` classes a module needs. Server text enters
+them only through ``mcpclient._core.source`` (literals, identifiers, docstring lines)."""
 
 from __future__ import annotations
 
 import builtins
-import hashlib
-import keyword
 import re
 from typing import Any, Iterable, Mapping
 
-from .._core.text import clean_lines
+from .._core.source import doc_lines, identifier, literal
 
-__all__ = ["MAX_DEPTH", "TYPE_WORDS", "Module", "camel", "doc_lines", "identifier", "wrapped_output"]
+__all__ = ["MAX_DEPTH", "TYPE_WORDS", "Module", "camel", "wrapped_output"]
 
 #: How deeply schemas nest before the rest is typed ``Any``.
 MAX_DEPTH = 32
-#: How long a generated identifier may grow before it is cut (with a hash of the original).
-MAX_IDENTIFIER = 80
-
 #: What the generated module imports or defines besides its classes: never taken by a name of it.
 _MODULE_NAMES = frozenset({"annotations", "Any", "Literal", "NotRequired", "TypedDict", "ToolResult", "Stub",
                            "_cast", "__all__"})
@@ -28,50 +23,13 @@ _SCALARS = {"string": "str", "integer": "int", "number": "float", "boolean": "bo
 TYPE_WORDS = frozenset({"str", "int", "float", "bool", "list", "dict"})
 
 
-def _is_reserved(name: str) -> bool:
-    return keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in ("self", "cls")
-
-
-def identifier(text: str, taken: set[str], *, fallback: str, avoid: Iterable[str] = ()) -> str:
-    """A new ASCII, non-keyword Python identifier for ``text``, not in ``taken`` nor ``avoid``;
-    added to ``taken``. Leading underscores are dropped (such names read as private)."""
-    name = re.sub(r"[^0-9A-Za-z_]", "_", text).lstrip("_") or fallback
-    if name[0].isdigit():
-        name = f"{fallback}_{name}"
-    if len(name) > MAX_IDENTIFIER:
-        name = name[: MAX_IDENTIFIER - 9] + "_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
-    blocked = set(avoid)
-    if _is_reserved(name) or name in blocked:
-        name += "_"
-    base, number = name, 1
-    while name in taken or name in blocked or _is_reserved(name):
-        number += 1
-        name = f"{base}_{number}"
-    taken.add(name)
-    return name
-
-
 def camel(text: str) -> str:
     return "".join(part[:1].upper() + part[1:] for part in re.split(r"[^0-9A-Za-z]+", text) if part)
 
 
-def doc_lines(text: str) -> list[str]:
-    """Server text as docstring lines: cleaned, with ``\\`` and ``"`` escaped (inert)."""
-    lines = [line.rstrip() for line in clean_lines(text, 2000)]
-    while lines and not lines[-1]:
-        lines.pop()
-    while lines and not lines[0]:
-        lines.pop(0)
-    return [line.replace("\\", "\\\\").replace('"', '\\"') for line in lines]
-
-
-def _literal(value: Any) -> str | None:
+def _member(value: Any) -> str | None:
     """A ``Literal[...]`` member for an enum or const value, or None when it cannot be one."""
-    if value is None or isinstance(value, bool):
-        return repr(value)
-    if isinstance(value, (int, str)):
-        return repr(value)
-    return None
+    return literal(value) if value is None or type(value) in (bool, int, str) else None
 
 
 class Module:
@@ -99,7 +57,7 @@ class Module:
         fields = []
         for key in sorted(properties, key=str):
             kind = self.annotation(properties[key], wanted + "_" + str(key), root, depth + 1, refs)
-            fields.append(f"    {key!r}: {kind if key in needed else f'NotRequired[{kind}]'},")
+            fields.append(f"    {literal(str(key))}: {kind if key in needed else f'NotRequired[{kind}]'},")
         name = self.new_name(wanted)
         doc = doc_lines(node["description"]) if isinstance(node.get("description"), str) else []
         block = [f"{name} = TypedDict({name!r}, {{", *fields, "})"]
@@ -121,11 +79,11 @@ class Module:
                 return "Any"  # outside the schema, or recursive
             return self.annotation(target, ref.rsplit("/", 1)[-1] or wanted, root, depth + 1, refs + (ref,))
         if "const" in node:
-            member = _literal(node["const"])
+            member = _member(node["const"])
             return f"Literal[{member}]" if member is not None else "Any"
         enum = node.get("enum")
         if isinstance(enum, list) and enum:
-            members = [_literal(value) for value in enum]
+            members = [_member(value) for value in enum]
             if all(member is not None for member in members):
                 unique = list(dict.fromkeys(m for m in members if m is not None))
                 return f"Literal[{', '.join(unique)}]"

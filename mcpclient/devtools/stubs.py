@@ -17,10 +17,11 @@ official SDKs' ``{"result": x}`` wrapping unwrapped to ``x``'s type) and raises 
 when the tool fails; any other tool returns the ``ToolResult``.
 
 The generated text is a function of the tools alone: tools, properties and classes are sorted
-by name, so the same tools give the same bytes. Server text is inert in it: names and enum
-values are Python literals written by ``repr`` (every control and format character escaped);
-descriptions become docstrings cleaned by ``_text.clean_lines`` with backslashes and quotes
-escaped, so no description can end the docstring; every identifier is made of ASCII letters,
+by name, so the same tools give the same bytes. Server text is inert in it, written only through
+``mcpclient._core.source``: names and enum values are ASCII Python literals (``literal``: every
+character but printable ASCII escaped); descriptions become docstrings cleaned by
+``_text.clean_lines`` with backslashes and quotes escaped (``doc_lines``), so no description
+can end the docstring; every identifier is made of ASCII letters,
 digits and ``_``, is no keyword and shadows no builtin nor a name of the module or of
 ``Stub``, and names that clash after this are told apart by ``_2``, ``_3`` in the sorted order
 of the original names.
@@ -37,10 +38,11 @@ from typing import Any, ClassVar, Iterable, Mapping, Protocol, Sequence
 
 from .._client.client import Client
 from .._core.exceptions import StructuredOutputError, StubOutOfDate
+from .._core.source import doc_lines, identifier, literal
 from .._core.text import clean
 from ..plugins.lock import fingerprint
 from ..types import ToolResult
-from ._annotations import MAX_DEPTH, TYPE_WORDS, Module, camel, doc_lines, identifier, wrapped_output
+from ._annotations import MAX_DEPTH, TYPE_WORDS, Module, camel, wrapped_output
 
 __all__ = ["MAX_DEPTH", "Stub", "ToolClient", "generate", "list_tools_raw", "stubs_for"]
 
@@ -172,9 +174,9 @@ def generate(tools: Sequence[Mapping[str, Any]], *, class_name: str, server_name
         f"class {stub_name}(Stub):",
         '    """The server\'s tools as methods; ``' + stub_name + '(client)`` checks that they still match."""',
         "",
-        f"    SERVER = {server_name or ''!r}",
+        f"    SERVER = {literal(server_name or '')}",
         "    TOOLS = {",
-        *(f"        {name!r}: {mark!r}," for name, mark in hashes.items()),
+        *(f"        {literal(name)}: {literal(mark)}," for name, mark in hashes.items()),
         "    }",
     ]
     for method in methods:
@@ -185,7 +187,7 @@ def generate(tools: Sequence[Mapping[str, Any]], *, class_name: str, server_name
     head += [f"from typing import {', '.join(typing)}"] if typing else []
     head += [f"from typing_extensions import {', '.join(extensions)}"] if extensions else []
     head += ["" if typing or extensions else None, "from mcpclient import ToolResult" if "ToolResult" in code else None,
-             "from mcpclient.devtools.stubs import Stub", "", f"__all__ = {sorted([stub_name, *module.exported])!r}"]
+             "from mcpclient.devtools.stubs import Stub", "", f"__all__ = {literal(sorted([stub_name, *module.exported]))}"]
     parts = ["\n".join(line for line in head if line is not None), *module.classes, "\n".join(body)]
     return "\n\n\n".join(parts) + "\n"
 
@@ -224,16 +226,16 @@ def _method(module: Module, tool: Mapping[str, Any], method: str) -> str:
             optional = kind if kind == "Any" or kind == "None" or kind.endswith("| None") else f"{kind} | None"
             signature.append(f"{python}: {optional} = None")
     if structured:
-        call = f"_cast({returns!r}, self._structured({name!r}, {{{_arguments(params)}}}, wrapped={wrapped}))"
+        call = f"_cast({literal(returns)}, self._structured({literal(name)}, {{{_arguments(params)}}}, wrapped={wrapped}))"
     else:
-        call = f"self._call({name!r}, {{{_arguments(params)}}})"
+        call = f"self._call({literal(name)}, {{{_arguments(params)}}})"
     doc = _docstring(tool, params, properties)
     lines = [f"    def {method}({', '.join(signature)}) -> {returns}:", *doc, f"        return {call}"]
     return "\n".join(lines)
 
 
 def _arguments(params: Sequence[tuple[str, str, str, bool]]) -> str:
-    return ", ".join(f"{key!r}: {python}" for python, key, _, _ in params)
+    return ", ".join(f"{literal(key)}: {python}" for python, key, _, _ in params)
 
 
 def _docstring(tool: Mapping[str, Any], params: Sequence[tuple[str, str, str, bool]],

@@ -25,6 +25,7 @@ from .. import types as t
 from .._client.client import Client
 from .._core.cancel import CancelToken
 from .._core.exceptions import MCPError, RequestCancelled
+from .._core.source import is_name
 from .._core.text import clean
 from .forms import FormField, fields_of, read_form
 from .page import ESM
@@ -245,10 +246,12 @@ def explorer(client: Client | None = None, *, name: str = "client", server: str 
              opener: Opener | None = None, target: str = "") -> Any:
     """An ``Explorer`` widget for ``client`` (or, with ``opener``, for the server typed in its box).
 
-    ``name`` is the variable the copied code calls (``client.call_tool(...)``). Needs
-    anywidget (the ``apps`` extra); raises ``ImportError`` saying so.
+    ``name`` is the variable the copied code calls (``client.call_tool(...)``): a Python name
+    (else ``ValueError``). Needs anywidget (the ``apps`` extra); raises ``ImportError`` saying so.
     """
     global _CLASS
+    if not is_name(name):
+        raise ValueError(f"{name!r} is not a Python variable name")
     if _CLASS is None:
         try:
             _CLASS = _widget_class()

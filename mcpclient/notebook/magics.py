@@ -16,12 +16,12 @@ use for something else is never overwritten. IPython is imported only when a mag
 
 from __future__ import annotations
 
-import keyword
 import shlex
 import threading
 from typing import Any
 
 from .._client.client import Client
+from .._core.source import is_name
 from .explorer import explorer
 from .targets import TargetError, open_words
 
@@ -77,7 +77,7 @@ class McpMagic:
             if len(words) < 2:
                 raise _usage_error("--as takes a variable name: %mcp explore --as NAME SERVER")
             name, words = words[1], words[2:]
-        if not name.isidentifier() or keyword.iskeyword(name):
+        if not is_name(name):
             raise _usage_error(f"{name!r} is not a Python variable name")
         if len(words) == 1 and isinstance(self.ipython.user_ns.get(words[0]), Client):
             widget = explorer(self.ipython.user_ns[words[0]], name=words[0])

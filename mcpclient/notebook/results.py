@@ -7,9 +7,10 @@ the official SDK makes of a function returning a list). ``table`` gives that tab
 ``DataFrame`` when pandas is importable, else as the same HTML. All HTML leaves through the
 sanitiser (``_client.sanitize.clean``, nh3), cells are escaped before that.
 
-``call_code`` writes the ``client.call_tool(...)`` line as Python literals (``repr``), so a
-hostile tool name or value is a string in the cell, never code, and shows its control
-characters as escapes.
+``call_code`` writes the ``client.call_tool(...)`` line with the tool's name and the
+arguments as ASCII Python literals (``mcpclient._core.source.literal``), so a hostile tool
+name or value is a string in the cell, never code, and shows its control characters as
+escapes; the client's variable must be a Python name.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import attrs
 from .. import types as t
 from .._client.display import to_html
 from .._client.sanitize import clean
+from .._core.source import is_name, literal, needs_json
 
 __all__ = ["call_code", "records", "result_html", "table", "table_html"]
 
@@ -109,6 +111,12 @@ def result_html(result: t.ToolResult) -> str:
 
 
 def call_code(client_name: str, tool: str, arguments: Mapping[str, Any]) -> str:
-    """The cell that makes this call: ``result = client.call_tool('name', {...})``."""
-    args = f", {dict(arguments)!r}" if arguments else ""
-    return f"result = {client_name}.call_tool({tool!r}{args})\nresult"
+    """The cell that makes this call: ``result = client.call_tool('name', {...})``.
+
+    Raises ``ValueError`` when ``client_name`` is not a Python variable name.
+    """
+    if not is_name(client_name):
+        raise ValueError(f"{client_name!r} is not a Python variable name")
+    args = f", {literal(dict(arguments), width=None)}" if arguments else ""
+    code = f"result = {client_name}.call_tool({literal(tool)}{args})\nresult"
+    return f"import json\n{code}" if needs_json(args[2:]) else code

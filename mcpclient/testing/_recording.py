@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, Union
 
 from .._core.redact import REDACTED, Redactor
+from .._core.text import inert_json
 from ..transports.base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, capabilities
 from ..transports.http import StreamableHTTPTransport
 from ..transports.stdio import StdioTransport
 
-__all__ = ["FORMAT", "MODES", "Matcher", "RecordingTransport"]
+__all__ = ["FORMAT", "MODES", "Matcher", "RecordingTransport", "read_recording", "recording_lines"]
 
 #: ``once``: record when the file does not exist, else replay; ``none``: replay only (a
 #: missing file is an error); ``all``: record again, replacing the file.
@@ -116,7 +117,9 @@ class RecordingTransport(Transport, ConcurrentSends):
     def _write(self, entry: dict[str, Any]) -> None:
         with self._lock:
             if not self._file.closed:
-                self._file.write(json.dumps(entry, ensure_ascii=False, sort_keys=True) + "\n")
+                # inert: a line break only between entries (no raw U+2028 or U+0085, which
+                # str.splitlines takes for one), no lone surrogate UTF-8 cannot write
+                self._file.write(inert_json(json.dumps(entry, ensure_ascii=False, sort_keys=True)) + "\n")
                 self._file.flush()
 
     def _log(self, direction: str, message: Any) -> None:
@@ -220,3 +223,55 @@ def _without(value: dict[str, Any], path: tuple[str, ...]) -> dict[str, Any]:
     if not isinstance(inner, dict):
         return value
     return {**value, head: _without(inner, rest)}
+
+
+#: The header's fields and the types they must have (besides the format number).
+_HEADER_TYPES = {"kind": "a string", "target": "a string or a list of strings"}
+
+
+def _header_problem(header: Any) -> str | None:
+    if not isinstance(header, dict) or type(header.get("mcpclient_recording")) is not int \
+            or header["mcpclient_recording"] != FORMAT:
+        return f"is not an mcpclient recording (format {FORMAT})"
+    target = header.get("target")
+    valid = {"kind": isinstance(header.get("kind"), str),
+             "target": isinstance(target, str) or (isinstance(target, list) and all(isinstance(p, str) for p in target))}
+    for key, ok in valid.items():
+        if not ok:
+            shown = "missing" if key not in header else f"a {type(header[key]).__name__}"
+            return f"has a header whose {key!r} must be {_HEADER_TYPES[key]} (it is {shown})"
+    return None
+
+
+def recording_lines(path: Path_) -> list[tuple[int, str]]:
+    """The lines of the file at ``path`` that are not blank, each with its number."""
+    text = Path(path).read_text(encoding="utf-8")
+    return [(number, line) for number, line in enumerate(text.split("\n"), 1) if line.strip(" \t\r")]
+
+
+def read_recording(path: Path_) -> tuple[dict[str, Any], list[tuple[str, dict[str, Any]]]]:
+    """The header and the events (``("send" | "recv", message)``) of the recording at ``path``.
+
+    Lines are split at ``\\n`` only (a JSON string may hold U+2028 raw, which
+    ``str.splitlines`` takes for a line break); blank lines are skipped. Raises ``ValueError``
+    naming the file (and the line) when it is not a recording of this format, a line is not
+    JSON, the header's fields have the wrong types (``kind`` a string, ``target`` a string or
+    a list of strings) or an event has no ``dir`` of ``send`` or ``recv`` and ``message`` object.
+    """
+    path = Path(path)
+    lines = recording_lines(path)
+    entries = []
+    for number, line in lines:
+        try:
+            entries.append(json.loads(line))
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"{path} line {number} is not JSON: {exc}") from None
+    problem = _header_problem(entries[0] if entries else None)
+    if problem is not None:
+        raise ValueError(f"{path} {problem}")
+    events: list[tuple[str, dict[str, Any]]] = []
+    for (number, _), entry in zip(lines[1:], entries[1:]):
+        if not isinstance(entry, dict) or entry.get("dir") not in ("send", "recv") or not isinstance(entry.get("message"), dict):
+            raise ValueError(f"{path} line {number} is no event: it needs \"dir\" (\"send\" or \"recv\") and a \"message\" object")
+        events.append((entry["dir"], entry["message"]))
+    return entries[0], events

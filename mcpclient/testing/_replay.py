@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 from .._core.exceptions import ConnectionClosed, HTTPStatusError, StreamInterrupted
 from ..transports.base import Failure, Transport
 from ._faults import Fault, FaultPlan
-from ._recording import FORMAT, MODES, Matcher, Path_, RecordingTransport, Target, _open, _Scrubber
+from ._recording import MODES, Matcher, Path_, RecordingTransport, Target, _open, _Scrubber, read_recording
 
 __all__ = ["PROBE", "ReplayTransport", "recorded"]
 
@@ -44,12 +44,7 @@ class ReplayTransport(Transport):
     def __init__(self, path: Path_, *, matcher: Matcher | None = None, secrets: Iterable[str] = (), strict: bool = True,
                  faults: Iterable[Fault] = ()) -> None:
         self.path = Path(path)
-        lines = self.path.read_text(encoding="utf-8").splitlines()
-        header = json.loads(lines[0]) if lines else {}
-        if header.get("mcpclient_recording") != FORMAT:
-            raise ValueError(f"{self.path} is not an mcpclient recording (format {FORMAT})")
-        self.header = header
-        self.events: list[tuple[str, dict[str, Any]]] = [(e["dir"], e["message"]) for e in map(json.loads, lines[1:]) if e]
+        self.header, self.events = read_recording(self.path)
         self.matcher = matcher or Matcher()
         self.strict = strict
         self._scrubber = _Scrubber(secrets)
