@@ -84,6 +84,11 @@ class Pipes(abc.ABC):
         so the stream is intact; ``UNKNOWN``). Raises ``WriteStopped`` once ``stop_writes``
         was called, ``WriteFailed`` when nobody reads stdin any more, ``OSError``."""
 
+    def unread(self) -> bool:
+        """Whether the server has closed its stdin, where that shows without writing (False
+        where it cannot be told: the first write then fails with ``WriteFailed``)."""
+        return False
+
     def write_now(self, data: bytes) -> int:
         """Write ``data`` (at most ``atomic_write`` bytes) at once, without waiting: how many
         bytes went out (all of it, or 0 when the pipe has no room, or is closed or broken)."""

@@ -166,6 +166,15 @@ class PosixPipes(Pipes):
         finally:
             self._end_write()
 
+    def unread(self) -> bool:
+        # A pipe whose reading end is closed reports an error to a poll of its writing end.
+        with self._lock:
+            if self._stdin_closed:
+                return False
+            poller = select.poll()
+            poller.register(self.stdin_fd, select.POLLOUT)
+            return any(events & select.POLLERR for _, events in poller.poll(0))
+
     def write_now(self, data: bytes) -> int:
         try:
             self._begin_write()

@@ -31,8 +31,8 @@ log = logging.getLogger(__name__)
 EXIT_GRACE_TIMEOUT = 2.0
 #: After SIGTERM to the process group, how long before SIGKILL.
 TERMINATE_TIMEOUT = 2.0
-#: After a torn write (see ``TORN_WRITE``): how long the server, which is not reading, gets
-#: after SIGTERM before SIGKILL. Short: ``close()`` waits for it.
+#: After a torn write (see ``TORN_WRITE``), or once the server closed its stdin: how long the
+#: server, which is not reading, gets after SIGTERM before SIGKILL. Short: ``close()`` waits for it.
 TORN_TERMINATE_TIMEOUT = 0.5
 #: After SIGKILL, how long we wait to reap the process.
 KILL_REAP_TIMEOUT = 2.0
@@ -126,6 +126,9 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         # Closed, or the output has ended: a read raises at once (why: _stop_error).
         self._stopped = False
         self._ended: ConnectionClosed | None = None  # why the output ended
+        # Why nothing can be written any more (the server closed its stdin, or exited): every
+        # later send raises it at once, and close() does not wait for an end of input it cannot see.
+        self._unwritable: ConnectionClosed | None = None
         self._reading = False
         self._stdout_closed = False
         self._tree = for_this_system()
@@ -205,13 +208,16 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         ``ConnectionClosed`` saying so."""
         if self._closed:
             raise ConnectionClosed(self._close_reason)
+        if self._unwritable is not None:
+            raise copy.copy(self._unwritable)
         data = encode_message(message) + b"\n"
         try:
             left = self._pipes.write(data, None if timeout is None else time.monotonic() + timeout)
         except WriteStopped:
             raise ConnectionClosed(self._close_reason) from None
         except WriteFailed as exc:
-            raise self._exit_error(str(exc)) from exc
+            error = self._unwritable = self._exit_error(str(exc))
+            raise copy.copy(error) from exc
         except (OSError, ValueError) as exc:
             if self._closed:
                 raise ConnectionClosed(self._close_reason) from exc
@@ -393,7 +399,8 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
             code = self._proc.wait(EXIT_REPORT_TIMEOUT)
         except subprocess.TimeoutExpired:
             code = None
-        self._stderr_thread.join(EXIT_REPORT_TIMEOUT)
+        if code is not None:  # its last words: a server still running may keep stderr open for ever
+            self._stderr_thread.join(EXIT_REPORT_TIMEOUT)
         if what is None:
             reason = f"{exit_status(code)}; a process it started still holds its output pipe"
         elif code is None:
@@ -408,11 +415,16 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         """Close stdin, let the server exit, then terminate and kill its process group.
 
         A read waiting on another thread ends at once. After a torn write (see ``send``) the
-        server is being ended already, on a thread of its own: this waits for that.
+        server is being ended already, on a thread of its own: this waits for that. A server
+        that closed its stdin cannot see it closed: it is asked to end (SIGTERM) at once, and
+        killed ``TORN_TERMINATE_TIMEOUT`` later.
         """
         self._stderr.release()  # whatever is still held goes on
         if self._stop("the transport is closed"):
-            self._end_server(EXIT_GRACE_TIMEOUT)
+            if self._unwritable is not None or self._pipes.unread():
+                self._end_server(0.0, TORN_TERMINATE_TIMEOUT)
+            else:
+                self._end_server(EXIT_GRACE_TIMEOUT)
             return
         closer = self._closer
         if closer is not None and closer is not threading.current_thread():

@@ -31,6 +31,8 @@ Tools (``tools/call`` by name):
 * ``die`` ``{"code": n, "answer": b}`` -> exits with code ``n`` (after writing this call's
   answer when ``b`` is true, the server's last words).
 * ``stop_reading`` -> answers, then never reads stdin again (sleeps until killed).
+* ``close_stdin`` -> closes its stdin, answers, then runs on (sleeps until killed): every
+  later write to it fails, and closing it tells the server nothing.
 * ``huge`` ``{"size": n, "start": s}`` -> writes one line of ``n`` bytes that begins with
   ``s`` (``{`` by default: it looks like JSON until its end), then answers.
 
@@ -239,6 +241,11 @@ def main() -> int:
                 os._exit(int(args.get("code", 3)))
             elif name == "stop_reading":
                 answer(msg_id, "not reading any more")
+                while True:
+                    time.sleep(1)
+            elif name == "close_stdin":
+                os.close(sys.stdin.fileno())
+                answer(msg_id, "stdin closed")
                 while True:
                     time.sleep(1)
             elif name == "huge":
