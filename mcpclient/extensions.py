@@ -221,6 +221,14 @@ class Session(abc.ABC):
         return None
 
     @property
+    def server_directory(self) -> str | None:
+        """The absolute directory the server resolves a relative path in, when the client
+        knows it: a stdio server's working directory (the ``cwd`` it was started with, else
+        the client's at that moment); None for a server elsewhere (HTTP), whose directory the
+        client cannot know. For judging the paths a call sends (``mcpclient.policy.Under``)."""
+        return None
+
+    @property
     def peer(self) -> Any:
         """What the transport shows of the server: its ``mcpclient.transports.base.Peer``
         (network, protocol, address, port, the MCP session id while there is one), read

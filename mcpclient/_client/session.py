@@ -78,6 +78,10 @@ class BoundSession(Session):
         return identity(self._conversation.server_key)
 
     @property
+    def server_directory(self) -> str | None:
+        return self._conversation.transport.server_directory
+
+    @property
     def peer(self) -> Any:
         return self._conversation.transport.peer
 

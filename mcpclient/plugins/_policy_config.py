@@ -18,7 +18,8 @@ from typing import Any, Mapping
 
 from .._core.exceptions import ConfigError
 from .._core.text import clean
-from .policy import Approver, Condition, MaxSize, OneOf, Policy, Rule, Under, check_action
+from ._policy_conditions import Condition, MaxSize, OneOf, Under
+from .policy import Approver, Policy, Rule, check_action
 
 __all__ = ["policy_from_dict"]
 

@@ -24,9 +24,20 @@ the most specific one: the order you read is the order that counts); when none m
   nothing for a read-only tool). Hints are the server's claims: trust them only as far as you
   trust the server;
 * ``arguments``: ``Under(name, *roots)`` (a path, once made absolute and resolved: ``..``,
-  symbolic links, and case on Windows and macOS; a ``~`` path or a non-string never is),
-  ``OneOf(name, values)``, ``MaxSize(name, size)`` (bytes of the value as UTF-8 text or JSON;
-  ``name=None``: all the arguments). Each must hold; a list of values must hold for each.
+  symbolic links, and case on Windows and macOS), ``OneOf(name, values)``,
+  ``MaxSize(name, size)`` (bytes of the value as UTF-8 text or JSON; ``name=None``: all the
+  arguments). An argument left out is judged at the default the tool's input schema gives it.
+
+**A rule that cannot judge a call fails closed.** Each condition holds, does not hold, or
+cannot tell (``mcpclient.plugins._policy_conditions``): a ``~`` or ``$HOME`` path, a NUL,
+blanks around a path, a non-string where a path is wanted, a relative path where the
+server's directory is unknown (an HTTP server; a stdio server's is the one it started in),
+``"0"`` where ``0`` is listed, the hints of a tool the server does not list, a name it does
+not list that matches but for case or separators. "Cannot tell" matches a ``deny`` or ``ask``
+rule and never an ``allow`` rule. A list value triggers a ``deny`` when any item is under the
+root, and an ``allow`` only when every item is. The call is judged as it will be sent (its
+arguments as JSON); a call whose name is not a string, or whose arguments are not an object,
+is refused before any rule.
 
 "ask" calls the ``approver``, a plain function ``approver(request) -> bool`` given an
 ``ApprovalRequest``; no approver, an approver that raises, or one that does not answer by its
@@ -49,11 +60,9 @@ import hashlib
 import json
 import logging
 import os
-import sys
 import threading
 import time
-from typing import Any, Callable, Iterable, Literal, Mapping, Sequence, Union
-from urllib.parse import unquote, urlsplit
+from typing import Any, Callable, Literal, Mapping, Sequence, Union
 
 import attrs
 
@@ -63,6 +72,8 @@ from .._core.text import clean
 from ..extensions import Extension, Message, Middleware, Next, Session
 from ..types import Implementation
 from ._call_time import CallTime
+from ._policy_conditions import Condition, MaxSize, OneOf, Under, Verdict, all_hold, loose_name
+from ._policy_conditions import to_json as _json
 
 __all__ = [
     "ACTIONS",
@@ -91,114 +102,7 @@ HINT_DEFAULTS: Mapping[str, bool] = {
 }
 #: What a continuation round of a 2026-07-28 call carries (the call was decided at its first round).
 _CONTINUATION = ("inputResponses", "requestState")
-_CASELESS = sys.platform in ("win32", "darwin")
 PathLike = Union[str, "os.PathLike[str]"]
-
-
-# -- conditions on arguments ------------------------------------------------------------------
-
-
-class Condition:
-    """A condition on one argument of a call (``Under``, ``OneOf``, ``MaxSize``)."""
-
-    argument: str | None
-
-    def holds(self, value: Any, present: bool) -> bool:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def check(self, arguments: Mapping[str, Any]) -> bool:
-        if self.argument is None:
-            return self.holds(dict(arguments), True)
-        present = self.argument in arguments
-        value = arguments.get(self.argument)
-        if isinstance(value, list) and not isinstance(self, MaxSize):
-            return bool(value) and all(self.holds(item, True) for item in value)
-        return self.holds(value, present)
-
-
-@attrs.frozen(init=False)
-class Under(Condition):
-    """The argument is a path inside one of ``roots`` once normalised (see the module docstring).
-
-    A relative path is taken from the current directory, as a local server started here
-    takes it; ``file://`` URIs are read as their path.
-    """
-
-    argument: str
-    roots: tuple[str, ...]
-
-    def __init__(self, argument: str, *roots: PathLike) -> None:
-        if not roots:
-            raise ValueError("Under needs at least one root")
-        self.__attrs_init__(argument, tuple(os.fspath(root) for root in roots))
-
-    def holds(self, value: Any, present: bool) -> bool:
-        path = _normal_path(value)
-        if path is None:
-            return False
-        for root in self.roots:
-            base = _normal_path(root)
-            if base is None:
-                continue
-            try:
-                if os.path.commonpath([base, path]) == base:
-                    return True
-            except ValueError:  # another drive on Windows
-                continue
-        return False
-
-
-def _normal_path(value: Any) -> str | None:
-    """``value`` as an absolute, resolved path to compare (None: not a path one can judge)."""
-    if not isinstance(value, str) or not value or "\x00" in value or value.startswith("~"):
-        return None
-    if value.lower().startswith("file:"):
-        parts = urlsplit(value)
-        if parts.netloc not in ("", "localhost"):
-            return None
-        value = unquote(parts.path)
-        if not value:
-            return None
-    resolved: str = os.path.normcase(os.path.realpath(os.path.abspath(value)))
-    return resolved.casefold() if _CASELESS else resolved
-
-
-@attrs.frozen(init=False)
-class OneOf(Condition):
-    """The argument's value is one of ``values`` (compared as JSON values: ``1`` is not ``"1"``)."""
-
-    argument: str
-    values: tuple[Any, ...]
-
-    def __init__(self, argument: str, values: Iterable[Any]) -> None:
-        self.__attrs_init__(argument, tuple(values))
-
-    def holds(self, value: Any, present: bool) -> bool:
-        key = _json(value)
-        return present and any(_json(v) == key for v in self.values)
-
-
-@attrs.frozen(init=False)
-class MaxSize(Condition):
-    """The argument (``None``: all the arguments) is at most ``size`` bytes (UTF-8 text or JSON)."""
-
-    argument: str | None
-    size: int
-
-    def __init__(self, argument: str | None, size: int) -> None:
-        if not isinstance(size, int) or size < 0:
-            raise ValueError(f"MaxSize needs a size in bytes, got {size!r}")
-        self.__attrs_init__(argument, size)
-
-    def holds(self, value: Any, present: bool) -> bool:
-        if not present:
-            return True
-        text = value if isinstance(value, str) else _json(value)
-        return len(text.encode("utf-8", "surrogatepass")) <= self.size
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 # -- rules and decisions ----------------------------------------------------------------------
@@ -252,7 +156,8 @@ class Rule:
         self.__attrs_init__(action, _names(server, "server"), _names(tool, "tool"),
                             hints, tuple(arguments), name)
 
-    def matches(self, call: ToolCall) -> bool:
+    def verdict(self, call: ToolCall) -> Verdict:
+        """Whether every condition holds of ``call``: True, False, or None (cannot tell)."""
         if self.server is not None:
             bound = call.server is not None
             name = call.server if bound else call.claimed_server
@@ -260,18 +165,44 @@ class Rule:
                 return False
             if not any(fnmatch.fnmatchcase(name, pattern) for pattern in self.server):
                 return False
-        if self.tool is not None and not any(fnmatch.fnmatchcase(call.tool, pattern) for pattern in self.tool):
+        verdicts: list[Verdict] = []
+        if self.tool is not None:
+            verdicts.append(_tool_verdict(call, self.tool))
+        if self.annotations:
+            hints = judged_hints(call.annotations)
+            verdicts.extend(None if hints[hint] is None else hints[hint] == wanted
+                            for hint, wanted in self.annotations.items())
+        if False in verdicts:
             return False
-        hints = effective_hints(call.annotations)
-        if any(hints[hint] != wanted for hint, wanted in self.annotations.items()):
-            return False
-        return all(condition.check(call.arguments) for condition in self.arguments)
+        verdicts.extend(condition.check(call.arguments, defaults=call.defaults, directory=call.directory)
+                        for condition in self.arguments)
+        return all_hold(verdicts)
+
+    def matches(self, call: ToolCall) -> bool:
+        """Whether this rule decides ``call``: every condition holds, or (for ``deny`` and
+        ``ask``) none fails and one cannot tell. A rule that cannot judge a call fails closed."""
+        return _decides(self.action, self.verdict(call))
+
+
+def _decides(action: str, verdict: Verdict) -> bool:
+    return verdict is True or (verdict is None and action != "allow")
+
+
+def _tool_verdict(call: ToolCall, patterns: tuple[str, ...]) -> Verdict:
+    """The name as called matches a glob; a name the server does not list (it may resolve it
+    leniently) that matches one but for case, blanks or separators cannot be judged."""
+    if any(fnmatch.fnmatchcase(call.tool, pattern) for pattern in patterns):
+        return True
+    if call.annotations is not None:
+        return False  # the server lists this very name: it runs this tool
+    name = loose_name(call.tool)
+    return None if any(fnmatch.fnmatchcase(name, loose_name(pattern)) for pattern in patterns) else False
 
 
 def effective_hints(annotations: Mapping[str, Any] | None) -> dict[str, bool]:
     """Each hint as the spec reads it: the tool's value, else the default; a read-only tool is
     neither destructive nor open to change (``destructiveHint`` applies only when not read-only)."""
-    given = annotations or {}
+    given = annotations if isinstance(annotations, Mapping) else {}
     hints = {hint: given[hint] if isinstance(given.get(hint), bool) else default
              for hint, default in HINT_DEFAULTS.items()}
     if hints["readOnlyHint"]:
@@ -279,24 +210,51 @@ def effective_hints(annotations: Mapping[str, Any] | None) -> dict[str, bool]:
     return hints
 
 
+def judged_hints(annotations: Mapping[str, Any] | None) -> dict[str, bool | None]:
+    """Each hint as a rule judges it: ``effective_hints``, but None (cannot tell) for a hint of
+    the wrong type, and for every hint of a tool the server does not list (``annotations``
+    None) or lists with annotations that are not an object."""
+    if not isinstance(annotations, Mapping):
+        return dict.fromkeys(HINT_DEFAULTS)
+    hints: dict[str, bool | None] = {}
+    for hint, default in HINT_DEFAULTS.items():
+        value = annotations.get(hint)
+        hints[hint] = default if value is None else value if isinstance(value, bool) else None
+    if hints["readOnlyHint"] is True:
+        hints["destructiveHint"] = False
+    return hints
+
+
 @attrs.frozen(kw_only=True)
 class ToolCall:
-    """A call as the rules see it: ``server`` the name you gave (None: unbound),
-    ``claimed_server`` the server's own ``serverInfo`` name."""
+    """A call as the rules see it.
+
+    ``arguments`` as sent (a JSON object); ``annotations`` the tool's as the server lists
+    them (``{}``: listed with none; None: the server does not list the tool, so its hints
+    cannot be judged and its name is judged leniently); ``defaults`` the defaults its input
+    schema gives its arguments (one left out is judged at its default); ``directory`` where
+    the server resolves a relative path (a stdio server's working directory; None: not
+    known, so a relative path cannot be judged); ``server`` the name you gave (None:
+    unbound), ``claimed_server`` the server's own ``serverInfo`` name.
+    """
 
     tool: str
     arguments: Mapping[str, Any]
     annotations: Mapping[str, Any] | None
     server: str | None = None
     claimed_server: str | None = None
+    defaults: Mapping[str, Any] = attrs.field(factory=dict)
+    directory: str | None = None
 
 
 @attrs.frozen(kw_only=True)
 class Decision:
-    """What the rules say of a call: ``action``, and ``rule`` (its label, or "default")."""
+    """What the rules say of a call: ``action``, ``rule`` (its label, or "default"), and
+    ``certain`` (False: the rule could not judge the call, and fails closed)."""
 
     action: str
     rule: str
+    certain: bool = True
 
 
 @attrs.frozen(kw_only=True)
@@ -404,10 +362,12 @@ class Policy:
         return bound
 
     def decide(self, call: ToolCall) -> Decision:
-        """The first rule that matches ``call``, or the default."""
+        """The first rule that matches ``call`` (``Rule.matches``: one that cannot tell matches
+        if it denies or asks), or the default."""
         for index, rule in enumerate(self.rules):
-            if rule.matches(call):
-                return Decision(action=rule.action, rule=rule.name or f"rule {index + 1}")
+            verdict = rule.verdict(call)
+            if _decides(rule.action, verdict):
+                return Decision(action=rule.action, rule=rule.name or f"rule {index + 1}", certain=verdict is True)
         return Decision(action=self.default, rule="default")
 
     def extension(self) -> PolicyGate:
@@ -460,24 +420,46 @@ def _span_event(call: ToolCall, decision: Decision, allowed: bool, reason: str) 
 
 # -- the gate ---------------------------------------------------------------------------------
 
+#: The hints of a tool whose annotations are not an object: none of them can be judged.
+_UNREADABLE_HINTS: Mapping[str, Any] = dict.fromkeys(HINT_DEFAULTS, "(annotations not an object)")
+
+
+def _defaults(schema: Any) -> dict[str, Any]:
+    """The defaults an input schema gives its top-level arguments."""
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        return {}
+    return {name: spec["default"] for name, spec in properties.items()
+            if isinstance(name, str) and isinstance(spec, dict) and "default" in spec}
+
+
+def _directory(session: Session | None) -> str | None:
+    """Where the server resolves a relative path, when the client knows it."""
+    directory = session.server_directory if session is not None else None
+    return directory if isinstance(directory, str) and os.path.isabs(directory) else None
+
+
 
 class PolicyGate(Extension):
     """The extension that enforces a ``Policy`` on one Client: middleware around ``tools/call``.
 
-    It learns each tool's annotations from the ``tools/list`` results that pass by, forgets
-    them on ``notifications/tools/list_changed``, and lists the tools itself when a call names
-    one it has not seen (a tool it still cannot find has no hints: destructive, open-world).
+    It learns each tool's annotations and argument defaults from the ``tools/list`` results
+    that pass by, forgets them on ``notifications/tools/list_changed``, and lists the tools
+    itself when a call names one it has not seen (one it still cannot find is judged as
+    unknown: its hints cannot be told). It judges the call as it will be sent: the arguments
+    are passed on as the JSON they were judged as.
     """
 
     def __init__(self, policy: Policy) -> None:
         if not isinstance(policy, Policy):
             raise TypeError(f"policy= takes a mcpclient.policy.Policy, got {policy!r}")
         self.policy = policy
-        self._tools: dict[str, Mapping[str, Any] | None] = {}
+        self._tools: dict[str, Mapping[str, Any]] = {}  # each listed tool's annotations
+        self._defaults: dict[str, dict[str, Any]] = {}  # each listed tool's argument defaults
         self._descriptions: dict[str, str] = {}  # shown to an approver, cleaned
         self._lock = threading.Lock()
         self._session: Session | None = None
-        self._approved = threading.local()
+        self._rounds = threading.local()  # .next: the next round of a call approved on this thread
         self._asking: set[CancelToken] = set()  # the approvals waited for now: ended at close
         self._closed = False
 
@@ -496,16 +478,18 @@ class PolicyGate(Extension):
 
     def bind(self, session: Session) -> None:
         self._session = session
+        self._forget()
+
+    def _forget(self) -> None:
         with self._lock:
             self._tools.clear()
+            self._defaults.clear()
             self._descriptions.clear()
 
     def _gate(self, message: Message, next_: Next) -> Any:
         if message.kind == "notification":
             if message.direction == "receive" and message.method == "notifications/tools/list_changed":
-                with self._lock:
-                    self._tools.clear()
-                    self._descriptions.clear()
+                self._forget()
             return next_(message)
         if message.direction != "send":
             return next_(message)
@@ -516,8 +500,11 @@ class PolicyGate(Extension):
         if message.method != "tools/call":
             return next_(message)
         budget = CallTime(message.options)
-        self._check(message, budget)
-        return next_(budget.passed_on(message))
+        message, approved = self._check(message, budget)
+        result = next_(budget.passed_on(message))
+        if approved is not None and isinstance(result, dict) and result.get("resultType") == "input_required":
+            self._rounds.next = (approved, result.get("requestState"))  # its next round is not asked again
+        return result
 
     def _learn(self, result: Any) -> None:
         tools = result.get("tools") if isinstance(result, dict) else None
@@ -527,7 +514,9 @@ class PolicyGate(Extension):
             for tool in tools:
                 if isinstance(tool, dict) and isinstance(tool.get("name"), str):
                     annotations = tool.get("annotations")
-                    self._tools[tool["name"]] = annotations if isinstance(annotations, dict) else None
+                    self._tools[tool["name"]] = (annotations if isinstance(annotations, dict)
+                                                 else {} if annotations is None else _UNREADABLE_HINTS)
+                    self._defaults[tool["name"]] = _defaults(tool.get("inputSchema"))
                     description = tool.get("description")
                     if isinstance(description, str):
                         self._descriptions[tool["name"]] = description
@@ -535,6 +524,8 @@ class PolicyGate(Extension):
                         self._descriptions.pop(tool["name"], None)
 
     def _annotations(self, name: str, budget: CallTime) -> Mapping[str, Any] | None:
+        """The tool's annotations as the server lists them (``{}``: none), listing the tools
+        when it has not seen the tool; None when the server does not list it."""
         with self._lock:
             if name in self._tools:
                 return self._tools[name]
@@ -560,41 +551,65 @@ class PolicyGate(Extension):
                 return None
         return None
 
-    def _check(self, message: Message, budget: CallTime) -> None:
+    def _check(self, message: Message, budget: CallTime) -> tuple[Message, tuple[str, str] | None]:
+        """Judge the call: raise ``ToolCallDenied``, or give the message to send (its name and
+        arguments as the JSON they were judged as) and, for a call a person approved, its key
+        (what its next round, if the server asks for input, is matched against)."""
+        waiting = getattr(self._rounds, "next", None)
+        self._rounds.next = None  # an approval covers the next round of its own call only
         params = message.params or {}
         name = params.get("name")
-        if not isinstance(name, str):
-            return  # not a call a server can run; it answers with its own error
-        arguments = params.get("arguments")
-        arguments = arguments if isinstance(arguments, dict) else {}
-        continuation = any(key in params for key in _CONTINUATION)
+        raw = params.get("arguments")
         session = self._session
         info = session.server_info if session is not None else None
         claimed = info.name if isinstance(info, Implementation) else None
-        call = ToolCall(tool=name, arguments=arguments, annotations=self._annotations(name, budget),
-                        server=self.policy.server, claimed_server=claimed if isinstance(claimed, str) else None)
+        claimed = claimed if isinstance(claimed, str) else None
+        if not isinstance(name, str) or not isinstance(raw, (dict, type(None))):
+            self._refuse_malformed(name, raw, claimed)
+        # Judged as sent: the JSON the transport would write, decoded (a tuple is a list, a str
+        # subclass a str, a dict subclass what it encodes as); what cannot be sent raises here.
+        text = json.dumps(raw or {}, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        arguments: dict[str, Any] = json.loads(text)
+        name = json.loads(json.dumps(name))
+        message = message.replace(params={**params, "name": name, **({} if raw is None else {"arguments": arguments})})
+        key = (name, text)
+        continuation = any(field in params for field in _CONTINUATION)
+        listed = self._annotations(name, budget)
+        with self._lock:
+            defaults = self._defaults.get(name, {}) if listed is not None else {}
+        call = ToolCall(tool=name, arguments=arguments, annotations=listed, server=self.policy.server,
+                        claimed_server=claimed, defaults=defaults, directory=_directory(session))
         decision = self.policy.decide(call)
-        key = (name, _json(arguments))
         if decision.action == "allow":
             if not continuation:
                 self.policy.record(call, decision, True, "allowed by the rule")
-            return
-        if decision.action == "ask" and continuation and getattr(self._approved, "call", None) == key:
-            return  # the next round of a call approved at its first
-        self._approved.call = None
+            return message, None
+        if (decision.action == "ask" and continuation and waiting is not None and waiting[0] == key
+                and params.get("requestState") == waiting[1]):
+            return message, key  # the next round of a call approved at its first, as the server asked
         if decision.action == "deny":
-            reason = "denied by the rule"
+            reason = "denied by the rule" if decision.certain else "denied by the rule, which could not judge the call"
         else:
             allowed, reason = self._ask(call, decision, budget)
             if allowed:
-                self._approved.call = key
                 self.policy.record(call, decision, True, reason)
-                return
+                return message, key
         self.policy.record(call, decision, False, reason)
         raise ToolCallDenied(
             f"the call of tool {name!r} was refused by the policy ({decision.rule}: {reason}); it was not sent",
             tool=name, server=call.server or call.claimed_server, rule=decision.rule, reason=reason,
         )
+
+    def _refuse_malformed(self, name: Any, arguments: Any, claimed: str | None) -> None:
+        """A call whose name is not a string, or whose arguments are not an object, names no
+        tool or values a rule can judge (a lenient server may still make something of it)."""
+        what = "its name is not a string" if not isinstance(name, str) else "its arguments are not an object"
+        shown = clean(_json(name), 120)
+        call = ToolCall(tool=shown, arguments={}, annotations=None, server=self.policy.server, claimed_server=claimed)
+        decision = Decision(action="deny", rule="malformed call", certain=False)
+        self.policy.record(call, decision, False, what)
+        raise ToolCallDenied(f"the call of tool {shown} was refused by the policy ({what}); it was not sent",
+                             tool=shown, server=call.server or claimed, rule=decision.rule, reason=what)
 
     def _ask(self, call: ToolCall, decision: Decision, budget: CallTime) -> tuple[bool, str]:
         if self.policy.approver is deny_all:

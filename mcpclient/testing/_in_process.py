@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import os
 import queue
 import sys
 import threading
@@ -268,6 +269,11 @@ class InProcessTransport(Transport):
     @property
     def peer(self) -> Peer:
         return Peer(network="inproc")
+
+    @property
+    def server_directory(self) -> str:
+        """This process's directory, now: the server runs here."""
+        return os.getcwd()
 
     def __repr__(self) -> str:
         return f"InProcessTransport({self._name!r})"

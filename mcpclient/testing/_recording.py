@@ -182,6 +182,10 @@ class RecordingTransport(Transport, ConcurrentSends):
     def peer(self) -> Peer:
         return self.inner.peer
 
+    @property
+    def server_directory(self) -> str | None:
+        return self.inner.server_directory
+
     def verify(self) -> None:
         """Nothing to check while recording (the pytest fixture calls it for every mode)."""
 

@@ -239,6 +239,12 @@ class Transport(abc.ABC):
         """The other end, as telemetry describes it (``Peer``); empty by default."""
         return Peer()
 
+    @property
+    def server_directory(self) -> str | None:
+        """The absolute directory the server resolves relative paths in, when this transport
+        knows it (a stdio server's working directory); None by default: a server elsewhere."""
+        return None
+
     def __enter__(self) -> Transport:
         return self
 

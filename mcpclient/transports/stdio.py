@@ -146,6 +146,8 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             raise TransportError(f"cannot start {self.cmd[0]!r}: {exc}") from exc
         self._config = _config_digest(self.cmd, merged_env, cwd)
+        # Where the server started: a relative cwd is taken from this process's directory now.
+        self._directory = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
         self._owner = os.getpid()
         self._tree.adopt(self._proc)  # the server dies with this process, however it ends
         try:
@@ -180,6 +182,11 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
     @property
     def peer(self) -> Peer:
         return Peer(network="pipe")
+
+    @property
+    def server_directory(self) -> str:
+        """The directory the server was started in (a server that changes its own is not seen)."""
+        return self._directory
 
     def reopen(self) -> StdioTransport:
         """The same command started again, with the same environment, directory and stderr."""
