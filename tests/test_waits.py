@@ -83,6 +83,8 @@ ALLOWED: dict[tuple[str, str], str] = {
         "a write waits for the writer thread within the send's deadline, woken by close and the server's exit",
     ("transports/_stdio_posix.py", "PosixPipes.read"):
         "poll(0): a look, not a wait",
+    ("transports/_stdio_posix.py", "PosixPipes.unread"):
+        "poll(0) on stdin at close(): a look whether the server closed it, not a wait",
     ("transports/_stdio_posix.py", "_wait_writable"):
         "a pipe write waiting for room, in WRITE_WAIT_SLICE slices that look at close()",
     ("transports/_stdio_process.py", "wait"):
