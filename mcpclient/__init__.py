@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ._core.version import __version__
 
 from . import plugins as _plugins  # noqa: F401  (registers the built-ins that Client's options stand for)
+from ._display import html as _html  # noqa: F401  (installs the models' HTML renderer, for Jupyter)
 from ._client.client import DEFAULT_TIMEOUT, Client
 from ._core.exceptions import (
     CapabilityError,
@@ -39,12 +40,10 @@ from ._core.exceptions import (
     URLElicitationRequired,
 )
 from ._client.features import Task
-from ._client.keepalive import KeepAlive
 from ._client.pages import Page
 from ._core.cancel import CancelToken
 from ._client.skill_model import Skill, SkillFile
 from .extensions import Extension, Message, Middleware, Options
-from .plugins.telemetry import Telemetry
 from .transports import StdioTransport, Transport
 from .types import (
     Completion,
@@ -76,6 +75,8 @@ if TYPE_CHECKING:
     from ._build.connect import connect
     from .auth import AuthorizationError, OAuth
     from .group import ClientGroup
+    from .plugins.keepalive import KeepAlive
+    from .plugins.telemetry import Telemetry
     from ._shared_group import SharedGroup
     from .transports import SSETransport, StreamableHTTPTransport
 
@@ -92,6 +93,8 @@ _LAZY = {
     "OAuth": (".auth", "OAuth"),
     "AuthorizationError": (".auth", "AuthorizationError"),
     "ClientGroup": (".group", "ClientGroup"),
+    "KeepAlive": (".plugins.keepalive", "KeepAlive"),
+    "Telemetry": (".plugins.telemetry", "Telemetry"),
     "SharedGroup": ("._shared_group", "SharedGroup"),
     "config": (".config", None),
     "llm": (".llm", None),

@@ -39,19 +39,26 @@ from __future__ import annotations
 
 import abc
 import threading
-from typing import Any, Callable, ClassVar, Collection, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, ClassVar, Collection, Iterator, Literal, Mapping, Sequence, TypeVar
 
 import attrs
 
 from ._core.cancel import CancelToken
-from ._core.exceptions import ProtocolError
+from ._core.exceptions import ProtocolError, RPCError
 from ._core.timeouts import DEFAULT_TIMEOUT
 from ._core.waiting import Job, Lifetime, Signal, Until, WaitLock
+from ._protocol.eras.modern import PROTOCOL_VERSION_KEY
+from ._protocol.eras.named import era_named
+from ._protocol.reads import resource_not_found, walk_pages
+from ._protocol.wire import structure, structure_list
+
+if TYPE_CHECKING:
+    from ._protocol.eras.base import Era
 
 __all__ = [
+    "PROTOCOL_VERSION_KEY",
     "Call",
     "Extension",
-    "ExtensionSource",
     "Job",
     "Message",
     "Middleware",
@@ -68,8 +75,9 @@ __all__ = [
 
 
 #: ``on_progress(progress, total, message)``: the engine's ``ProgressCallback``, spelled here
-#: so this module needs nothing of the engine (the transports import it).
+#: so this module needs nothing of the engine, which stands above it.
 ProgressCallback = Callable[[float, "float | None", "str | None"], None]
+M = TypeVar("M")
 
 
 @attrs.frozen(kw_only=True)
@@ -289,6 +297,48 @@ class Session(abc.ABC):
         stream that ends takes its acknowledgement with it."""
         return None
 
+    # -- what a plug-in needs of the protocol, so that it imports none of it ------------------------
+
+    def pages(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> Iterator[dict[str, Any]]:
+        """Each page of the listing ``method`` (``tasks/list``, ``skills/list``...), first to
+        last, as result dicts: ``options.timeout`` bounds the whole listing (not each page), and
+        ``options.meta`` goes with every page's request. ``params`` go with every page too, the
+        ``cursor`` added. Raises ``ProtocolError`` for a server that repeats a cursor or never
+        stops, and what ``request`` raises."""
+
+        def fetch(cursor: dict[str, Any] | None, left: float | None) -> dict[str, Any]:
+            return self.request(method, {**(params or {}), **(cursor or {})} or None,
+                                options=attrs.evolve(options, timeout=left))
+
+        return walk_pages(method, options.timeout, fetch)
+
+    def read_resource(self, uri: str, *, options: Options) -> dict[str, Any]:
+        """``resources/read`` of ``uri``: the result dict. Raises ``ResourceNotFound`` (an
+        ``RPCError``) when the server says it has no such resource, in each way servers say
+        it, and what ``request`` raises."""
+        try:
+            return self.request("resources/read", {"uri": uri}, options=options)
+        except RPCError as exc:
+            raise resource_not_found(exc, uri) from None
+
+    def structure(self, data: Any, kind: type[M]) -> M:
+        """``data`` (a wire dict from a result) as the model ``kind`` of ``mcpclient.types``
+        (``ToolResult``, ``ToolDef``, ``ResourceContents``...), as the client's own calls type
+        their results; ``ProtocolError`` for data that does not fit."""
+        return structure(data, kind)
+
+    def structure_list(self, items: Any, kind: type[M]) -> list[M]:
+        """``items`` (a list of wire dicts) as a list of the model ``kind``; see ``structure``."""
+        return structure_list(items, kind)
+
+    @property
+    def era_rules(self) -> type[Era]:
+        """The rules of this session's era that a plug-in reads (the task rules:
+        ``require_tasks``, ``task_params``, ``task_state``, ``blocking_task_result``,
+        ``tools_declare_task_support``), from the era's class by ``era``. ``MCPError`` before
+        the session is open."""
+        return era_named(self.era)
+
     @abc.abstractmethod
     def run(self, work: Callable[[], None]) -> None:
         """Run ``work`` on a worker thread of this client (never the caller's); errors are logged."""
@@ -389,16 +439,3 @@ class Extension:
 
     def close(self) -> None:
         """The client is closing."""
-
-
-class ExtensionSource(abc.ABC):
-    """Something a transport is given (an auth object) that brings extensions to its Client.
-
-    ``mcpclient.auth.OAuth`` is one: the grant it uses declares its extension (the client
-    credentials grant, ``io.modelcontextprotocol/oauth-client-credentials``). The HTTP
-    transports pass what their ``auth`` brings on through ``Transport.extensions()``.
-    """
-
-    @abc.abstractmethod
-    def extensions(self) -> Sequence[Extension]:
-        """The extensions to add to the Client this is used by."""

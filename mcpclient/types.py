@@ -18,6 +18,7 @@ from attrs import field, frozen
 from ._core.exceptions import ToolError
 
 __all__ = [
+    "Capabilities",
     "Completion",
     "CompletionRef",
     "CreateMessageRequest",
@@ -25,6 +26,7 @@ __all__ = [
     "ElicitationRequest",
     "ElicitationResult",
     "Implementation",
+    "Listing",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
@@ -62,9 +64,9 @@ def _plain_html(value: Any) -> str:
     return "<pre>" + html.escape(repr(value)) + "</pre>"
 
 
-#: What renders a model as HTML for Jupyter. The display layer (``mcpclient._client.display``, loaded
-#: with the package) installs its sanitising renderer with ``set_html_renderer``; the models
-#: never import it. Until then a model shows as its escaped repr.
+#: What renders a model as HTML for Jupyter. The notebook display (``mcpclient._display.html``,
+#: loaded by ``import mcpclient``) installs its sanitising renderer with ``set_html_renderer``;
+#: the models never import it. Until then a model shows as its escaped repr.
 _render_html: Callable[[Any], str] = _plain_html
 
 
@@ -75,13 +77,32 @@ def set_html_renderer(render: Callable[[Any], str]) -> None:
 
 
 class _Display:
-    """Jupyter display as HTML, sanitised (``mcpclient._client.display``, ``mcpclient._client.sanitize``).
+    """Jupyter display as HTML, sanitised (``mcpclient._display``: ``html``, ``sanitize``).
 
     HTML only: a front end shows ``text/markdown`` from the kernel unsanitised, so there is
     no ``_repr_markdown_``; a ``text/markdown`` resource is rendered to clean HTML instead.
     """
 
     __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        return _render_html(self)
+
+
+class Listing(list):  # type: ignore[type-arg]
+    """A plain ``list`` (``client.list_tools()`` and the like) that renders as HTML in Jupyter.
+
+    Without ``%load_ext mcpclient.notebook`` a list shows as a wall of reprs; this one
+    shows as the table the extension shows, and is a list in every other respect.
+    """
+
+    def _repr_html_(self) -> str | None:
+        return _render_html(self) if self else None
+
+
+class Capabilities(dict):  # type: ignore[type-arg]
+    """A plain ``dict`` of capabilities (``Client.server_capabilities``) that renders as a
+    table in Jupyter."""
 
     def _repr_html_(self) -> str:
         return _render_html(self)

@@ -530,7 +530,7 @@ def test_an_accepted_elicitation_gets_the_schema_defaults_filled_in(scripted):
     (-32603, "Resource demo://x not found", None, False),
 ])
 def test_which_read_errors_mean_resource_not_found(code, message, data, found):
-    from mcpclient._client.calls import _not_found
+    from mcpclient._protocol.reads import resource_not_found as _not_found
 
     error = _not_found(RPCError(code, message, data, method="resources/read"), "demo://x")
     assert isinstance(error, ResourceNotFound) is found

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mcpclient import PromptMessage, PromptPart, ResourceContents, ToolContent, ToolDef, ToolResult
 from mcpclient import notebook
-from mcpclient._client.display import to_html
+from mcpclient._display.html import to_html
 
 
 def test_text_is_html_escaped():

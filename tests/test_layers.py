@@ -10,6 +10,7 @@ on any import cycle, and on any arrow that points up the layers below (docs/arch
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -27,15 +28,19 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "models": ("mcpclient.types",),
     # The protocol over the models: the wire converter and the two eras.
     "protocol": ("mcpclient._protocol",),
-    # The public seam's types (what extensions and middleware are given).
-    "seam": ("mcpclient.extensions",),
     # The transports, their contract included, and auth (an island: the transports' token
-    # source is its one door). They know neither the eras nor the models.
+    # source is its one door). They know neither the eras nor the models, nor the seam above
+    # them: what travels with a message comes down as data (``SendOptions``).
     "transports": ("mcpclient.transports", "mcpclient.auth"),
+    # The public seam's types (what extensions and middleware are given), over the protocol.
+    "seam": ("mcpclient.extensions",),
     # The JSON-RPC engine: ids, pending slots, the reader thread, write batching, the dispatcher.
     # It speaks the transport contract, so it stands above the transports.
     "rpc": ("mcpclient._rpc",),
     "client": (),  # DEFAULT_LAYER
+    # The notebook display (HTML of the models, the sanitiser): over the models only, and
+    # above the client, which never shows anything; the plug-ins' notebook outputs use it.
+    "display": ("mcpclient._display",),
     "plugins": ("mcpclient.plugins",),
     # What builds clients from targets and options (the _build package), and knows the plug-ins by name.
     "factory": ("mcpclient._build",),
@@ -105,6 +110,7 @@ def imports(name: str, path: Path, known: dict[str, Path]) -> dict[str, int]:
     return found
 
 
+@functools.lru_cache(maxsize=1)
 def graph() -> dict[str, dict[str, int]]:
     known = modules()
     return {name: imports(name, path, known) for name, path in known.items()}
@@ -240,12 +246,77 @@ def test_the_error_tree_and_the_models_stand_alone() -> None:
     assert set(edges["mcpclient._core.typed"]) == {"mcpclient._core.exceptions"}
 
 
-@pytest.mark.parametrize("package", ["mcpclient.transports"])
-def test_the_transports_know_neither_eras_nor_models(package: str) -> None:
+@pytest.mark.parametrize("package", ["mcpclient.transports", "mcpclient.auth"])
+def test_the_transports_know_neither_eras_nor_models_nor_the_seam(package: str) -> None:
+    """A transport moves messages: what a message carries besides itself comes down as data
+    (``SendOptions``), what its auth declares goes up as data (``declared_extensions``), so
+    it imports neither the eras, the models, nor the seam (``extensions``, the client's side
+    of it), not even lazily."""
     for importer, targets in graph().items():
         if importer == package or importer.startswith(package + "."):
-            bad = sorted(t for t in targets if t.startswith(("mcpclient._protocol.eras", "mcpclient.types")))
+            bad = sorted(t for t in targets if t.startswith(
+                ("mcpclient._protocol.eras", "mcpclient.types", "mcpclient.extensions", "mcpclient._client")))
             assert not bad, f"{importer} imports {bad}"
+
+
+#: What a plug-in may import of mcpclient's private modules: the core everything stands on,
+#: the seam's doors (``_client.seam``: the builders' registry; ``_client.features``: the
+#: interfaces the Client's methods reach a feature by, with the data they return, from
+#: ``_client.app_views`` and ``_client.skill_model``), and the notebook display its notebook
+#: output goes through. Everything else it needs, the ``Session`` hands it.
+PLUGIN_DOORS = ("mcpclient._core", "mcpclient._display", "mcpclient._client.seam", "mcpclient._client.features",
+                "mcpclient._client.app_views", "mcpclient._client.skill_model")
+
+
+def _private(name: str) -> bool:
+    return any(part.startswith("_") for part in name.split(".")[1:])
+
+
+def _within(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def test_a_plugin_imports_no_private_module_but_the_seams() -> None:
+    """A built-in feature is written as a user would write one: it gets what it needs from
+    the seam (the ``Session``: pages, typed results, a resource read that knows "not found",
+    the era's rules), never from the wire, the eras or the client core."""
+    bad = []
+    for importer, targets in graph().items():
+        if not _within(importer, ("mcpclient.plugins",)):
+            continue
+        for imported, line in targets.items():
+            if _private(imported) and not _within(imported, ("mcpclient.plugins", *PLUGIN_DOORS)):
+                bad.append(f"{importer} (line {line}) imports {imported}")
+    assert not bad, "plug-ins past the seam:\n" + "\n".join(sorted(bad))
+
+
+def _defines_an_extension(path: Path) -> bool:
+    """Whether the module defines a subclass of ``Extension`` (a built-in feature)."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ClassDef):
+            for base in node.bases:
+                name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+                if name == "Extension":
+                    return True
+    return False
+
+
+@pytest.mark.parametrize("door", ["mcpclient._client.seam", "mcpclient._client.session", "mcpclient._client.features"])
+def test_the_seam_imports_no_feature(door: str) -> None:
+    """The seam knows no built-in by its module: each registers its builder by name
+    (``register_option_builder``), keep-alive as the others."""
+    known = modules()
+    features = sorted(name for name in _reached(door, graph()) if _defines_an_extension(known[name]))
+    assert not features, f"{door} imports {features}"
+
+
+def test_only_the_command_line_imports_its_modules() -> None:
+    """The command line stands at the top: what another extra shares with it lives below them
+    (the notebook's server box reads a target as the command line does: ``_build.targets``)."""
+    bad = sorted(f"{importer} (line {line}) imports {imported}" for importer, targets in graph().items()
+                 if not _within(importer, ("mcpclient.cli", "mcpclient.__main__"))
+                 for imported, line in targets.items() if _within(imported, ("mcpclient.cli",)))
+    assert not bad, "\n".join(bad)
 
 
 #: The client core: the Client, its calls, its notification routing, the conversation.
@@ -262,6 +333,16 @@ def _reached(start: str, edges: dict[str, dict[str, int]]) -> set[str]:
                 seen.add(target)
                 todo.append(target)
     return seen
+
+
+@pytest.mark.parametrize("core", CLIENT_CORE)
+def test_the_client_core_imports_no_display(core: str) -> None:
+    """The notebook display belongs with the notebook, not the client: the Client's lists and
+    capabilities are plain models (``types.Listing``, ``types.Capabilities``) whose HTML the
+    display installs (``import mcpclient`` does), so the client core reaches no display
+    module, not even through the modules it imports."""
+    display = sorted(name for name in _reached(core, graph()) if ".display" in name or name.startswith("mcpclient._display"))
+    assert not display, f"{core} imports {display}"
 
 
 @pytest.mark.parametrize("core", CLIENT_CORE)

@@ -204,7 +204,7 @@ def test_list_tasks_follows_pages_and_needs_tasks_list(transport):
 
 
 def test_list_tasks_stops_a_server_that_paginates_without_end(transport, monkeypatch):
-    monkeypatch.setattr("mcpclient._client.pages.MAX_PAGES", 5)
+    monkeypatch.setattr("mcpclient._protocol.reads.MAX_PAGES", 5)
     endless = {"tasks/list": lambda p, m: {"tasks": [], "nextCursor": str(int(p.get("cursor") or 0) + 1)}}
     server = legacy_server(transport, endless)
     with Client(transport, timeout=5) as client:

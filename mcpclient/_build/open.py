@@ -23,10 +23,12 @@ class ServerEntry(abc.ABC):
 
     ``target()`` is what ``connect`` takes (the argv list or the URL) and ``check()`` raises
     when the entry cannot be opened as written; ``env``, ``headers``, ``cwd`` and
-    ``transport`` are the entry's own options, ``name`` its name for messages.
+    ``transport`` are the entry's own options, ``name`` its name and ``source`` the file it
+    came from (None: none), for messages.
     """
 
     name: str
+    source: str | None
     env: Mapping[str, str]
     headers: Mapping[str, str]
     cwd: str | None

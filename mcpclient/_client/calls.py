@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 from .. import types as t
 from .._core import bounded as _bounded
 from .._core.cancel import Cancel
-from .._core.exceptions import MCPError, ProtocolError, ResourceNotFound, RPCError
+from .._core.exceptions import MCPError, ProtocolError, RPCError
 from .._core.methods import resendable_tool
 from .._core.text import clean
 from .._core.timeouts import Deadline
 from .._protocol.eras import modern
+from .._protocol.reads import resource_not_found
 from .._protocol.wire import structure, structure_list, structure_tool_result, unstructure
 from .._rpc.engine import ProgressCallback
 from .features import Task, TasksFeature
@@ -30,7 +31,7 @@ from .pages import Page, page_cursor, pages
 if TYPE_CHECKING:
     from .conversation import Conversation
 
-__all__ = ["Calls", "resource_not_found"]
+__all__ = ["Calls"]
 
 log = logging.getLogger("mcpclient")
 
@@ -199,7 +200,7 @@ class Calls:
                 "resources/read", {"uri": uri}, timeout=timeout, on_progress=on_progress, cancel=cancel, meta=meta
             )
         except RPCError as exc:
-            raise _not_found(exc, uri) from None
+            raise resource_not_found(exc, uri) from None
         return structure_list(result.get("contents", []), t.ResourceContents)
 
     # -- prompts and completions ----------------------------------------------------------------
@@ -262,23 +263,4 @@ def _tool_params(name: str, arguments: Mapping[str, Any] | None) -> dict[str, An
     if type(arguments) is not dict and arguments is not None and not isinstance(arguments, abc.Mapping):
         raise TypeError(f"arguments must be a mapping, got {type(arguments).__name__}")
     return {"name": name, "arguments": dict(arguments) if arguments else {}}
-
-
-#: How servers word "no such resource" in a -32602 error when they put the URI in the message
-#: only (the TypeScript SDK's servers: "Resource demo://x not found").
-_NOT_FOUND_WORDS = re.compile(r"not found|unknown resource|no such resource|does(?: not|n't) exist", re.IGNORECASE)
-
-
-def resource_not_found(exc: RPCError, uri: str) -> RPCError:
-    """``ResourceNotFound`` for each way real servers say it to a ``resources/read``: the spec's
-    -32002; -32602 with ``data.uri`` (the Python SDK); -32602 naming the URI in a not-found
-    message (the TypeScript SDK, server-everything)."""
-    data = exc.data if isinstance(exc.data, dict) else {}
-    named = data.get("uri") == uri or (uri in exc.message and _NOT_FOUND_WORDS.search(exc.message) is not None)
-    if exc.code == RPCError.RESOURCE_NOT_FOUND or (exc.code == RPCError.INVALID_PARAMS and named):
-        return ResourceNotFound(exc.code, exc.message, exc.data, method=exc.method, request_id=exc.request_id)
-    return exc
-
-
-_not_found = resource_not_found
 

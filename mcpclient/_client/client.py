@@ -32,7 +32,6 @@ from .batch import map_tool as _map_tool
 from .calls import Calls
 from .conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
 from .discovery import Discoveries
-from .display import Capabilities, Listing
 from .elicitation import Elicitation
 from .features import Skill, SkillsFeature, Task, TasksFeature, UIResource, UIViews
 from .handlers import BUILTIN_REQUESTS, Handlers
@@ -130,12 +129,13 @@ class Client:
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
             middleware,
-            gather(extensions, transport, keepalive, {
+            gather(extensions, transport, {
                 "cache": cache, "cache_partition": cache_partition, "policy": policy, "lock": lock,
                 "on_change": on_change, "apps": apps, "timeout": timeout, "telemetry": telemetry,
-                "output_validation": output_validation,
+                "output_validation": output_validation, "keepalive": keepalive,
             }),
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
+            declared=transport.declared_extensions(),
         )
         self._handlers = Handlers(self._seam)
         self._tool_results = self._seam.results_for("tools/call")  # read on every call_tool
@@ -312,7 +312,7 @@ class Client:
 
     @property
     def server_capabilities(self) -> dict[str, Any]:
-        return Capabilities(self._conversation.capabilities)
+        return t.Capabilities(self._conversation.capabilities)
 
     @property
     def instructions(self) -> str | None:
@@ -478,7 +478,7 @@ class Client:
         """
         if cursor is not ALL_PAGES:
             return self._calls.list_page("tools/list", t.ToolDef, cursor, self._ready(timeout), meta)
-        return Listing(self._calls.list_tools(self._ready(timeout), meta))  # through _listed
+        return t.Listing(self._calls.list_tools(self._ready(timeout), meta))  # through _listed
 
     def call_tool(
         self,
@@ -570,7 +570,7 @@ class Client:
         page, as in ``list_tools``)."""
         if cursor is not ALL_PAGES:
             return self._calls.list_page("resources/list", t.Resource, cursor, self._ready(timeout), meta)
-        return Listing(self._calls.list_resources(self._ready(timeout), meta))
+        return t.Listing(self._calls.list_resources(self._ready(timeout), meta))
 
     @overload
     def list_resource_templates(
@@ -634,7 +634,7 @@ class Client:
         page, as in ``list_tools``)."""
         if cursor is not ALL_PAGES:
             return self._calls.list_page("prompts/list", t.Prompt, cursor, self._ready(timeout), meta)
-        return Listing(self._calls.list_prompts(self._ready(timeout), meta))
+        return t.Listing(self._calls.list_prompts(self._ready(timeout), meta))
 
     def get_prompt(
         self,

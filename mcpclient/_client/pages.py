@@ -1,28 +1,26 @@
 """Pagination: every ``*/list`` request followed to its last page, within one time budget.
 
-One helper for tools, resources, templates, prompts, tasks and skills, so that each keeps the
-same bounds: the whole listing shares the caller's timeout (a server cannot stretch it page
-by page), a server that repeats a cursor or paginates without end is stopped.
+``pages`` is the client core's (tools, resources, templates, prompts), over the conversation;
+a plug-in's listings (tasks, skills) go through ``Session.pages``. Both walk the pages with
+``_protocol.reads.walk_pages``, so each keeps the same bounds: the whole listing shares the
+caller's timeout (a server cannot stretch it page by page), a server that repeats a cursor
+or paginates without end is stopped.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Iterator, Mapping, TypeVar
 
 import attrs
 
 from .._core.cancel import Cancel
 from .._core.exceptions import ProtocolError
-from .._core.timeouts import Deadline
-from ..extensions import Options, Session
+from .._protocol.reads import MAX_PAGES, walk_pages
 
 if TYPE_CHECKING:
     from .conversation import Conversation
 
-__all__ = ["ALL_PAGES", "MAX_PAGES", "Page", "page_cursor", "pages", "session_pages"]
-
-#: A server that keeps paginating past this many pages is treated as broken.
-MAX_PAGES = 10_000
+__all__ = ["ALL_PAGES", "MAX_PAGES", "Page", "page_cursor", "pages"]
 
 T = TypeVar("T")
 
@@ -67,32 +65,6 @@ def pages(
     Raises ``ProtocolError`` when the server repeats a cursor (or sends one that is not a
     string) or goes past ``MAX_PAGES``, and what ``Conversation.call`` raises.
     """
-    return _walk(method, timeout, lambda params, left: conversation.call(method, params, timeout=left, cancel=cancel, meta=meta))
-
-
-def session_pages(
-    session: Session, method: str, timeout: float | None, meta: Mapping[str, Any] | None = None
-) -> Iterator[dict[str, Any]]:
-    """``pages`` through an extension's ``Session``: the same bounds, the same errors."""
-    return _walk(
-        method, timeout, lambda params, left: session.request(method, params, options=Options(timeout=left, meta=meta))
+    return walk_pages(
+        method, timeout, lambda params, left: conversation.call(method, params, timeout=left, cancel=cancel, meta=meta)
     )
-
-
-def _walk(
-    method: str, timeout: float | None, fetch: Callable[[dict[str, Any] | None, float | None], dict[str, Any]]
-) -> Iterator[dict[str, Any]]:
-    deadline = Deadline(timeout)
-    cursor: str | None = None
-    seen: set[str] = set()
-    for _ in range(MAX_PAGES):
-        params = {"cursor": cursor} if cursor is not None else None
-        page = fetch(params, deadline.remaining())
-        yield page
-        cursor = page.get("nextCursor")
-        if cursor is None or cursor == "":
-            return
-        if not isinstance(cursor, str) or cursor in seen:
-            raise ProtocolError(f"the server repeated the {method!r} cursor {cursor!r}; stopping")
-        seen.add(cursor)
-    raise ProtocolError(f"the server paginated {method!r} past {MAX_PAGES} pages; stopping")

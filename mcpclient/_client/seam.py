@@ -10,6 +10,7 @@ the notifications ask it for custom notifications. It knows nothing of the Clien
 from __future__ import annotations
 
 import functools
+import importlib
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +29,6 @@ from ..extensions import (
     RequestHandler,
     Session,
 )
-from .keepalive import KeepAlive
 
 if TYPE_CHECKING:
     from ..transports.base import Transport
@@ -69,36 +69,60 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
 
 
 #: What builds the built-in extensions that a Client's keyword options stand for (``cache=``,
-#: ``policy=``, ``lock=``...): called with every option (and the Client's transport under
-#: ``"transport"``), each returns its extensions (none when its option is off; it also sees
-#: the extensions gathered before it). ``mcpclient.plugins`` registers them when it is imported, so the client
-#: core imports no plug-in.
+#: ``policy=``, ``lock=``, ``keepalive=``...): called with every option (and the Client's
+#: transport under ``"transport"``), each returns its extensions (none when its option is off;
+#: it also sees the extensions gathered before it).
 OptionBuilder = Callable[[Mapping[str, Any], Sequence[Extension]], Sequence[Extension]]
-_OUTER: list[OptionBuilder] = []
-_INNER: list[OptionBuilder] = []
+#: Whether a builder has anything to do for these options: a cheap test, made before the
+#: builder's module is imported.
+Wanted = Callable[[Mapping[str, Any]], bool]
 
 
-def register_option_builder(builder: OptionBuilder, *, outer: bool) -> None:
+class _Registered:
+    """One registered builder: a function, or where to find one (``"module:function"``),
+    imported the first time a Client's options want it."""
+
+    def __init__(self, builder: OptionBuilder | str, wanted: Wanted | None) -> None:
+        self._builder = builder
+        self.wanted = wanted
+
+    def build(self, options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+        if self.wanted is not None and not self.wanted(options):
+            return ()
+        builder = self._builder
+        if isinstance(builder, str):
+            module, _, name = builder.partition(":")
+            builder = self._builder = getattr(importlib.import_module(module), name)
+        return builder(options, gathered)
+
+
+_OUTER: list[_Registered] = []
+_INNER: list[_Registered] = []
+
+
+def register_option_builder(builder: OptionBuilder | str, *, outer: bool, wanted: Wanted | None = None) -> None:
     """Add ``builder``: its extensions go before the user's (``outer``: they see a call first
-    and can refuse it before any other extension runs) or after the transport's."""
-    (_OUTER if outer else _INNER).append(builder)
+    and can refuse it before any other extension runs) or after the transport's.
+
+    ``builder`` may be a ``"module:function"`` name, imported the first time a Client's
+    options want it (``wanted(options)``; None: every Client), so that registering a
+    built-in imports none of it: ``mcpclient.plugins`` registers every built-in this way
+    when ``mcpclient`` is imported, and the client core imports no plug-in.
+    """
+    (_OUTER if outer else _INNER).append(_Registered(builder, wanted))
 
 
-def gather(
-    extensions: Sequence[Extension], transport: Transport, keepalive: float | None, options: Mapping[str, Any],
-) -> list[Extension]:
-    """The extensions of a Client: the outer built-ins its ``options`` stand for (the tool lock,
-    the policy gate), the user's, what its transport brings (the declaration of an auth grant),
-    the ``KeepAlive`` that ``keepalive=`` stands for, then the inner built-ins (the result cache)."""
+def gather(extensions: Sequence[Extension], transport: Transport, options: Mapping[str, Any]) -> list[Extension]:
+    """The extensions of a Client: the outer built-ins its ``options`` stand for (telemetry, the
+    tool lock, the policy gate, output validation), the user's, then the inner built-ins
+    (keep-alive, MCP Apps, skills, tasks, the header mirroring, the result cache)."""
     gathered: list[Extension] = []
     options = {**options, "transport": transport}
-    for build in _OUTER:
-        gathered += build(options, gathered)
-    gathered += [*extensions, *transport.extensions()]
-    if keepalive is not None:
-        gathered.append(KeepAlive(keepalive))
-    for build in _INNER:
-        gathered += build(options, gathered)
+    for registered in _OUTER:
+        gathered += registered.build(options, gathered)
+    gathered += extensions
+    for registered in _INNER:
+        gathered += registered.build(options, gathered)
     return gathered
 
 
@@ -136,8 +160,12 @@ class Seam:
         *,
         reserved_requests: Collection[str],
         reserved_notifications: Collection[str],
+        declared: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.extensions: tuple[Extension, ...] = tuple(extensions)
+        #: What the transport declares as data (``Transport.declared_extensions``: an auth
+        #: grant that is an MCP extension), advertised under ``capabilities.extensions``.
+        self.declared: dict[str, dict[str, Any]] = {name: dict(settings) for name, settings in (declared or {}).items()}
         for ext in self.extensions:
             if not isinstance(ext, Extension):
                 raise TypeError(f"extensions must be mcpclient.extensions.Extension instances, got {ext!r}")
@@ -293,10 +321,12 @@ class Seam:
         A capability the client's own handlers declare (sampling, elicitation, roots) keeps
         their value; the first extension to declare any other key wins.
         """
-        if not self.extensions:
+        if not self.extensions and not self.declared:
             return caps
         merged = dict(caps)
         entries = dict(merged.get("extensions") or {})
+        for identifier, settings in self.declared.items():
+            entries[identifier] = dict(settings)
         for ext in self.extensions:
             for key, value in ext.capabilities().items():
                 if key != "extensions":

@@ -12,7 +12,6 @@ import abc
 import logging
 from typing import Any, Callable, ClassVar, Union
 
-from ..extensions import Extension
 from . import _jwt
 from ._discovery import ServerMetadata
 from ._dpop import DPoPKey
@@ -21,7 +20,7 @@ from ._fetch import Fetcher, safe_url
 from ._token_endpoint import apply_client_auth, choose_auth_method, request_token
 from ._tokens import ClientInfo, Tokens
 
-__all__ = ["ClientCredentials", "Declaration", "EnterpriseManaged", "Grant", "GrantContext", "JWTBearer"]
+__all__ = ["ClientCredentials", "EnterpriseManaged", "Grant", "GrantContext", "JWTBearer"]
 
 log = logging.getLogger(__name__)
 
@@ -80,16 +79,6 @@ class GrantContext:
             self.fetcher, self.metadata.token_endpoint, data, headers=headers, dpop=self.dpop,
             issuer=self.metadata.issuer, resource=self.resource,
         )
-
-
-class Declaration(Extension):
-    """An MCP extension a grant is, declared under ``capabilities.extensions`` (no settings)."""
-
-    def __init__(self, identifier: str) -> None:
-        self.identifier = identifier
-
-    def __repr__(self) -> str:
-        return f"Declaration({self.identifier!r})"
 
 
 class Grant(abc.ABC):

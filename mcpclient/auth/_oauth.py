@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import pickle
 import threading
-from typing import Any, Sequence
+from typing import Any, Mapping
 from urllib.parse import urlsplit
 
 import requests
@@ -33,7 +33,7 @@ from requests.cookies import extract_cookies_to_jar
 
 from .._core import origin as _origin
 from .._core.text import clean
-from ..extensions import Extension, ExtensionSource
+from ..transports.base import ExtensionSource
 from ._code_flow import authorization_code_flow, check_pkce
 from ._discovery import (
     Challenge,
@@ -47,7 +47,7 @@ from ._discovery import (
 from ._dpop import DPoPKey
 from ._errors import AuthorizationError, TokenRequestError
 from ._fetch import Fetcher, check_url, safe_url
-from ._m2m import Declaration, Grant, GrantContext
+from ._m2m import Grant, GrantContext
 from ._redirect import RedirectHandler, default_redirect_handler
 from ._registration import ClientSettings, obtain_client, still_usable
 from ._token_endpoint import apply_client_auth, request_token
@@ -177,10 +177,10 @@ class OAuth(requests.auth.AuthBase, ExtensionSource):
         what = type(self._grant).__name__ if self._grant else "authorization code"
         return f"<OAuth {safe_url(self._server_url) or 'unbound'} ({what})>"
 
-    def extensions(self) -> Sequence[Extension]:
-        """The declaration of the grant's MCP extension, if it is one (see the class docstring)."""
+    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
+        """The grant's MCP extension, if it is one (see the class docstring), with no settings."""
         extension = self._grant.extension if self._grant is not None else None
-        return (Declaration(extension),) if extension else ()
+        return {extension: {}} if extension else {}
 
     # -- public helpers -----------------------------------------------------------------------
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import json
-import os
 import sys
 from typing import Any, Mapping, Sequence
 
 from .. import config as cfg
+from .._build import targets
 
 __all__ = ["UsageError", "parse_arguments", "read_headers", "resolve_target", "split_command"]
 
@@ -30,53 +31,19 @@ def split_command(argv: Sequence[str]) -> tuple[list[str], list[str] | None]:
 
 def resolve_target(word: str | None, *, config_path: str | None, command: list[str] | None,
                    trust_project: bool = False, headers_given: bool = False) -> Any:
-    """What to connect to: the ``--`` command, a URL, a ``.py`` script, or a config name.
+    """What to connect to: the ``--`` command, a URL, a ``.py`` script, or a config name
+    (``mcpclient._build.targets.resolve_target``, with the config files at ``config_path``).
 
     ``trust_project`` (``--trust-project``) approves the project config files' servers for
-    this run. Without ``word``, ``MCPCLIENT_SERVER`` names the server; since project tooling
-    (``.env`` loaders, direnv) can set it, it may name a configured server (a project's one
-    still needs consent) or a URL without ``headers_given`` (``-H``), never a script.
+    this run. Raises ``UsageError``.
     """
-    if command is not None:
-        return command
-    if word is None:
-        word = os.environ.get("MCPCLIENT_SERVER")
-        if word is not None:
-            _check_environment_target(word, headers_given)
-    if word is None:
-        servers = cfg.load(config_path, trust_project=trust_project)
-        if len(servers) == 1:
-            return next(iter(servers.values()))
-        known = ", ".join(sorted(servers)) or "none found"
-        raise UsageError(
-            "no server given: name one from your config files (" + known + "), give a URL, "
-            "or put the command after '--'"
+    try:
+        return targets.resolve_target(
+            word, load=functools.partial(cfg.load, config_path, trust_project=trust_project), command=command,
+            headers_given=headers_given,
         )
-    if word.lower().startswith(("http://", "https://")):
-        return word
-    if word.endswith(".py") and os.path.isfile(word):
-        return [sys.executable, word]
-    servers = cfg.load(config_path, trust_project=trust_project)
-    if word in servers:
-        return servers[word]
-    disabled = cfg.load(config_path, include_disabled=True).get(word)
-    if disabled is not None:
-        raise UsageError(
-            f"the server {word!r} is disabled in {disabled.source or 'its config file'} "
-            '("disabled": true); remove that line to use it'
-        )
-    known = ", ".join(sorted(servers)) or "no config file found"
-    raise UsageError(f"no server named {word!r} in the config files ({known}); give a URL, a .py file, or -- COMMAND")
-
-
-def _check_environment_target(word: str, headers_given: bool) -> None:
-    """Refuse what ``MCPCLIENT_SERVER`` must not choose: a script to run, or where -H goes."""
-    if word.endswith(".py") and not word.lower().startswith(("http://", "https://")):
-        raise UsageError(f"MCPCLIENT_SERVER names the script {word!r}: mcpclient runs a script only when you name "
-                         "it on the command line (a project's tooling can set environment variables)")
-    if headers_given and word.lower().startswith(("http://", "https://")):
-        raise UsageError("MCPCLIENT_SERVER names a URL, and -H would send your headers there: give the URL on the "
-                         "command line (a project's tooling can set environment variables)")
+    except targets.TargetError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def read_headers(given: Sequence[str], from_env: Sequence[str], from_files: Sequence[str],

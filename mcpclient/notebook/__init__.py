@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import types as t
-from .._client.display import to_html
+from .._display.html import to_html
 from .explorer import explorer
 from .magics import register
 

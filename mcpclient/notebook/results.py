@@ -1,11 +1,11 @@
 """A tool's result as the explorer shows it, and the cell that makes the same call.
 
-``result_html`` is the result's own HTML (``mcpclient._client.display``: text, images as
+``result_html`` is the result's own HTML (``mcpclient._display.html``: text, images as
 ``data:`` URIs, errors in red) with a table in front when the structured result is tabular
 (``records``): a list of flat records, or an object whose one member is such a list (what
 the official SDK makes of a function returning a list). ``table`` gives that table as a pandas
 ``DataFrame`` when pandas is importable, else as the same HTML. All HTML leaves through the
-sanitiser (``_client.sanitize.clean``, nh3), cells are escaped before that.
+sanitiser (``_display.sanitize.clean``, nh3), cells are escaped before that.
 
 ``call_code`` writes the ``client.call_tool(...)`` line with the tool's name and the
 arguments as ASCII Python literals (``mcpclient._core.source.literal``), so a hostile tool
@@ -22,8 +22,8 @@ from typing import Any, Mapping
 import attrs
 
 from .. import types as t
-from .._client.display import to_html
-from .._client.sanitize import clean
+from .._display.html import to_html
+from .._display.sanitize import clean
 from .._core.source import is_name, literal, needs_json
 
 __all__ = ["call_code", "records", "result_html", "table", "table_html"]

@@ -1,8 +1,8 @@
 """What the explorer's server box and ``%mcp explore`` take: words that name a server.
 
-The command line's reading (``mcpclient.cli._args.resolve_target``): a URL, a ``.py`` script,
-a name from the config files, or a command after ``--``; here several words are a command too
-(``python server.py``), as a person types it in a box.
+The command line's reading (``mcpclient._build.targets.resolve_target``): a URL, a ``.py``
+script, a name from the config files, or a command after ``--``; here several words are a
+command too (``python server.py``), as a person types it in a box.
 """
 
 from __future__ import annotations
@@ -10,17 +10,14 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from .. import config as cfg
 from .._build.open import describe_target, open_target
+from .._build.targets import TargetError, resolve_target
 from .._client.client import Client
 from .._core.exceptions import MCPError
 from .._core.text import clean
-from ..cli._args import UsageError, resolve_target
 
 __all__ = ["TargetError", "open_words", "resolve_words"]
-
-
-class TargetError(ValueError):
-    """The words name no server, or it could not be opened; the message says what to do."""
 
 
 def resolve_words(text: str) -> Any:
@@ -38,10 +35,7 @@ def resolve_words(text: str) -> Any:
         raise TargetError("give a server: a command, a URL or a name from your config files")
     if len(words) > 1:
         return words
-    try:
-        return resolve_target(words[0], config_path=None, command=None)
-    except UsageError as exc:
-        raise TargetError(str(exc)) from None
+    return resolve_target(words[0], load=cfg.load)
 
 
 def open_words(text: str, **options: Any) -> tuple[Client, str]:

@@ -214,3 +214,17 @@ class ResultCache(Extension):
     def clear(self) -> None:
         """Forget every result of this client's server."""
         self.store.delete_prefix(f"mcpclient/result/{self._server}/")
+
+
+def cache_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """``cache=True`` (in-process) or a ``CacheStore``, private results under ``cache_partition``."""
+    cache, partition = options.get("cache", False), options.get("cache_partition")
+    if cache is False or cache is None:
+        if partition is not None and partition != "":
+            raise ValueError("cache_partition= needs cache= (True or a CacheStore)")
+        return ()
+    if cache is True:
+        return (ResultCache(partition=partition),)
+    if isinstance(cache, CacheStore):
+        return (ResultCache(cache, partition=partition),)
+    raise TypeError(f"cache= takes True, False or a mcpclient.cache.CacheStore, got {cache!r}")

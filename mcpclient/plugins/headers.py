@@ -22,10 +22,9 @@ import base64
 import logging
 import re
 import threading
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from .._protocol.eras.modern import PROTOCOL_VERSION_KEY
-from ..extensions import Extension, Message, Middleware, Next, Session
+from ..extensions import PROTOCOL_VERSION_KEY, Extension, Message, Middleware, Next, Session
 from ..transports.base import LEGACY, MODERN
 
 __all__ = [
@@ -252,3 +251,11 @@ class HeaderMirroring(Extension):
             version = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
             return version if isinstance(version, str) else None
         return None
+
+
+
+def header_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """The modern era's header mirroring, for a transport whose peer speaks HTTP (the headers
+    are HTTP's); outside the result cache, so that it learns from cached tool lists too."""
+    transport = options.get("transport")
+    return (HeaderMirroring(),) if transport is not None and transport.peer.protocol == "http" else ()

@@ -450,6 +450,7 @@ class ToolLock(Extension):
         return {**result, "tools": kept}
 
 
-def lock_extension(lock: Lock | PathLike, on_change: str) -> ToolLock:
-    """What ``Client(lock=..., on_change=...)`` adds."""
-    return ToolLock(lock, on_change=on_change)
+def lock_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """What ``Client(lock=..., on_change=...)`` adds (nothing without ``lock=``)."""
+    lock = options.get("lock")
+    return () if lock is None else (ToolLock(lock, on_change=options.get("on_change", "refuse")),)

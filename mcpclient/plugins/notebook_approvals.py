@@ -9,7 +9,7 @@ denied: ``timeout`` seconds (the approver's own limit), the call's deadline, its
 client's ``close()``. The buttons are then disabled and the outcome shown beside them.
 
 What is shown is the request's ``lines()`` (escapes, newlines and bidi controls already made
-inert), HTML-escaped, then passed through the notebook sanitiser (``_client.sanitize.clean``,
+inert), HTML-escaped, then passed through the notebook sanitiser (``_display.sanitize.clean``,
 nh3), as every server string mcpclient puts in a notebook.
 
 A blocked cell holds the kernel's main shell, where the buttons' messages would wait behind
@@ -30,7 +30,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from .._client.sanitize import clean
+from .._display.sanitize import clean
 from .policy import ApprovalRequest
 
 __all__ = ["NotebookApprovals"]

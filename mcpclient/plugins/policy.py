@@ -654,3 +654,9 @@ def check_action(value: Any, where: str) -> str:
     if value not in ACTIONS:
         raise ConfigError(f"{where}: the action is one of {', '.join(ACTIONS)}, got {clean(repr(value), 80)}")
     return str(value)
+
+
+def policy_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """What ``Client(policy=...)`` adds (nothing without it)."""
+    policy = options.get("policy")
+    return () if policy is None else (PolicyGate(policy),)

@@ -24,7 +24,7 @@ import logging
 import random
 import socket
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -36,10 +36,9 @@ from .._core import origin as _origin
 from .._core.exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
 from .._core.redact import Redactor
 from .._core.text import clean
-from ..extensions import Extension, ExtensionSource
 from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
 from ._token import TokenFetcher
-from .base import Peer, decode_message
+from .base import ExtensionSource, Peer, decode_message
 
 __all__ = ["Requester", "TokenSource", "read_error_body", "translate"]
 
@@ -386,9 +385,9 @@ class Requester:
 
     # -- helpers for the transports ---------------------------------------------------------
 
-    def extensions(self) -> Sequence[Extension]:
-        """What the auth object brings to the Client (``ExtensionSource``): none for most."""
-        return tuple(self._auth.extensions()) if isinstance(self._auth, ExtensionSource) else ()
+    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
+        """What the auth object declares for the Client (``ExtensionSource``): none for most."""
+        return dict(self._auth.declared_extensions()) if isinstance(self._auth, ExtensionSource) else {}
 
     def redact(self, text: str) -> str:
         """``text`` with every credential this transport sent replaced (see ``_redact``).

@@ -13,17 +13,16 @@ from __future__ import annotations
 import abc
 import json
 import re
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any, Callable, Hashable, Mapping
 
 import attrs
 
 from .._core import bounded as _bounded
 from .._core.exceptions import MCPError, ProtocolError
-from ..extensions import Extension
 
 __all__ = [
     "LEGACY", "MODERN", "NOTHING", "PLAIN", "RESENDABLE", "BatchedWrites", "Capabilities", "ConcurrentSends",
-    "Failure", "InlineReads", "Peer", "SendOptions", "SpinReads", "Transport", "capabilities", "decode_message",
+    "ExtensionSource", "Failure", "InlineReads", "Peer", "SendOptions", "SpinReads", "Transport", "capabilities", "decode_message",
     "encode_message",
 ]
 
@@ -76,6 +75,22 @@ class SendOptions:
 PLAIN = SendOptions()
 #: A message that changes nothing (``_methods.CHANGE_NOTHING``, a read-only tool), no headers.
 RESENDABLE = SendOptions(resendable=True)
+
+
+class ExtensionSource(abc.ABC):
+    """Something a transport is given (an auth object) that declares MCP extensions for the
+    Client it ends up in.
+
+    ``mcpclient.auth.OAuth`` is one: the client credentials grant is the MCP extension
+    ``io.modelcontextprotocol/oauth-client-credentials``, which a client using it declares.
+    The HTTP transports pass what their ``auth`` declares on through
+    ``Transport.declared_extensions()``. Declarations are data (identifier to settings), so
+    neither the transport nor the auth object knows the seam.
+    """
+
+    @abc.abstractmethod
+    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
+        """The ``capabilities.extensions`` entries to declare: identifier to settings."""
 
 
 @attrs.frozen
@@ -187,10 +202,12 @@ class Transport(abc.ABC):
         """
         return None
 
-    def extensions(self) -> Sequence[Extension]:
-        """Extensions this transport's configuration brings to its Client (what its auth object's
-        grant declares, say); the Client adds them to its own. None by default."""
-        return ()
+    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
+        """The MCP extensions this transport's configuration declares for its Client (what its
+        auth object's grant is, say), as ``capabilities.extensions`` entries: identifier to
+        settings. Data, so that a transport knows nothing of the seam; the Client declares them
+        beside its own extensions'. None by default."""
+        return {}
 
     def set_protocol(self, era: str, version: str) -> None:
         """The session found the era (``"legacy"`` or ``"modern"``) and negotiated ``version``.

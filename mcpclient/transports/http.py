@@ -7,7 +7,7 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping
 
 import requests
 
@@ -20,7 +20,6 @@ from .._core.exceptions import (
     StreamInterrupted,
     TransportError,
 )
-from ..extensions import Extension
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
 from ._requester import Requester, TokenSource
@@ -837,8 +836,8 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
             raise ConnectionClosed("the transport is closed")
         return item
 
-    def extensions(self) -> Sequence[Extension]:
-        return self._requester.extensions()  # what the auth object's grant declares
+    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
+        return self._requester.declared_extensions()  # what the auth object's grant is
 
     def close(self) -> None:
         """End every exchange in flight (their callers get ``ConnectionClosed``), unblock

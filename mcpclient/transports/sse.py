@@ -6,14 +6,13 @@ import logging
 import queue
 import threading
 import time
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping
 from urllib.parse import urljoin
 
 import requests
 
 from .._core import origin as _origin
 from .._core.exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
-from ..extensions import Extension
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._requester import Requester, TokenSource
@@ -222,8 +221,8 @@ class SSETransport(Transport, ConcurrentSends):
         except TypeError:  # an unhashable id names no exchange
             pass
 
-    def extensions(self) -> Sequence[Extension]:
-        return self._requester.extensions()  # what the auth object's grant declares
+    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
+        return self._requester.declared_extensions()  # what the auth object's grant is
 
     def close(self) -> None:
         """End the stream and every POST in flight, unblock ``receive``; idempotent.

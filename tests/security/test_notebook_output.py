@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from mcpclient import notebook
 from mcpclient import types as t
-from mcpclient._client.display import Capabilities, Listing, to_html
+from mcpclient._display.html import to_html
+from mcpclient.types import Capabilities, Listing
 
 IPython = pytest.importorskip("IPython")
 from IPython.core.formatters import DisplayFormatter  # noqa: E402
@@ -214,7 +215,7 @@ def test_generated_markdown_is_inert(text):
 
 @pytest.fixture
 def without_the_notebook_extra(monkeypatch):
-    from mcpclient._client import sanitize as _sanitize
+    from mcpclient._display import sanitize as _sanitize
 
     monkeypatch.setitem(sys.modules, "nh3", None)
     monkeypatch.setitem(sys.modules, "markdown_it", None)
@@ -226,7 +227,7 @@ def without_the_notebook_extra(monkeypatch):
 
 
 def test_without_the_libraries_markdown_is_shown_as_escaped_source(without_the_notebook_extra):
-    from mcpclient._client import sanitize as _sanitize
+    from mcpclient._display import sanitize as _sanitize
 
     assert not _sanitize.available()
     for payload in PAYLOADS:

@@ -11,17 +11,14 @@ from __future__ import annotations
 
 import logging
 import threading
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 from ... import types as t
 from ..._client.app_views import EXTENSION, MIME_TYPE, AppCall, AppHost, UIResource, content_security_policy
-from ..._client.calls import resource_not_found
 from ..._client.features import UIViews
-from ..._client.pages import session_pages
-from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError
+from ..._core.exceptions import ClientClosedError, ProtocolError
 from ..._core.timeouts import DEFAULT_TIMEOUT
 from ..._core.version import __version__
-from ..._protocol.wire import structure_list
 from ...extensions import Call, Extension, Options, Session
 from .result import AppResult
 
@@ -94,8 +91,9 @@ class Apps(Extension, UIViews, AppHost):
             cached = self._views.get(uri)
         if cached is not None:
             return cached
-        result = self._request("resources/read", {"uri": uri}, timeout)
-        contents = [c for c in structure_list(result.get("contents", []), t.ResourceContents) if c.uri == uri]
+        session = self._bound()
+        result = session.read_resource(uri, options=Options(timeout=timeout))
+        contents = [c for c in session.structure_list(result.get("contents", []), t.ResourceContents) if c.uri == uri]
         if not contents:
             raise ProtocolError(f"the server's resources/read of {uri!r} returned no contents for it")
         view = UIResource.from_contents(contents[0])
@@ -112,10 +110,10 @@ class Apps(Extension, UIViews, AppHost):
         if known is None:
             session = self._bound()
             items = [
-                item for page in session_pages(session, "tools/list", self.timeout)
+                item for page in session.pages("tools/list", options=Options(timeout=self.timeout))
                 for item in page.get("tools") or []
             ]
-            self._learn(structure_list(items, t.ToolDef))
+            self._learn(session.structure_list(items, t.ToolDef))
             with self._lock:
                 known = self._tools.get(name)
         return known
@@ -126,7 +124,7 @@ class Apps(Extension, UIViews, AppHost):
         )
 
     def read_resource(self, uri: str) -> dict[str, Any]:
-        return self._request("resources/read", {"uri": uri}, self.timeout)
+        return self._bound().read_resource(uri, options=Options(timeout=self.timeout))
 
     def run(self, work: Callable[[], None]) -> None:
         self._bound().run(work)
@@ -150,8 +148,10 @@ class Apps(Extension, UIViews, AppHost):
             raise ClientClosedError("this MCP Apps extension belongs to no client yet")
         return session
 
-    def _request(self, method: str, params: dict[str, Any], timeout: float | None) -> dict[str, Any]:
-        try:
-            return self._bound().request(method, params, options=Options(timeout=timeout))
-        except RPCError as exc:
-            raise resource_not_found(exc, params["uri"]) from None
+
+def apps_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """``apps=True``: MCP Apps, with the client's timeout for its views' requests (none more
+    when an ``Apps()`` was given by hand)."""
+    if not options.get("apps") or any(isinstance(extension, Apps) for extension in gathered):
+        return ()
+    return (Apps(timeout=options.get("timeout")),)

@@ -27,7 +27,7 @@ from typing import Any
 
 from ... import types as t
 from ..._client.app_views import AppCall, UIResource, allow_attribute, content_security_policy
-from ..._client.display import to_html
+from ..._display.html import to_html
 from ..._core.exceptions import MCPError
 from .bridge import Bridge
 

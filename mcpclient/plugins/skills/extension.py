@@ -10,16 +10,13 @@ through the ``SkillsFeature`` interface.
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Sequence
 
 from ... import types as t
-from ..._client.calls import resource_not_found
 from ..._client.features import SkillsFeature
-from ..._client.pages import session_pages
 from ..._client.skill_model import SKILLS_EXTENSION, Skill, bytes_of, check_frontmatter, decode, read_entry
 from ..._core import bounded as _bounded
-from ..._core.exceptions import CapabilityError, ClientClosedError, ProtocolError, RPCError, SkillVerificationError
-from ..._protocol.wire import structure_list
+from ..._core.exceptions import CapabilityError, ClientClosedError, ProtocolError, SkillVerificationError
 from ...extensions import Extension, Options, Session
 
 __all__ = ["Skills"]
@@ -45,7 +42,7 @@ class Skills(Extension, SkillsFeature):
     def list_skills(self, timeout: float | None, meta: Meta = None) -> list[Skill]:
         self._require_skills("skills/list")
         skills: list[Skill] = []
-        for page in session_pages(self._bound(), "skills/list", timeout, meta=meta):
+        for page in self._bound().pages("skills/list", options=Options(timeout=timeout, meta=meta)):
             entries = page.get("skills")
             if not isinstance(entries, list):
                 raise ProtocolError(f"the server's skills/list result has no skills list: {_bounded.excerpt(page, 200)}")
@@ -124,11 +121,8 @@ class Skills(Extension, SkillsFeature):
         session = self._bound()
         if "resources" not in session.server_capabilities:
             raise CapabilityError("resources", "resources/read")
-        try:
-            result = session.request("resources/read", {"uri": uri}, options=Options(timeout=timeout, meta=meta))
-        except RPCError as exc:
-            raise resource_not_found(exc, uri) from None
-        return structure_list(result.get("contents", []), t.ResourceContents)
+        result = session.read_resource(uri, options=Options(timeout=timeout, meta=meta))
+        return session.structure_list(result.get("contents", []), t.ResourceContents)
 
     def _bound(self) -> Session:
         session = self._session
@@ -136,3 +130,7 @@ class Skills(Extension, SkillsFeature):
             raise ClientClosedError("this skills extension belongs to no client yet")
         return session
 
+
+def skills_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """Every client has Skills: whether skills are served is the server's to declare."""
+    return () if any(isinstance(extension, Skills) for extension in gathered) else (Skills(),)

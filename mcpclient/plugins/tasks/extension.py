@@ -2,7 +2,7 @@
 
 One live ``LiveTask`` handle per task id (so a status notification reaches every waiter),
 finding existing tasks (``tasks/get``, ``tasks/list``), and what starting a tool as a task
-needs: the era's rules (read from its class by ``Session.era``) and each tool's
+needs: the era's rules (``Session.era_rules``) and each tool's
 ``execution.taskSupport``, learned from every whole tool list in the ``result`` hook. The
 status notifications are this extension's own claim (``notification_handlers``). Every Client
 has one; its task methods, and the wait of a ``call_tool`` the server made a task, reach it
@@ -20,12 +20,10 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ... import types as t
 from ..._client.features import Task, TasksFeature, ToolOutputs
-from ..._client.pages import session_pages
 from ..._core import bounded as _bounded
 from ..._core.cancel import Cancel
 from ..._core.exceptions import ClientClosedError, ProtocolError, RPCError, TaskSupportError
-from ..._protocol.eras.named import era_named
-from ...extensions import Call, Extension, NotificationHandler, Session
+from ...extensions import Call, Extension, NotificationHandler, Options, Session
 from .handle import STATUS_NOTIFICATIONS, LiveTask
 from .push import TaskPush
 
@@ -74,14 +72,14 @@ class Tasks(Extension, TasksFeature):
         list_tools: Callable[[float | None], object],
     ) -> dict[str, Any]:
         session = self._bound()
-        era = era_named(session.era)
+        era = session.era_rules
         era.require_tasks(session.server_capabilities, "start")
         if era.tools_declare_task_support:
             self._require_task_tool(params["name"], timeout, list_tools)
         return era.task_params(params, ttl)
 
     def started(self, result: dict[str, Any], tool: str) -> Task:
-        state = era_named(self._bound().era).task_state(result)
+        state = self._bound().era_rules.task_state(result)
         return self._handle(state, tool) if state is not None else self._done(result, tool)
 
     def finish(self, result: dict[str, Any], tool: str, timeout: float | None, cancel: Cancel | None) -> dict[str, Any]:
@@ -91,17 +89,17 @@ class Tasks(Extension, TasksFeature):
 
     def get_task(self, task_id: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> Task:
         session = self._bound()
-        era_named(session.era).require_tasks(session.server_capabilities, "get")
+        session.era_rules.require_tasks(session.server_capabilities, "get")
         task = self._live_task(task_id)
         task.refresh(timeout=timeout, meta=meta)
         return task
 
     def list_tasks(self, timeout: float | None, meta: Mapping[str, Any] | None = None) -> list[Task]:
         session = self._bound()
-        era_named(session.era).require_tasks(session.server_capabilities, "list")
+        session.era_rules.require_tasks(session.server_capabilities, "list")
         return [
             self._handle(item, None)
-            for page in session_pages(session, "tasks/list", timeout, meta=meta)
+            for page in session.pages("tasks/list", options=Options(timeout=timeout, meta=meta))
             for item in page.get("tasks") or []
             if isinstance(item, dict) and isinstance(item.get("taskId"), str)
         ]

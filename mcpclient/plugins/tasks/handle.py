@@ -17,7 +17,7 @@ notification arrives; where the server pushes a task's status (the 2026 extensio
 ``subscriptions/listen`` for task ids, ``push.TaskPush``) it waits for the push and polls only
 as a safety net. Every wait is bounded by a timeout. Every request goes through the
 extension's ``Session`` (so through the client's middleware), and the era's rules are read
-from its class (``Session.era``). ``mcpclient.Task`` is the interface it implements.
+from the session (``Session.era_rules``). ``mcpclient.Task`` is the interface it implements.
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from ..._core import bounded as _bounded
 from ..._core.cancel import Cancel, CancelToken, is_cancelled
 from ..._core.exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
 from ..._core.timeouts import DEFAULT, Deadline
-from ..._protocol.eras.named import era_named
-from ..._protocol.wire import structure
 from ...extensions import Options, Session
 from .push import PUSHED_POLL_INTERVAL, TaskPush
 
@@ -73,7 +71,7 @@ class LiveTask(Task):
         self.tool = tool
         self._session = session
         self._outputs = outputs
-        self._era = era_named(session.era)
+        self._era = session.era_rules
         self._cond = threading.Condition()
         self._state: dict[str, Any] = {"status": "working"}
         self._seen_at = time.monotonic()
@@ -166,7 +164,7 @@ class LiveTask(Task):
 
     def result(self, timeout: float | None = DEFAULT) -> t.ToolResult:
         outcome = self._wait(self._resolve(timeout), None)
-        tool_result = structure(outcome, t.ToolResult)
+        tool_result = self._session.structure(outcome, t.ToolResult)
         return self._outputs.check(self.tool, tool_result) if self.tool and self._outputs is not None else tool_result
 
     def cancel(self, *, timeout: float | None = DEFAULT) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+from typing import Any, Mapping, Sequence
 
 from .._core.exceptions import ClientClosedError, MCPError, RPCError
 from ..extensions import Extension, Options, Session
@@ -67,3 +68,8 @@ def _beat(session: Session, interval: float, stop: threading.Event) -> None:
             session.abort(f"the keep-alive ping failed ({exc}); create a new client to reconnect")
             return
 
+
+def keepalive_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
+    """``keepalive=30``: a ``KeepAlive(30)`` (nothing for None)."""
+    interval = options.get("keepalive")
+    return () if interval is None else (KeepAlive(interval),)

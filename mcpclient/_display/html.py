@@ -2,9 +2,9 @@
 
 Built from escaped text: every server string goes through ``html.escape``, images and audio
 only as ``data:`` URIs of a raster or audio type with strict base64, links only for http(s)
-and mailto URLs. A ``text/markdown`` resource is rendered by ``_sanitize.markdown_html``
+and mailto URLs. A ``text/markdown`` resource is rendered by ``sanitize.markdown_html``
 (shown as escaped source without the ``notebook`` extra). Every HTML string leaves through
-``_sanitize.clean`` (nh3 with an allow-list), so a mistake here is still caught there. There
+``sanitize.clean`` (nh3 with an allow-list), so a mistake here is still caught there. There
 is no Markdown output (``_repr_markdown_``): a front end renders that unsanitised too.
 """
 
@@ -101,7 +101,7 @@ def _is_markdown(res: t.ResourceContents) -> bool:
 
 
 def to_html(value: Any) -> str:
-    """HTML for one of our values (or a list of them), cleaned by ``_sanitize.clean``."""
+    """HTML for one of our values (or a list of them), cleaned by ``sanitize.clean``."""
     return clean(_html(value))
 
 
@@ -151,27 +151,13 @@ def capabilities_html(value: dict[str, Any]) -> str:
     return clean(_box(_rows([(name, options(node)) for name, node in value.items()]) if value else "<i>(no capabilities)</i>"))
 
 
-class Listing(list):  # type: ignore[type-arg]
-    """A plain ``list`` (``client.list_tools()`` and the like) that renders as HTML in Jupyter.
-
-    Without ``%load_ext mcpclient.notebook`` a list shows as a wall of reprs; this one
-    shows as the table the extension shows, and is a list in every other respect.
-    """
-
-    def _repr_html_(self) -> str | None:
-        return to_html(list(self)) if self else None
-
-
-class Capabilities(dict):  # type: ignore[type-arg]
-    """A plain ``dict`` of capabilities that renders as a table in Jupyter."""
-
-    def _repr_html_(self) -> str:
-        return capabilities_html(self)
-
-
 def _render(value: Any) -> str:
     """The models' ``_repr_html_`` (installed below: the models never import this module)."""
-    return implementation_html(value) if isinstance(value, t.Implementation) else to_html(value)
+    if isinstance(value, t.Implementation):
+        return implementation_html(value)
+    if isinstance(value, t.Capabilities):
+        return capabilities_html(value)
+    return to_html(value)
 
 
 t.set_html_renderer(_render)

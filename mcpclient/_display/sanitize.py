@@ -12,7 +12,7 @@ rendered by markdown-it-py with raw HTML off and the same link rule (``markdown_
 then cleaned. Both libraries come with the ``notebook`` extra and are imported on first
 use, never by ``import mcpclient``.
 
-Without them, ``clean`` returns the HTML as ``mcpclient._client.display`` built it, where every
+Without them, ``clean`` returns the HTML as ``mcpclient._display.html`` built it, where every
 server string went through ``html.escape`` and every URL through ``data_uri``/``web_url``,
 and ``markdown_html`` returns None so that Markdown is shown as escaped source text.
 """
