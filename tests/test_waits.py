@@ -143,8 +143,6 @@ ALLOWED: dict[tuple[str, str], str] = {
         "close() joins the listen thread, at most 2 s, after cancelling its stream",
     ("_client/subscriptions.py", "Listener._run"):
         "the listen thread's reconnect pause, on the Event stop() (close) sets",
-    ("_client/keepalive.py", "_beat"):
-        "the keep-alive thread's interval, on the Event the client's close sets",
     # -- the extras: joins bounded by their own promise ---------------------------------------
     ("group.py", "ClientGroup.open"):
         "the servers opened in parallel, joined within open_timeout (late ones are recorded and closed)",

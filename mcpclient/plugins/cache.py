@@ -36,7 +36,6 @@ from typing import Any, Mapping, Sequence
 
 from .. import types as t
 from .._core.exceptions import ProtocolError
-from .._protocol.wire import structure_list
 from ..cache import CacheStore, MemoryStore, Partition, PartitionOption, check_partition, digest, resolve_partition
 from ..extensions import Extension, Message, Middleware, Next, Session
 
@@ -174,12 +173,14 @@ class ResultCache(Extension):
                 del self._sound[next(iter(self._sound))]
         return value
 
-    @staticmethod
-    def _check(method: str, value: dict[str, Any]) -> None:
+    def _check(self, method: str, value: dict[str, Any]) -> None:
         """Raise ``ProtocolError`` unless the client can build its answer from ``value``, as
         from the server's (the items' models, the next page's cursor)."""
+        session = self._session
+        if session is None:  # a read comes through the middleware, after bind: never here
+            raise ProtocolError("this cache belongs to no client yet")
         items, model = _ITEMS[method]
-        structure_list(value.get(items, []), model)
+        session.structure_list(value.get(items, []), model)
         cursor = value.get("nextCursor")
         if cursor is not None and not isinstance(cursor, str):
             raise ProtocolError(f"nextCursor is a {type(cursor).__name__}, not a string")

@@ -43,16 +43,20 @@ class KeepAlive(Extension):
         if session.era != "legacy":
             log.debug("keep-alive pings are for the legacy era; this %s connection is stateless", session.era)
             return
-        stop = threading.Event()
-        session.on_close(stop.set)
         threading.Thread(
-            target=_beat, args=(session, self.interval, stop), name="mcpclient-keepalive", daemon=True
+            target=_beat, args=(session, self.interval), name="mcpclient-keepalive", daemon=True
         ).start()
 
 
-def _beat(session: Session, interval: float, stop: threading.Event) -> None:
-    """Ping until ``stop`` is set or the client is no longer open; a failed ping aborts."""
-    while not stop.wait(interval):
+def _beat(session: Session, interval: float) -> None:
+    """Ping until the client closes or the connection ends (the pause between pings is
+    the seam's wait, which both end); a failed ping aborts."""
+    until = session.until(what="the keep-alive interval")
+    while True:
+        try:
+            until.sleep(interval)
+        except MCPError:  # closed, or the connection ended: nothing left to keep alive
+            return
         if not session.is_open:
             return
         try:
@@ -62,7 +66,7 @@ def _beat(session: Session, interval: float, stop: threading.Event) -> None:
         except ClientClosedError:
             return
         except MCPError as exc:
-            if stop.is_set():  # closed while the ping was out
+            if until.stopped() is not None:  # closed while the ping was out
                 return
             log.warning("the keep-alive ping failed (%s): closing the connection", exc)
             session.abort(f"the keep-alive ping failed ({exc}); create a new client to reconnect")
