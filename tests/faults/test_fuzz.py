@@ -18,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mcpclient import Client, MCPError, ProtocolError, RPCError, types
+from mcpclient import Client, ProtocolError, RPCError, types
 from mcpclient._rpc import engine as engine_module
 from mcpclient._core.cancel import CancelToken
 from mcpclient._rpc.engine import Engine, _Slot
