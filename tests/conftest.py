@@ -101,6 +101,28 @@ def stoppable_sdk_server():
         server.stop()
 
 
+@pytest.fixture(scope="module")
+def shared_sdk_server():
+    """A factory like ``stoppable_sdk_server`` for tests that only open their own clients and
+    sessions on the server: one official-SDK HTTP server per set of arguments for the whole
+    module (each costs about a second to start), ended after the module's last test."""
+    from tests.helpers import require_mcp_sdk
+    from tests.http.conftest import start_sdk_server
+
+    require_mcp_sdk()
+    started: dict[tuple[str, ...], Any] = {}
+
+    def start(*args: str) -> Any:
+        server = started.get(args)
+        if server is None or server.proc.poll() is not None:
+            server = started[args] = start_sdk_server(*args)
+        return server
+
+    yield start
+    for server in started.values():
+        server.stop()
+
+
 @pytest.fixture
 def transport() -> QueueTransport:
     return QueueTransport()

@@ -1,4 +1,7 @@
-"""The HTTP transports against real servers: the official Python SDK and server-everything."""
+"""The HTTP transports against real servers: the official Python SDK and server-everything.
+
+One SDK server per mode for the module: each test opens its own client (and session) on it.
+"""
 
 from __future__ import annotations
 
@@ -41,8 +44,8 @@ SDK_MODES = {
 
 
 @pytest.mark.parametrize("mode", list(SDK_MODES))
-def test_sdk_server_tools_resources_prompts_and_completions(sdk_server, mode):
-    server = sdk_server(*SDK_MODES[mode])
+def test_sdk_server_tools_resources_prompts_and_completions(shared_sdk_server, mode):
+    server = shared_sdk_server(*SDK_MODES[mode])
     with mcpclient.connect(server.url, timeout=20, **handlers()) as client:
         expected = SSETransport if mode == "http+sse" else StreamableHTTPTransport
         assert isinstance(client.transport, expected)
@@ -62,16 +65,16 @@ def test_sdk_server_tools_resources_prompts_and_completions(sdk_server, mode):
 
 
 @pytest.mark.parametrize("mode", ["stateful-sse", "http+sse"])
-def test_sdk_server_requests_sampling_elicitation_and_roots_over_http(sdk_server, mode):
-    server = sdk_server(*SDK_MODES[mode])
+def test_sdk_server_requests_sampling_elicitation_and_roots_over_http(shared_sdk_server, mode):
+    server = shared_sdk_server(*SDK_MODES[mode])
     with mcpclient.connect(server.url, timeout=20, **handlers()) as client:
         assert client.call_tool("sample", {"prompt": "hello"}).text == "model says hi"
         assert client.call_tool("elicit", {"message": "who?"}).text == 'accept {"age": 30, "name": "Ann"}'
         assert client.call_tool("roots").text == "file:///srv/project"
 
 
-def test_sdk_server_concurrent_calls_over_streamable_http(sdk_server):
-    server = sdk_server(*SDK_MODES["stateful-sse"])
+def test_sdk_server_concurrent_calls_over_streamable_http(shared_sdk_server):
+    server = shared_sdk_server(*SDK_MODES["stateful-sse"])
     results: list[str] = []
     with mcpclient.connect(server.url, timeout=20) as client:
         threads = [
@@ -85,16 +88,16 @@ def test_sdk_server_concurrent_calls_over_streamable_http(sdk_server):
     assert sorted(results, key=int) == [str(i) for i in range(16)]
 
 
-def test_sdk_server_progress_notifications_arrive_on_the_reply_stream(sdk_server):
-    server = sdk_server(*SDK_MODES["stateful-sse"])
+def test_sdk_server_progress_notifications_arrive_on_the_reply_stream(shared_sdk_server):
+    server = shared_sdk_server(*SDK_MODES["stateful-sse"])
     seen = []
     with mcpclient.connect(server.url, timeout=20) as client:
         client.call_tool("slow", {"seconds": 0.2, "steps": 3}, on_progress=lambda *a: seen.append(a))
     assert len(seen) == 3
 
 
-def test_sdk_server_session_is_deleted_on_close(sdk_server):
-    server = sdk_server(*SDK_MODES["stateful-sse"])
+def test_sdk_server_session_is_deleted_on_close(shared_sdk_server):
+    server = shared_sdk_server(*SDK_MODES["stateful-sse"])
     client = mcpclient.connect(server.url, timeout=20, protocol="legacy")  # sessions are legacy-only
     transport = client.transport
     session_id = transport.session_id
@@ -112,8 +115,8 @@ def test_sdk_server_session_is_deleted_on_close(sdk_server):
     assert reply.status_code == 404  # the server forgot the session
 
 
-def test_sdk_server_stateless_refuses_server_requests_with_an_rpc_error(sdk_server):
-    server = sdk_server(*SDK_MODES["stateless-json"])
+def test_sdk_server_stateless_refuses_server_requests_with_an_rpc_error(shared_sdk_server):
+    server = shared_sdk_server(*SDK_MODES["stateless-json"])
     with mcpclient.connect(server.url, timeout=20, protocol="legacy", **handlers()) as client:
         with pytest.raises(RPCError, match="back-channel"):
             client.call_tool("roots")

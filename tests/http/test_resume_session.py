@@ -32,8 +32,8 @@ class Sent:
         return next_(message)
 
 
-def test_a_second_client_resumes_the_first_ones_session_without_initialize(sdk_server):
-    server = sdk_server(*STATEFUL)
+def test_a_second_client_resumes_the_first_ones_session_without_initialize(shared_sdk_server):
+    server = shared_sdk_server(*STATEFUL)
     with connect(server.url, protocol="legacy", timeout=20) as first:
         state = first.session_state
         assert state is not None and state.session_id == first.transport.session_id
@@ -52,8 +52,8 @@ def test_a_second_client_resumes_the_first_ones_session_without_initialize(sdk_s
         assert first.call_tool("echo", {"text": "still mine"}).text == "still mine"
 
 
-def test_a_session_the_server_forgot_raises_session_lost_when_resumed(sdk_server):
-    server = sdk_server(*STATEFUL)
+def test_a_session_the_server_forgot_raises_session_lost_when_resumed(shared_sdk_server):
+    server = shared_sdk_server(*STATEFUL)
     with connect(server.url, protocol="legacy", timeout=20) as first:
         state = first.session_state
     assert state is not None  # the first client ended its session (DELETE) on close
@@ -63,8 +63,8 @@ def test_a_session_the_server_forgot_raises_session_lost_when_resumed(sdk_server
     assert state.session_id not in str(info.value)
 
 
-def test_without_a_get_stream_the_first_request_finds_the_session_lost(sdk_server):
-    server = sdk_server(*STATEFUL)
+def test_without_a_get_stream_the_first_request_finds_the_session_lost(shared_sdk_server):
+    server = shared_sdk_server(*STATEFUL)
     with connect(server.url, protocol="legacy", timeout=20) as first:
         state = first.session_state
     transport = StreamableHTTPTransport(server.url, listen=False)
@@ -125,13 +125,13 @@ def test_server_everything_resumed_then_restarted_answers_in_its_own_form(everyt
     assert info.value.status_code == 400 and info.value.session_id == state.session_id
 
 
-def test_a_shared_client_pickled_to_a_worker_resumes_the_same_session(sdk_server):
+def test_a_shared_client_pickled_to_a_worker_resumes_the_same_session(shared_sdk_server):
     """The gunicorn case: each worker's client takes up the one session, and none ends it."""
     import pickle
 
     from mcpclient import SharedClient
 
-    server = sdk_server(*STATEFUL)
+    server = shared_sdk_server(*STATEFUL)
     with connect(server.url, protocol="legacy", timeout=20) as owner:
         state = owner.session_state
         shared = SharedClient(server.url, resume=state.as_dict(), timeout=20)
