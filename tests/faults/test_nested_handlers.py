@@ -17,6 +17,7 @@ import pytest
 
 from mcpclient import Client, RPCError, StdioTransport, StreamableHTTPTransport
 from mcpclient import types as t
+from mcpclient._rpc import engine as engine_module
 from tests.conftest import SDK_SERVER
 from tests.helpers import require_mcp_sdk
 from tests.http.conftest import start_sdk_server
@@ -65,14 +66,16 @@ def failures(results: list[Any]) -> list[str]:
 
 @pytest.mark.parametrize("calls", [24, 48])
 def test_more_nested_handlers_than_workers_all_complete_over_stdio(calls):
-    client = Client(StdioTransport(SDK_SERVER), protocol="legacy", timeout=30)
+    # A call stuck for want of a thread would end by its 60 s timeout and fail: the calls
+    # took a few seconds, so 30 s is far from both.
+    client = Client(StdioTransport(SDK_SERVER), protocol="legacy", timeout=60)
     client.set_elicitation_handler(nesting_handler(client))
     with client:
         began = time.monotonic()
-        results = call_at_once(client, calls)
+        results = call_at_once(client, calls, join=90)
         took = time.monotonic() - began
     assert failures(results) == []
-    assert took < 15, f"{calls} nested calls took {took:.1f}s"
+    assert took < 30, f"{calls} nested calls took {took:.1f}s"
 
 
 def test_more_nested_handlers_than_workers_all_complete_over_streamable_http():
@@ -113,16 +116,16 @@ def test_with_every_thread_waiting_a_request_is_refused_as_busy_and_no_call_hang
     with client:
         assert client._engine._dispatch._pool.most == 16
         began = time.monotonic()
-        results = call_at_once(client, 24, join=30)
+        results = call_at_once(client, 24, join=60)  # a hang never ends: 60 s is far from it
         took = time.monotonic() - began
-    assert took < 20
+    assert took < 60
     # The SDK's tool passes the refusal on as its own error reply (to an outer or nested call).
     busy = [r for r in results if isinstance(r, RPCError) and "client busy" in r.message]
     assert busy
     assert [r for r in results if r not in busy and (isinstance(r, Exception) or r.is_error)] == []
 
 
-def test_a_nested_calls_progress_reaches_it_while_every_worker_is_busy():
+def test_a_nested_calls_progress_reaches_it_while_every_worker_is_busy(monkeypatch):
     # One worker, held by the elicitation handler: the nested call's progress callbacks need a
     # thread, and must run before the nested call returns.
     client = Client(StdioTransport(SDK_SERVER), protocol="legacy", timeout=30, max_dispatch=1)
@@ -135,10 +138,13 @@ def test_a_nested_calls_progress_reaches_it_while_every_worker_is_busy():
         return t.ElicitationResult(action="accept", content={"name": "n"})
 
     client.set_elicitation_handler(handler)
+    # Callbacks with no thread to run on would hold the nested call for the whole drain
+    # timeout: 30 s here, far from the 10 s allowed.
+    monkeypatch.setattr(engine_module, "PROGRESS_DRAIN_TIMEOUT", 30.0)
     with client:
         began = time.monotonic()
-        result = client.call_tool("elicit", {"message": "outer"})
+        result = client.call_tool("elicit", {"message": "outer"}, timeout=60)
         took = time.monotonic() - began
     assert not result.is_error, result.text
     assert ended_with == [[1.0, 2.0, 3.0, 4.0]]
-    assert took < 1.9  # not PROGRESS_DRAIN_TIMEOUT (2 s) waiting for callbacks with no thread
+    assert took < 10
