@@ -15,11 +15,17 @@ A store holds bytes under string keys, each with a lifetime; the values mcpclien
 are JSON of wire dicts (never pickle, so a shared store cannot make a process run code).
 A store never raises for its backend's faults (a full disk, a dead Redis): it logs, and the
 lookup misses. Write your own by subclassing ``CacheStore`` (five methods).
+
+Work a store does for a client ends with what it serves: the client runs it ``bounded`` by
+the call's or the connection's ``Until`` (its deadline, cancel, ``close()``, the connection's
+death), and a long loop of the store (a key scan) asks ``stopped()`` between its steps.
 """
 
 from __future__ import annotations
 
 import abc
+import contextlib
+import contextvars
 import errno
 import hashlib
 import json
@@ -29,13 +35,38 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Callable, Union
+from typing import Any, Callable, Iterator, Union
 
 from ._core.files import UnsafeDirectory, check_private_directory, open_private_directory, owned_regular_file, write_atomic
+from ._core.waiting import Until
 
-__all__ = ["CacheStore", "FileStore", "MemoryStore", "Partition", "PartitionOption", "RedisStore"]
+__all__ = [
+    "CacheStore", "FileStore", "MemoryStore", "Partition", "PartitionOption", "RedisStore", "bounded", "stopped",
+]
 
 log = logging.getLogger(__name__)
+
+#: What the store work running now serves (see ``bounded``); None: nothing says when to stop.
+_SERVING: contextvars.ContextVar[Until | None] = contextvars.ContextVar("mcpclient_cache_serving", default=None)
+
+
+@contextlib.contextmanager
+def bounded(until: Until) -> Iterator[None]:
+    """Run the store calls of the block for what ``until`` bounds (a call, a connection):
+    a store's long loop stops once it is over (``stopped()``)."""
+    token = _SERVING.set(until)
+    try:
+        yield
+    finally:
+        _SERVING.reset(token)
+
+
+def stopped() -> bool:
+    """Whether what the store work running now serves is over (its deadline, its cancel, the
+    client's ``close()``, the connection's death): a long loop asks between its steps, and
+    ends early (what is left undone is logged by whoever stops). False outside ``bounded``."""
+    until = _SERVING.get()
+    return until is not None and until.stopped() is not None
 
 
 def digest(value: Any) -> str:
@@ -122,7 +153,8 @@ class CacheStore(abc.ABC):
 
     @abc.abstractmethod
     def delete_prefix(self, prefix: str) -> None:
-        """Forget every key that starts with ``prefix``."""
+        """Forget every key that starts with ``prefix``; a long walk over the keys asks
+        ``stopped()`` between its steps and returns early when it says so."""
 
     def close(self) -> None:
         """Release the backend (a connection); the store's owner calls it, not the Client."""
@@ -254,6 +286,8 @@ class FileStore(CacheStore):
 
     def delete_prefix(self, prefix: str) -> None:
         for name in self._names():
+            if stopped():
+                return
             entry = self._read(name)
             if entry is not None and entry[0].startswith(prefix):
                 self._unlink(name)
@@ -451,6 +485,9 @@ class RedisStore(CacheStore):
                 if keys:
                     self._client.delete(*keys)
                 if not cursor:
+                    return
+                if stopped():
+                    log.debug("a key scan of the Redis cache was stopped: what it served is over")
                     return
             raise RuntimeError(f"the key scan did not end after {MAX_SCAN_ROUNDS} round trips")
         except self._errors as exc:

@@ -4,7 +4,10 @@
 (any ``mcpclient.cache.CacheStore``, shared by the clients given it) adds a ``ResultCache``.
 Its middleware answers ``tools/list``, ``prompts/list``, ``resources/list``,
 ``resources/templates/list`` (each page) and ``resources/read`` from the store while fresh,
-and drops what a ``list_changed`` or ``resources/updated`` notification concerns.
+and drops what a ``list_changed`` or ``resources/updated`` notification concerns. The drop
+runs on a thread of its own, ended by ``close()`` and the connection's death, so no store holds
+up the notification (and the user's handler after it); while it runs, this client neither
+answers from nor keeps under what is being dropped.
 
 Modern results say how long they stay fresh (``ttlMs``) and whether they may be shared across
 credentials (``cacheScope``). The spec's caching utility (2026-07-28, "Time-to-Live"): "If
@@ -36,8 +39,10 @@ from typing import Any, Mapping, Sequence
 
 from .. import types as t
 from .._core.exceptions import ProtocolError
-from ..cache import CacheStore, MemoryStore, Partition, PartitionOption, check_partition, digest, resolve_partition
-from ..extensions import Extension, Message, Middleware, Next, Session
+from ..cache import (
+    CacheStore, MemoryStore, Partition, PartitionOption, bounded, check_partition, digest, resolve_partition,
+)
+from ..extensions import Extension, Job, Message, Middleware, Next, Session, Until
 
 __all__ = ["LEGACY_TTL", "ResultCache", "freshness"]
 
@@ -115,6 +120,9 @@ class ResultCache(Extension):
         self._server = "unbound"
         self._lock = threading.Lock()
         self._sound: dict[bytes, None] = {}  # kept values found sound, oldest first
+        self._stale: dict[str, int] = {}  # prefixes being dropped (how many drops of each are due)
+        self._dropping: list[str] = []  # what the drop's thread has still to do, in order
+        self._drop_running = False
 
     # -- the seam ----------------------------------------------------------------------------------
 
@@ -140,6 +148,8 @@ class ResultCache(Extension):
         if "requestState" in params or "inputResponses" in params:
             return next_(message)  # an input round answers one caller's questions
         base = self._key(message.method, params)
+        if self._stale and self._being_dropped(base):
+            return next_(message)  # stale, and maybe still in the store: the server says
         partition = resolve_partition(self._partition)  # once per call: the caller's thread
         for scope in ("public", *((partition.scope,) if partition is not None else ())):
             hit = self._load(message.method, f"{base}/{scope}")
@@ -205,12 +215,61 @@ class ResultCache(Extension):
 
     def _on_notification(self, method: str, params: Mapping[str, Any]) -> None:
         if method in _LIST_CHANGED:
-            for stale in _LIST_CHANGED[method]:
-                self.store.delete_prefix(f"mcpclient/result/{self._server}/{stale}/")
+            self._drop([f"mcpclient/result/{self._server}/{stale}/" for stale in _LIST_CHANGED[method]])
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):
-                self.store.delete_prefix(self._key("resources/read", {"uri": uri}) + "/")
+                self._drop([self._key("resources/read", {"uri": uri}) + "/"])
+
+    # -- dropping stale entries --------------------------------------------------------------------
+
+    def _drop(self, prefixes: list[str]) -> None:
+        """Forget what is kept under ``prefixes``, on the drop's thread (one per client at a
+        time), and meanwhile leave it alone (``_being_dropped``)."""
+        session = self._session
+        if session is None:  # not bound to a connection: nothing to wait with, nothing to hold up
+            for prefix in prefixes:
+                self.store.delete_prefix(prefix)
+            return
+        with self._lock:
+            for prefix in prefixes:
+                self._stale[prefix] = self._stale.get(prefix, 0) + 1
+            self._dropping.extend(prefixes)
+            if self._drop_running:
+                return
+            self._drop_running = True
+        Job(self._run_drops, session.until(what="dropping stale cache entries"), name="mcpclient-cache-drop")
+
+    def _run_drops(self, until: Until) -> None:
+        """The drop's thread: each prefix in turn, until none is left or the connection ends
+        (what is left then is given up: the client is closed, or reconnects with a new session)."""
+        prefix: str | None = None
+        while True:
+            with self._lock:
+                if prefix is not None:
+                    self._done_dropping(prefix)
+                if not self._dropping or until.stopped() is not None:
+                    for left in self._dropping:
+                        self._done_dropping(left)
+                    self._dropping.clear()
+                    self._drop_running = False
+                    return
+                prefix = self._dropping.pop(0)
+            try:
+                with bounded(until):
+                    self.store.delete_prefix(prefix)
+            except Exception:  # a store that broke its contract: logged, and the next one is done
+                log.exception("dropping stale cache entries failed")
+
+    def _done_dropping(self, prefix: str) -> None:  # (under the lock)
+        count = self._stale.pop(prefix, 1) - 1
+        if count > 0:
+            self._stale[prefix] = count
+
+    def _being_dropped(self, base: str) -> bool:
+        key = base + "/"
+        with self._lock:
+            return any(key.startswith(prefix) for prefix in self._stale)
 
     def clear(self) -> None:
         """Forget every result of this client's server."""

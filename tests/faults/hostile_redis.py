@@ -60,6 +60,7 @@ class HostileRedis:
 
     def _serve(self, conn: socket.socket) -> None:
         reader = conn.makefile("rb")
+        resp3 = False  # what this connection asked to speak (HELLO 3): its null differs
         try:
             while not self._stopped:
                 command = _read_command(reader)
@@ -67,13 +68,15 @@ class HostileRedis:
                     return
                 with self._lock:
                     self.counts[command[0].upper()] += 1
-                conn.sendall(self._answer(command))
+                if command[0].upper() == "HELLO" and command[1:2] == ["3"]:
+                    resp3 = True
+                conn.sendall(self._answer(command, resp3))
         except OSError:
             return
         finally:
             conn.close()
 
-    def _answer(self, command: list[str]) -> bytes:
+    def _answer(self, command: list[str], resp3: bool) -> bytes:
         if self.mode == "garbage":
             return WRONG_TYPE
         name = command[0].upper()
@@ -81,8 +84,11 @@ class HostileRedis:
             if self.delay:
                 time.sleep(self.delay)
             return b"*2\r\n$1\r\n1\r\n*0\r\n"
+        if name == "HELLO":  # what redis-py asks first: a Redis 7 that speaks what was asked
+            proto = command[1].encode() if len(command) > 1 else b"2"
+            return b"%3\r\n+server\r\n+redis\r\n+version\r\n+7.2.0\r\n+proto\r\n:" + proto + b"\r\n"
         if name == "GET":
-            return b"$-1\r\n"
+            return b"_\r\n" if resp3 else b"$-1\r\n"
         if name == "DEL":
             return b":0\r\n"
         return b"+OK\r\n"
