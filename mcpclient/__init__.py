@@ -8,6 +8,7 @@ Blocking calls with timeouts, a daemon reader thread, and plain-function handler
 from scripts, notebooks, WSGI views and task queues without an event loop.
 """
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ._core.version import __version__
@@ -67,6 +68,10 @@ from .types import (
     ToolDef,
     ToolResult,
 )
+
+# A library logs and lets the application decide what is shown (the logging HOWTO's advice):
+# without a handler of the application's, nothing of mcpclient's reaches stderr.
+logging.getLogger("mcpclient").addHandler(logging.NullHandler())
 
 if TYPE_CHECKING:
     from . import ai, config, llm, prompting

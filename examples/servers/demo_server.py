@@ -345,7 +345,8 @@ def serve(stdin: Any = None, stdout: Any = None) -> None:
 
 
 if __name__ == "__main__":
-    print("demo-server: ready on stdio", file=sys.stderr)
+    if sys.stdin.isatty():  # run by hand (see above); a client starting it gets a quiet stderr
+        print("demo-server: ready on stdio; type JSON-RPC messages, one per line", file=sys.stderr)
     try:
         serve()
     except KeyboardInterrupt:

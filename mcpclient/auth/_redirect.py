@@ -236,8 +236,9 @@ class LoopbackRedirectHandler(RedirectHandler):
                 opened = self._open(authorization_url)
             except Exception:  # a broken browser setup must not hide the URL from the user
                 opened = False
-            if not opened:
-                log.warning("open this URL in a browser to authorize: %s", clean(authorization_url, None))
+            if not opened:  # the user must act on it: shown whatever the application's logging
+                sys.stderr.write(f"To authorize, open this URL in a browser: {clean(authorization_url, None)}\n")
+                sys.stderr.flush()
             deadline = None if timeout is None else time.monotonic() + timeout
             while server.callback is None:
                 left = None if deadline is None else deadline - time.monotonic()

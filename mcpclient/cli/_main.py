@@ -505,14 +505,26 @@ def _call(run: _Run, client: Any) -> int:
     return EXIT_TOOL_ERROR if result.is_error else EXIT_OK
 
 
+#: How many pages of tools the unknown-tool hint reads at most.
+_HINT_PAGES = 20
+
+
 def _say_unknown_tool(run: _Run, client: Any, tool: str) -> bool:
     """After a failed call: when the server has no tool named ``tool``, say so, with the ones
-    it has and how to list them, and return True. Only a failure asks for the list."""
+    it has and how to list them, and return True. Only a failure asks for the list (page by
+    page: a hint, so no warning about the listing and no cache of it)."""
+    names: list[str] = []
+    cursor = None
     try:
-        names = [t.name for t in client.list_tools()]
+        for _ in range(_HINT_PAGES):
+            page = client.list_tools(cursor=cursor)
+            names += [t.name for t in page.items]
+            cursor = page.next_cursor
+            if cursor is None:
+                break
     except MCPError:
         return False
-    if tool in names:
+    if tool in names or cursor is not None:  # there, or more pages than a hint reads
         return False
     close = difflib.get_close_matches(tool, names, n=3, cutoff=0.75)
     hint = f"; did you mean {' or '.join(repr(n) for n in close)}?" if close else ""
@@ -652,11 +664,26 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         args = parse_words(words)
     except SystemExit as exc:  # --help, --version, or argparse's own usage error
         return int(exc.code or 0)
+    # The library's warnings are the application's to show (mcpclient's logger has only a
+    # NullHandler); at the command line the user is the application: warnings are shown, and
+    # with -v everything.
+    shown = logging.StreamHandler(err)
     if getattr(args, "verbose", False):
-        handler = logging.StreamHandler(err)
-        handler.setFormatter(CleanFormatter("%(name)s: %(message)s"))
-        logging.basicConfig(level=logging.DEBUG, handlers=[handler])
-    run = _Run(args, command, out, err)
+        shown.setFormatter(CleanFormatter("%(name)s: %(message)s"))
+        logging.basicConfig(level=logging.DEBUG, handlers=[shown])
+    else:
+        shown.setLevel(logging.WARNING)
+        shown.setFormatter(CleanFormatter("mcpclient: warning: %(message)s"))
+        logging.getLogger("mcpclient").addHandler(shown)
+    try:
+        return _run(_Run(args, command, out, err))
+    finally:
+        logging.getLogger("mcpclient").removeHandler(shown)
+
+
+def _run(run: _Run) -> int:
+    """Run the command; each failure is one line on stderr and its exit code."""
+    err = run.err
     try:
         return _run_command(run)
     except UsageError as exc:
