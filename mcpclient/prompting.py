@@ -26,6 +26,12 @@ Each question names the server that asks (``The server "acme" asks: ...``), by t
 the person knows which one wants the answer.
 
 Questions are asked one at a time: handlers run on several threads, the person has one screen.
+A question waits through its call's ``Until`` (``mcpclient.extensions.Until``: an approval's
+``request.until``; a handler's, from the token it is given, which the server's cancel and the
+client's ``close()`` set): the wait for its turn and each read end there, and the question is
+denied or cancelled. A read already waiting for a line (``input()`` cannot be woken) is left
+running on its thread, and the next question takes up the line it brings, so two reads never
+compete for the person's keyboard.
 Everything shown, and every prompt, is one line cleaned by ``_text.clean``: server text cannot
 send escape sequences, forge a line with a newline, or reorder itself with bidi controls.
 """
@@ -33,17 +39,21 @@ send escape sequences, forge a line with a newline, or reorder itself with bidi 
 from __future__ import annotations
 
 import builtins
+import contextlib
 import json
+import logging
+import select
 import sys
-import threading
 import webbrowser
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from . import types as t
 from ._client.form_fields import Field, Invalid
 from ._client.link import LinkRefused, judge
-from ._core.exceptions import RPCError
+from ._core.cancel import CancelToken
+from ._core.exceptions import MCPError, RPCError
 from ._core.text import clean
+from .extensions import Job, Until, WaitLock
 from .plugins.policy import ApprovalRequest
 
 __all__ = ["Prompter", "approve_tool", "elicit", "install", "sample"]
@@ -52,6 +62,7 @@ __all__ = ["Prompter", "approve_tool", "elicit", "install", "sample"]
 USER_REJECTED = -1
 #: The model name reported for a reply a person typed.
 PERSON_MODEL = "person"
+log = logging.getLogger("mcpclient.policy")
 HELP = "Enter takes the default or skips an optional field; !decline (or Ctrl-D) declines, !cancel (or Ctrl-C) cancels."
 
 
@@ -63,8 +74,30 @@ class _Stop(Exception):
         self.action = action
 
 
+_BUILTIN_INPUT = builtins.input
+
+
 def _input(prompt: str) -> str:
-    return builtins.input(prompt)
+    """``input(prompt)``. At a terminal it first waits until a line is there (``select``), so a
+    read a stopped question left waiting holds no lock of ``sys.stdin``: a thread blocked inside
+    ``input()`` would make the interpreter's exit fail (it cannot close stdin under it)."""
+    fd = _terminal_fd()
+    if fd is None:
+        return builtins.input(prompt)  # a front end's input() (Jupyter), a pipe, Windows
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    select.select([fd], [], [])
+    return builtins.input()
+
+
+def _terminal_fd() -> int | None:
+    """Standard input's descriptor when it is a terminal read by the built-in ``input()``."""
+    if builtins.input is not _BUILTIN_INPUT or sys.platform == "win32":
+        return None
+    try:
+        return sys.stdin.fileno() if sys.stdin.isatty() else None
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def _print(text: str) -> None:
@@ -90,10 +123,38 @@ class Prompter:
         self._reader = read or _input
         self._writer = write or _print
         self._open_url = open_url or webbrowser.open
-        self._turn = threading.Lock()
+        self._turn = WaitLock()  # one question at a time; a stop frees who waits for it
+        self._until = Until()  # the question's (set while it holds the turn)
+        self._reading: Job[str] | None = None  # a read a stopped question left waiting for its line
+
+    @contextlib.contextmanager
+    def _question(self, until: Until) -> Iterator[None]:
+        """Hold the turn for one question, waited for through ``until``."""
+        with until.hold(self._turn):
+            self._until = until
+            try:
+                yield
+            finally:
+                self._until = Until()
 
     def _read(self, prompt: str) -> str:
-        return self._reader(clean(prompt, None))
+        """One line, read on a thread of its own and waited for through the question's Until.
+
+        At a stop the read is left waiting for its line, which the next question takes up
+        (``input()`` cannot be woken, and a second read would compete for the keyboard).
+        """
+        shown = clean(prompt, None)
+        job = self._reading
+        if job is None:
+            job = Job(self._reader, shown, name="mcpclient-prompt")
+        else:
+            self._writer(shown)  # the read running shows an earlier question's prompt
+        self._reading = job
+        try:
+            return self._until.finish(job)
+        finally:
+            if job.done.is_set():
+                self._reading = None
 
     def _write(self, text: str) -> None:
         # The one way out to the person: whatever a line holds, it is shown inert.
@@ -101,47 +162,67 @@ class Prompter:
 
     # -- the handlers ----------------------------------------------------------------------
 
-    def elicit(self, request: t.ElicitationRequest) -> t.ElicitationResult:
-        """An elicitation handler: the person fills the form, or consents to the URL."""
-        with self._turn:
-            try:
-                if request.mode == "url":
-                    return self._url(request)
-                return self._form(request)
-            except _Stop as stop:
-                self._write(f"({stop.action}d)" if stop.action == "decline" else "(cancelled)")
-                return t.ElicitationResult(action="decline" if stop.action == "decline" else "cancel")
+    def elicit(self, request: t.ElicitationRequest, token: CancelToken | None = None) -> t.ElicitationResult:
+        """An elicitation handler: the person fills the form, or consents to the URL.
 
-    def sample(self, request: t.CreateMessageRequest) -> t.CreateMessageResult:
-        """A sampling handler: the person reads the request and types the reply, or declines."""
-        with self._turn:
-            try:
-                return self._sample(request)
-            except _Stop as stop:
-                self._write("(declined)" if stop.action == "decline" else "(cancelled)")
-                raise RPCError(USER_REJECTED, f"the user {stop.action}d the sampling request") from None
+        ``token`` (the client gives it) ends the question: cancelled."""
+        try:
+            with self._question(Until(cancel=token, what="the elicitation")):
+                try:
+                    if request.mode == "url":
+                        return self._url(request)
+                    return self._form(request)
+                except _Stop as stop:
+                    self._write(f"({stop.action}d)" if stop.action == "decline" else "(cancelled)")
+                    return t.ElicitationResult(action="decline" if stop.action == "decline" else "cancel")
+        except MCPError:  # cancelled while waiting for its turn
+            return t.ElicitationResult(action="cancel")
+
+    def sample(self, request: t.CreateMessageRequest, token: CancelToken | None = None) -> t.CreateMessageResult:
+        """A sampling handler: the person reads the request and types the reply, or declines.
+
+        ``token`` (the client gives it) ends the question: cancelled."""
+        try:
+            with self._question(Until(cancel=token, what="the sampling request")):
+                try:
+                    return self._sample(request)
+                except _Stop as stop:
+                    self._write("(declined)" if stop.action == "decline" else "(cancelled)")
+                    raise RPCError(USER_REJECTED, f"the user {stop.action}d the sampling request") from None
+        except RPCError:
+            raise
+        except MCPError:  # cancelled while waiting for its turn
+            raise RPCError(USER_REJECTED, "the sampling request was cancelled before it was asked") from None
 
     def approve_tool(self, request: ApprovalRequest) -> bool:
         """A policy approver (``mcpclient.policy``): the person reads the call and says yes or no.
 
         Everything shown is the server's text made inert; end of input, an interrupt, or a
-        front end that takes no input says no.
+        front end that takes no input says no. The question waits through ``request.until``:
+        the call's deadline, cancel, close or death ends it, denied.
         """
-        with self._turn:
-            self._write("")
-            for line in request.lines():
-                self._write(line)
-            while True:
-                try:
-                    answer = self.ask("Allow this call? [y/N] ").strip().lower()
-                except _Stop:
-                    self._write("(denied)")
-                    return False
-                if answer in ("y", "yes"):
-                    return True
-                if answer in ("", "n", "no"):
-                    self._write("(denied)")
-                    return False
+        try:
+            with self._question(request.until):
+                return self._approve(request)
+        except MCPError as stop:  # the call ended while this waited for its turn
+            log.info("the approval of %s ended before it was asked (%s): denied", clean(request.tool, 120), stop)
+            return False
+
+    def _approve(self, request: ApprovalRequest) -> bool:
+        self._write("")
+        for line in request.lines():
+            self._write(line)
+        while True:
+            try:
+                answer = self.ask("Allow this call? [y/N] ").strip().lower()
+            except _Stop:
+                self._write("(denied)")
+                return False
+            if answer in ("y", "yes"):
+                return True
+            if answer in ("", "n", "no"):
+                self._write("(denied)")
+                return False
 
     def install(self, client: Any) -> None:
         """Answer ``client``'s elicitations (form and URL) and sampling requests by asking."""
@@ -151,9 +232,14 @@ class Prompter:
     # -- asking ----------------------------------------------------------------------------
 
     def ask(self, prompt: str) -> str:
-        """One line from the person; the ``!`` commands, end of input and interrupts end it."""
+        """One line from the person; the ``!`` commands, end of input, interrupts and the end
+        of the question's wait (its call's deadline, cancel, close) end it."""
         try:
             line = self._read(prompt)
+        except MCPError as stop:
+            self._write("")
+            self._write(f"(no longer asked: {stop})")
+            raise _Stop("cancel") from None
         except EOFError:
             self._write("")
             raise _Stop("decline") from None
@@ -276,14 +362,14 @@ def _content_text(content: Any) -> str:
 _DEFAULT = Prompter()
 
 
-def elicit(request: t.ElicitationRequest) -> t.ElicitationResult:
+def elicit(request: t.ElicitationRequest, token: CancelToken | None = None) -> t.ElicitationResult:
     """Elicitation handler asking through ``input()``/``print()`` (form and URL mode)."""
-    return _DEFAULT.elicit(request)
+    return _DEFAULT.elicit(request, token)
 
 
-def sample(request: t.CreateMessageRequest) -> t.CreateMessageResult:
+def sample(request: t.CreateMessageRequest, token: CancelToken | None = None) -> t.CreateMessageResult:
     """Sampling handler asking through ``input()``/``print()``: the person is the model."""
-    return _DEFAULT.sample(request)
+    return _DEFAULT.sample(request, token)
 
 
 def approve_tool(request: ApprovalRequest) -> bool:

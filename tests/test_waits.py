@@ -8,7 +8,8 @@ block a thread on a clock or a flag of their own: ``time.sleep``; ``.wait(...)``
 ``.get(timeout=...)``); a thread's ``.join(...)`` (a name assigned a ``Thread``, or named
 ``*thread*``); ``select.select`` and a poll object's ``.poll(timeout)``; and ``.wait``,
 ``.wait_for``, ``.acquire``, ``.sleep`` taken as a value (``wait = event.wait``), called later. A wait that is
-awaited (asyncio, on a loop's own thread) blocks no thread and is not one.
+awaited (asyncio, on a loop's own thread) blocks no thread and is not one; a wait on an
+``Until`` (a name ending in ``until``: ``request.until.wait(...)``) is the primitive's.
 
 Outside ``mcpclient/_core/waiting.py`` each must be in ``ALLOWED``, which says per function why
 that wait stays: the engine's own, the reader thread, the transports' socket and process
@@ -150,6 +151,9 @@ ALLOWED: dict[tuple[str, str], str] = {
         "each client's close() in parallel; Client.close() returns within a few seconds",
     ("notebook/explorer.py", "_widget_class.Explorer.wait"):
         "the explorer's own wait for its call, with the user's timeout (Thread.join's contract)",
+    ("prompting.py", "_input"):
+        "the prompts' default reader; every question runs it on a Job through its Until "
+        "(Prompter._read), so a stop abandons the read, never a waiting caller",
     ("cli/_ask.py", "TerminalIO._next_chunk"):
         "the CLI's terminal read, POLL at a time, interruptible (Ctrl-C); a waiting call reads "
         "it through Until.call, which abandons it at a stop",
@@ -159,10 +163,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("_client/batch.py", "_Batch.run"): "issue 45 case 5 (map_tool): moves to the primitive",
     ("_client/batch.py", "_Batch._work"): "issue 45 case 5 (map_tool): moves to the primitive",
     ("_client/batch.py", "_Batch._take"): "issue 45 case 5 (map_tool): moves to the primitive",
-    ("plugins/approvers.py", "WebApprovals.__call__"): "issue 45 case 1: moves to the primitive",
-    ("plugins/notebook_approvals.py", "_Subshell.get"): "issue 45 case 1: moves to the primitive",
-    ("plugins/notebook_approvals.py", "NotebookApprovals._ask"): "issue 45 case 1: moves to the primitive",
-    ("prompting.py", "_input"): "issue 45 case 1: moves to the primitive",
     ("plugins/lock.py", "ToolLock._compare"): "issue 45 case 2: moves to the primitive",
     ("plugins/tasks/handle.py", "LiveTask._pause"): "issue 45 case 3: moves to the primitive",
 }
@@ -229,6 +229,8 @@ def _kind(call: ast.Call, queues: set[str], threads: set[str]) -> str | None:
         return None
     owner = _name(func.value) or ""
     attr = func.attr
+    if owner.lower().endswith("until"):
+        return None  # the primitive's own waits (request.until.wait, self._until.finish)
     if attr == "sleep" and owner == "time":
         return "time.sleep"
     if attr == "input" and owner == "builtins":
@@ -318,6 +320,7 @@ def f(event, lock, cond, proc, poller):
     select.select([], [], [], 1); poller.poll(100)
     lock.acquire(False); lock.acquire(blocking=False); ",".join(["a"]); {}.get("k"); proc.poll()
     waiting = event.wait
+    request.until.wait(signal, timeout=3); until.sleep(1); self._until.wait(signal)
 async def g(event):
     await event.wait()
 '''

@@ -30,6 +30,7 @@ the waiter through callbacks. A plug-in gets its ``Until`` from the seam
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import copy
 import threading
 import time
@@ -163,14 +164,16 @@ class Job(Generic[T]):
 
     For a blocking call nothing can interrupt (``input()``, a foreign client's network call):
     a waiter abandoned by a stop leaves it running, and its outcome is kept here for whoever
-    takes it up (``Until.finish(job)``).
+    takes it up (``Until.finish(job)``). It runs in a copy of the starting thread's context
+    (``contextvars``), so what that holds (a trace's span, a notebook cell's output) goes with it.
     """
 
     def __init__(self, fn: Callable[..., T], *args: Any, name: str = "mcpclient-wait") -> None:
         self.done = Signal()
         self._result: T | None = None
         self._error: BaseException | None = None
-        threading.Thread(target=self._run, args=(fn, args), name=name, daemon=True).start()
+        context = contextvars.copy_context()
+        threading.Thread(target=context.run, args=(self._run, fn, args), name=name, daemon=True).start()
 
     def _run(self, fn: Callable[..., T], args: tuple[Any, ...]) -> None:
         try:
@@ -301,7 +304,9 @@ class Until:
 
     @contextlib.contextmanager
     def hold(self, lock: WaitLock) -> Iterator[None]:
-        """Hold ``lock`` for the block, once it is free; raises at a stop while waiting for it."""
+        """Hold ``lock`` for the block, once it is free; raises at a stop while waiting for it
+        (and at once if the wait is over already: nothing is done for an ended call)."""
+        self.check()
         self._park(lock.try_acquire, _Released(lock), None)
         try:
             yield

@@ -8,10 +8,12 @@
 The calling thread (a worker running the agent, a Celery task) blocks in ``approvals(request)``
 until ``answer`` is called for its id from any thread (a Django admin action, a Flask view),
 or until the first of these ends it, denied: ``timeout`` seconds (the approver's own limit),
-the call's deadline (a call with ``timeout=5`` waits 5 s at most), the call's cancel or its
-client's ``close()``, and ``WebApprovals.close()`` (the app shutting down: every wait ends at
-once, and later requests are denied without waiting). A request nobody answers never holds a
-thread longer than that. ``on_request(pending)``, if given, is told of each new request (to
+the call's deadline (a call with ``timeout=5`` waits 5 s at most), the call's cancel (a token
+or a plain Event), its client's ``close()``, the connection's death (it waits through the
+call's ``request.until``), and ``WebApprovals.close()`` (the app shutting down: every wait ends
+at once, and later requests are denied without waiting). A request nobody answers never holds
+a thread longer than that, and the time it waited is the call's: approved at 3.6 s of a call
+with ``timeout=4``, the call has 0.4 s left. ``on_request(pending)``, if given, is told of each new request (to
 notify a person), on the calling thread, before it waits; what it raises is logged.
 """
 
@@ -25,6 +27,8 @@ from typing import Callable
 
 import attrs
 
+from .._core.exceptions import MCPError
+from ..extensions import Signal
 from .policy import ApprovalRequest
 
 __all__ = ["Pending", "WebApprovals"]
@@ -46,7 +50,7 @@ class Pending:
 class _Slot:
     def __init__(self, pending: Pending) -> None:
         self.pending = pending
-        self.answered = threading.Event()
+        self.answered = Signal()
         self.allowed = False
 
 
@@ -64,9 +68,9 @@ class WebApprovals:
 
     def __call__(self, request: ApprovalRequest) -> bool:
         """Wait for an answer to ``request``; False when its wait ends first (module docstring)."""
-        timeout = self.timeout
-        if request.deadline is not None:
-            timeout = min(timeout, max(0.0, request.deadline - time.monotonic()))
+        until = request.until
+        left = until.remaining()
+        timeout = self.timeout if left is None else min(self.timeout, left)
         slot = _Slot(Pending(id=secrets.token_urlsafe(12), request=request, deadline=time.time() + timeout,
                              lines=tuple(request.lines())))
         with self._lock:
@@ -81,8 +85,13 @@ class WebApprovals:
                     self.on_request(slot.pending)
                 except Exception:
                     log.exception("policy: on_request raised")
-            if not slot.answered.wait(timeout):
-                log.info("policy: nobody answered approval %s within %.1f s: denied", slot.pending.id, timeout)
+            try:
+                answered = until.wait(slot.answered, timeout=self.timeout)
+            except MCPError as stop:  # the call's deadline, cancel, close, death
+                log.info("policy: approval %s ended unanswered (%s): denied", slot.pending.id, stop)
+                return False
+            if not answered:
+                log.info("policy: nobody answered approval %s within %.1f s: denied", slot.pending.id, self.timeout)
                 return False
             if request.ended.cancelled and not slot.allowed:
                 log.info("policy: approval %s ended unanswered (%s): denied", slot.pending.id, request.ended.reason)

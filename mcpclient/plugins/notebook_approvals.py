@@ -6,7 +6,7 @@
 
 The calling cell blocks until a button is clicked, or until the first of these ends the wait,
 denied: ``timeout`` seconds (the approver's own limit), the call's deadline, its cancel, its
-client's ``close()``. The buttons are then disabled and the outcome shown beside them.
+client's ``close()``, the connection's death (it waits through the call's ``request.until``). The buttons are then disabled and the outcome shown beside them.
 
 What is shown is the request's ``lines()`` (escapes, newlines and bidi controls already made
 inert), HTML-escaped, then passed through the notebook sanitiser (``_display.sanitize.clean``,
@@ -27,11 +27,12 @@ from __future__ import annotations
 import html
 import logging
 import threading
-import time
 from typing import Any, Callable
 
 from .._display.sanitize import clean
-from .policy import ApprovalRequest
+from .._core.exceptions import MCPError
+from ..extensions import Signal, Until
+from .policy import ApprovalRequest, why_ended
 
 __all__ = ["NotebookApprovals"]
 
@@ -49,8 +50,9 @@ class _Subshell:
     _kernel: Any = None
 
     @classmethod
-    def get(cls, kernel: Any) -> str | None:
-        """The subshell's id, or None when this kernel cannot route a comm to one."""
+    def get(cls, kernel: Any, until: Until) -> str | None:
+        """The subshell's id, or None when this kernel cannot route a comm to one; waits for it
+        through the call's ``until`` (raises at its stop)."""
         thread = getattr(kernel, "shell_channel_thread", None)
         manager = getattr(thread, "manager", None)
         create = getattr(manager, "_create_subshell", None)
@@ -61,7 +63,7 @@ class _Subshell:
             if cls._kernel is kernel and cls._id is not None:
                 return cls._id
             made: dict[str, Any] = {}
-            done = threading.Event()
+            done = Signal()
 
             def make() -> None:  # subshells are made on the shell channel thread
                 try:
@@ -71,7 +73,7 @@ class _Subshell:
                 done.set()
 
             loop.add_callback(make)
-            if not done.wait(SUBSHELL_START) or "id" not in made:
+            if not until.wait(done, timeout=SUBSHELL_START) or "id" not in made:
                 log.warning("policy: could not start a kernel subshell for the approval buttons: %s",
                             made.get("error", "timed out"))
                 return None
@@ -141,17 +143,21 @@ class NotebookApprovals:
             from IPython.display import display
         except ImportError:
             return self._ask_elsewhere(request, "ipywidgets is not installed")
-        subshell = _Subshell.get(kernel)
+        try:
+            subshell = _Subshell.get(kernel, request.until)
+        except MCPError as stop:  # the call ended while the subshell was being made
+            log.info("policy: the notebook approval ended before it was shown (%s): denied", stop)
+            return False
         if subshell is None:
             return self._ask_elsewhere(request, "this kernel cannot take a click while a cell runs (ipykernel < 7.3)")
         return self._ask(request, ipywidgets, display, subshell)
 
     def _ask(self, request: ApprovalRequest, widgets: Any, display: Callable[[Any], None], subshell: str) -> bool:
-        timeout = self.timeout
-        if request.deadline is not None:
-            timeout = min(timeout, max(0.0, request.deadline - time.monotonic()))
-        answered = threading.Event()
+        left = request.until.remaining()
+        timeout = self.timeout if left is None else min(self.timeout, left)  # (what the label says)
+        answered = Signal()
         answer: dict[str, bool] = {}
+        stopped: MCPError | None = None
 
         def choose(allow: bool) -> Callable[[Any], None]:
             def clicked(_button: Any) -> None:  # on the subshell's thread
@@ -171,15 +177,19 @@ class NotebookApprovals:
         request.ended.add_callback(answered.set)  # the call ended: stop waiting, denied
         try:
             display(box)
-            answered.wait(timeout)
+            request.until.wait(answered, timeout=self.timeout)
+        except MCPError as stop:  # the call's deadline, cancel, close, death
+            stopped = stop
         finally:
             request.ended.remove_callback(answered.set)
             allow.disabled = deny.disabled = True
-        allowed = answer.get("allow") is True and not request.ended.cancelled
+        allowed = answer.get("allow") is True and not request.ended.cancelled and stopped is None
         if "allow" in answer:
             status.value = "allowed" if allowed else "denied"
         elif request.ended.cancelled:
             status.value = f"denied: {request.ended.reason}"
+        elif stopped is not None:
+            status.value = f"denied: {why_ended(stopped)}"
         else:
             status.value = f"denied: nobody answered within {_seconds(timeout)} s"
         log.info("policy: the notebook approval of %r ended: %s", request.tool[:120], status.value)

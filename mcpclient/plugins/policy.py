@@ -67,9 +67,17 @@ from typing import Any, Callable, Literal, Mapping, Sequence, Union
 import attrs
 
 from .._core.cancel import CancelToken
-from .._core.exceptions import ConfigError, MCPError, RequestTimeout, ToolCallDenied
+from .._core.exceptions import (
+    ClientClosedError,
+    ConfigError,
+    ConnectionClosed,
+    MCPError,
+    RequestCancelled,
+    RequestTimeout,
+    ToolCallDenied,
+)
 from .._core.text import clean
-from ..extensions import Extension, Message, Middleware, Next, Session
+from ..extensions import Extension, Message, Middleware, Next, Session, Until
 from ..types import Implementation
 from ._call_time import CallTime
 from ._policy_conditions import Condition, MaxSize, OneOf, Under, Verdict, all_hold, loose_name
@@ -262,11 +270,17 @@ class ApprovalRequest:
     """What an approver is asked: may this call run?
 
     The fields are the server's text as sent; ``lines()`` gives them inert (escapes, newlines,
-    bidi controls shown, not obeyed), as every built-in approver shows them. ``deadline`` is
-    the ``time.monotonic()`` after which the call is denied anyway (the call's own deadline;
-    None: the approver's own). ``ended`` is cancelled when the call ends without waiting for
-    the answer (the caller cancelled it, or its client closed): an approver that waits should
-    wait on it too (``ended.wait(timeout)``, ``ended.add_callback``), as the built-in ones do.
+    bidi controls shown, not obeyed), as every built-in approver shows them. ``until`` is how an
+    approver waits (``mcpclient.extensions.Until``): ``request.until.wait(answered, timeout=own)``,
+    ``request.until.call(input, prompt)``, ``with request.until.hold(lock)``; each wait ends at
+    the call's deadline, its cancel (a token or a plain Event), the client's ``close()`` and
+    the connection's death, raising the matching error, as the built-in approvers do. The gate
+    runs the approver on a thread of its own and stops waiting for it at the first of those
+    anyway: the call is then denied, and an approver that ignored ``until`` is abandoned.
+    ``deadline`` is the call's deadline (``time.monotonic()``; None: no limit). ``ended`` is
+    cancelled when the call ends without waiting for the answer (its cancel, the client's
+    close, the connection's death, its deadline), for an approver that hears of it by callback.
+    The time an approver takes is the call's: the call gets what is left.
     """
 
     server: str | None
@@ -277,6 +291,7 @@ class ApprovalRequest:
     deadline: float | None = None
     ended: CancelToken = attrs.field(factory=CancelToken, eq=False, repr=False)
     description: str | None = None
+    until: Until = attrs.field(factory=Until, eq=False, repr=False)
 
     def lines(self) -> list[str]:
         """The request as one-line, cleaned text: who, which tool, its hints, what the server
@@ -499,7 +514,7 @@ class PolicyGate(Extension):
             return result
         if message.method != "tools/call":
             return next_(message)
-        budget = CallTime(message.options)
+        budget = CallTime(message.options, self._session, what="the approval of the tool call")
         message, approved = self._check(message, budget)
         result = next_(budget.passed_on(message))
         if approved is not None and isinstance(result, dict) and result.get("resultType") == "input_required":
@@ -614,39 +629,62 @@ class PolicyGate(Extension):
     def _ask(self, call: ToolCall, decision: Decision, budget: CallTime) -> tuple[bool, str]:
         if self.policy.approver is deny_all:
             return False, "the rule says ask, and the policy has no approver"
-        left = budget.remaining()
+        until = budget.until
         with self._lock:
             description = self._descriptions.get(call.tool)
         request = ApprovalRequest(server=call.server or call.claimed_server, tool=call.tool,
                                   arguments=call.arguments, annotations=call.annotations, rule=decision.rule,
-                                  description=description,
-                                  deadline=None if left is None else time.monotonic() + left)
+                                  description=description, deadline=until.deadline, until=until)
         ended = request.ended
-        cancel = budget.options.cancel
-        on_cancel = (lambda: ended.cancel("the call was cancelled")) if isinstance(cancel, CancelToken) else None
         with self._lock:
             if self._closed:
                 return False, "the client closed"
             self._asking.add(ended)
-        if on_cancel is not None and isinstance(cancel, CancelToken):
-            cancel.add_callback(on_cancel)
+        budget.spent = True  # the approval's time is the call's: what follows gets the rest
+        undo = until.on_stop(lambda: ended.cancel(why_ended(until.stopped())))
         try:
-            answer = self.policy.approver(request)
+            # On a thread of its own: an approver blocked where nothing can reach it (input(),
+            # a foreign wait) is abandoned at the call's deadline, cancel, close or death.
+            answer = until.call(self.policy.approver, request, name="mcpclient-approver")
+        except (RequestTimeout, RequestCancelled, ClientClosedError, ConnectionClosed) as exc:
+            if until.stopped() is None:  # the approver's own error, not the call's end
+                return self._failed(exc)
+            answer = False
         except Exception as exc:  # an approver that fails says no
-            log.warning("policy: the approver raised %s: %s; the call is denied", type(exc).__name__, exc)
-            return False, f"the approver failed ({type(exc).__name__})"
+            return self._failed(exc)
         finally:
+            undo()
             with self._lock:
                 self._asking.discard(ended)
-            if on_cancel is not None and isinstance(cancel, CancelToken):
-                cancel.remove_callback(on_cancel)
-        if ended.cancelled:
+        stop = until.stopped()
+        if isinstance(stop, RequestTimeout):
+            ended.cancel(why_ended(stop))
+            if answer is not True:
+                return False, "no answer came before the call's deadline"
+        elif stop is not None:  # cancelled, closed, the connection gone: denied even if approved
+            ended.cancel(why_ended(stop))
             return False, f"{ended.reason} before an answer came"
-        if answer is True:
-            return True, "approved"
-        if request.deadline is not None and time.monotonic() >= request.deadline:
-            return False, "no answer came before the call's deadline"
-        return False, "not approved"
+        elif ended.cancelled:  # the gate closed (PolicyGate.close)
+            return False, f"{ended.reason} before an answer came"
+        return (True, "approved") if answer is True else (False, "not approved")
+
+    @staticmethod
+    def _failed(exc: Exception) -> tuple[bool, str]:
+        log.warning("policy: the approver raised %s: %s; the call is denied", type(exc).__name__, exc)
+        return False, f"the approver failed ({type(exc).__name__})"
+
+
+def why_ended(stop: MCPError | None) -> str:
+    """Why a call stopped waiting for its approval, as ``ApprovalRequest.ended`` says it."""
+    if isinstance(stop, RequestCancelled):
+        return "the call was cancelled"
+    if isinstance(stop, ClientClosedError):
+        return "the client closed"
+    if isinstance(stop, ConnectionClosed):
+        return "the connection ended"
+    if isinstance(stop, RequestTimeout):
+        return "the call's deadline passed"
+    return "the call ended"
 
 
 def check_action(value: Any, where: str) -> str:

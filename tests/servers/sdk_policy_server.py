@@ -13,7 +13,7 @@ can see at the server that a refused call never arrived):
   sends ``notifications/tools/list_changed`` (in the 2026-07-28 era to the client's
   ``subscriptions/listen`` stream).
 
-``python tests/servers/sdk_policy_server.py [--variant N] [--hostile] [--markers DIR] [--apps]``:
+``python tests/servers/sdk_policy_server.py [--variant N] [--hostile] [--markers DIR] [--apps] [--slow]``:
 variant 1 (the
 default) and 2 differ in ``read_file``'s description and input schema, as a server that
 changed between two connects does. ``--hostile`` adds ``HOSTILE_TOOL`` (no annotations, so
@@ -22,12 +22,15 @@ to drive the person who approves it. ``--markers DIR`` also appends each counted
 name as a line to ``DIR/calls.log`` (what reached this process, seen from outside it: a
 test of a CLI that ran and exited reads it). ``--apps`` adds an MCP Apps tool ``files_view``
 linked to the view ``ui://files/view.html``: that view may call every other tool (none says
-otherwise in its ``_meta.ui.visibility``).
+otherwise in its ``_meta.ui.visibility``). ``--slow`` adds ``slow(seconds)`` (destructive by
+the defaults: no annotations), which answers after ``seconds``: a call still running when its
+client's time runs out.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import warnings
 import os
@@ -61,8 +64,16 @@ def count(tool: str) -> None:
             log.write(tool + "\n")
 
 
-def build_server(variant: int, hostile: bool = False, apps: bool = False) -> MCPServer:
+def build_server(variant: int, hostile: bool = False, apps: bool = False, slow: bool = False) -> MCPServer:
     mcp = MCPServer("policy-test-server", version=f"1.{variant}.0")
+
+    if slow:
+        async def slow_tool(seconds: float) -> str:
+            count("slow")
+            await asyncio.sleep(seconds)
+            return f"slept {seconds}"
+
+        mcp.add_tool(slow_tool, name="slow", description="Answer after a while.", structured_output=False)
 
     if apps:
         def files_view() -> str:
@@ -145,6 +156,7 @@ if __name__ == "__main__":
     parser.add_argument("--hostile", action="store_true")
     parser.add_argument("--markers", default=None)
     parser.add_argument("--apps", action="store_true")
+    parser.add_argument("--slow", action="store_true")
     options = parser.parse_args()
     MARKERS = options.markers
-    build_server(options.variant, options.hostile, options.apps).run("stdio")
+    build_server(options.variant, options.hostile, options.apps, options.slow).run("stdio")
