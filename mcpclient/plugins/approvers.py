@@ -116,7 +116,11 @@ class WebApprovals:
 
     def answer(self, ident: str, allow: bool) -> bool:
         """Say yes (``allow=True``) or no to the call ``ident``; False when it no longer waits
-        (answered already, or its deadline passed)."""
+        (answered already, or its deadline passed).
+
+        It trusts its caller: the page that calls it checks the ``Host`` header, requires a
+        login and keeps CSRF protection (examples/django_approvals.py, flask_approvals.py).
+        Loopback alone is no protection against DNS rebinding."""
         with self._lock:
             slot = self._slots.get(ident)
             if slot is None or slot.answered.is_set():

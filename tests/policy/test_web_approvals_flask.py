@@ -1,7 +1,9 @@
-"""WebApprovals answered from a real threaded Flask app over HTTP: one request thread runs the
-agent's call and blocks on its approval, another lists what waits and answers it, as a staff
-page would. A call nobody answers is denied at its deadline, and at the client's close(); the
-official SDK server counts what reached it."""
+"""WebApprovals answered from the Flask approvals example (examples/flask_approvals.py), served
+threaded over real HTTP: one request thread runs the agent's call and blocks on its approval,
+a logged-in staff member reads the page and answers it with the CSRF token. A call nobody
+answers is denied at its deadline, and at the client's close(); the official SDK server counts
+what reached it. What the page refuses (another Host, no login, no CSRF token) is in
+tests/security/test_approval_pages.py."""
 
 from __future__ import annotations
 
@@ -9,19 +11,20 @@ import json
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
 import mcpclient
-from mcpclient.policy import Policy, Rule, ToolCallDenied, WebApprovals
+from mcpclient.policy import Policy, Rule, WebApprovals
 
 from ..conftest import SERVERS
+from ..web._approval_site import PASSWORD, Agent, Person
+from ..web._servers import EXAMPLES
 
 flask = pytest.importorskip("flask")
 serving = pytest.importorskip("werkzeug.serving")
+security = pytest.importorskip("werkzeug.security")
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -30,38 +33,25 @@ POLICY_SERVER = [sys.executable, str(SERVERS / "sdk_policy_server.py")]
 SLACK = 3.0
 
 
+def example_app(client: mcpclient.Client, approvals: WebApprovals) -> flask.Flask:
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        from flask_approvals import create_app
+    finally:
+        sys.path.remove(str(EXAMPLES))
+    return create_app(client, approvals, password_hash=security.generate_password_hash(PASSWORD),  # type: ignore[no-any-return]
+                      secret_key="test-only")
+
+
 class App:
-    """The Flask app: ``POST /run`` calls the tool, ``GET /approvals`` and ``POST /approvals/ID``
-    are the staff page's list and buttons. Served threaded on loopback, one request a thread."""
+    """The example app around a client of the SDK policy server, served threaded on loopback."""
 
     def __init__(self) -> None:
         self.approvals = WebApprovals(timeout=60)
         policy = Policy([Rule("allow", annotations={"readOnlyHint": True})], approver=self.approvals)
         self.client = mcpclient.connect(POLICY_SERVER, policy=policy, protocol="legacy", timeout=30)
-        app = flask.Flask("approvals")
-
-        @app.post("/run")
-        def run() -> Any:
-            body = flask.request.get_json()
-            try:
-                text = self.client.call_tool(body["tool"], body["arguments"], timeout=body.get("timeout")).text
-                return {"outcome": "ran", "text": text}
-            except ToolCallDenied as exc:
-                return {"outcome": "denied", "reason": exc.reason}
-
-        @app.get("/approvals")
-        def pending() -> Any:
-            return {"pending": [{"id": p.id, "lines": list(p.lines), "deadline": p.deadline}
-                                for p in self.approvals.pending()]}
-
-        @app.post("/approvals/<ident>")
-        def answer(ident: str) -> Any:
-            if not self.approvals.answer(ident, flask.request.form.get("allow") == "yes"):
-                return {"error": "no longer waiting"}, 409
-            return {"answered": ident}
-
-        self.server = serving.make_server("127.0.0.1", 0, app, threaded=True)
-        self.url = f"http://127.0.0.1:{self.server.server_port}"
+        self.server = serving.make_server("127.0.0.1", 0, example_app(self.client, self.approvals), threaded=True)
+        self.port = self.server.server_port
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self._thread.start()
 
@@ -80,47 +70,11 @@ def app() -> Iterator[App]:
         served.close()
 
 
-def http(url: str, data: bytes | None = None, json_body: Any = None) -> tuple[int, Any]:
-    headers = {}
-    if json_body is not None:
-        data, headers = json.dumps(json_body).encode(), {"Content-Type": "application/json"}
-    request = urllib.request.Request(url, data=data, headers=headers, method="POST" if data is not None else "GET")
-    try:
-        with urllib.request.urlopen(request, timeout=60) as response:
-            return response.status, json.loads(response.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
-class Run:
-    """``POST /run`` on a thread of its own, as the agent's request: its answer, and when it came."""
-
-    def __init__(self, app: App, **body: Any) -> None:
-        self.answer: Any = None
-        self.ended: float | None = None
-        self.started = time.monotonic()
-        self._thread = threading.Thread(target=self._post, args=(app.url, body), daemon=True)
-        self._thread.start()
-
-    def _post(self, url: str, body: dict[str, Any]) -> None:
-        self.answer = http(f"{url}/run", json_body=body)
-        self.ended = time.monotonic()
-
-    def join(self) -> Any:
-        self._thread.join(60)
-        assert not self._thread.is_alive(), "the agent's request still waits"
-        return self.answer
-
-
-def waiting(app: App) -> list[dict[str, Any]]:
-    end = time.monotonic() + 20
-    while True:
-        status, body = http(f"{app.url}/approvals")
-        assert status == 200
-        if body["pending"]:
-            return body["pending"]  # type: ignore[no-any-return]
-        assert time.monotonic() < end, "the call never asked"
-        time.sleep(0.05)
+@pytest.fixture
+def staff(app: App) -> Person:
+    person = Person(app.port)
+    person.log_in()
+    return person
 
 
 def counts(app: App) -> dict[str, int]:
@@ -128,43 +82,44 @@ def counts(app: App) -> dict[str, int]:
     return result
 
 
-WRITE = {"tool": "write_file", "arguments": {"path": "p", "content": "hello"}}
+WRITE = ("write_file", {"path": "p", "content": "hello"})
 
 
-def test_a_staff_request_says_yes_and_the_agents_call_runs(app: App) -> None:
-    run = Run(app, **WRITE)
-    [pending] = waiting(app)
-    assert pending["lines"][0].startswith('Tool call on server "policy-test-server": "write_file" (destructive')
-    assert '  content = "hello"' in pending["lines"]
-    assert http(f"{app.url}/approvals/{pending['id']}", data=b"allow=yes") == (200, {"answered": pending["id"]})
-    assert run.join() == (200, {"outcome": "ran", "text": "wrote 5 characters to p"})
+def test_a_staff_request_says_yes_and_the_agents_call_runs(app: App, staff: Person) -> None:
+    agent = Agent(staff, *WRITE)
+    [ident] = staff.waiting()
+    page = staff.get("/approvals").text
+    assert "Tool call on server &#34;policy-test-server&#34;: &#34;write_file&#34; (destructive" in page
+    assert "  content = &#34;hello&#34;" in page
+    assert staff.answer(ident, "yes").status_code == 302
+    assert agent.result() == {"outcome": "ran", "text": "wrote 5 characters to p"}
     assert counts(app) == {"write_file": 1}
-    assert http(f"{app.url}/approvals/{pending['id']}", data=b"allow=yes")[0] == 409  # answered already
+    assert staff.answer(ident, "yes").status_code == 409  # answered already
 
 
-def test_a_staff_request_says_no_and_the_call_never_reaches_the_server(app: App) -> None:
-    run = Run(app, **WRITE)
-    [pending] = waiting(app)
-    http(f"{app.url}/approvals/{pending['id']}", data=b"allow=no")
-    assert run.join() == (200, {"outcome": "denied", "reason": "not approved"})
+def test_a_staff_request_says_no_and_the_call_never_reaches_the_server(app: App, staff: Person) -> None:
+    agent = Agent(staff, *WRITE)
+    [ident] = staff.waiting()
+    staff.answer(ident, "no")
+    assert agent.result() == {"outcome": "denied", "reason": "not approved"}
     assert counts(app) == {}
 
 
-def test_nobody_answers_and_the_call_is_denied_at_its_deadline(app: App) -> None:
-    run = Run(app, **WRITE, timeout=1.5)
-    [pending] = waiting(app)
-    assert run.join() == (200, {"outcome": "denied", "reason": "no answer came before the call's deadline"})
-    assert run.ended is not None and run.ended - run.started < 1.5 + SLACK
-    assert http(f"{app.url}/approvals")[1] == {"pending": []}
-    assert http(f"{app.url}/approvals/{pending['id']}", data=b"allow=yes")[0] == 409  # too late
+def test_nobody_answers_and_the_call_is_denied_at_its_deadline(app: App, staff: Person) -> None:
+    agent = Agent(staff, *WRITE, timeout=1.5)
+    [ident] = staff.waiting()
+    assert agent.result() == {"outcome": "denied", "reason": "no answer came before the call's deadline"}
+    assert agent.ended is not None and agent.ended - agent.started < 1.5 + SLACK
+    assert "Nothing waits." in staff.get("/approvals").text
+    assert staff.answer(ident, "yes").status_code == 409  # too late
     assert counts(app) == {}
 
 
-def test_closing_the_client_denies_what_waits_at_once(app: App) -> None:
-    run = Run(app, **WRITE)
-    waiting(app)
+def test_closing_the_client_denies_what_waits_at_once(app: App, staff: Person) -> None:
+    agent = Agent(staff, *WRITE)
+    staff.waiting()
     closing = time.monotonic()
     app.client.close()
-    assert run.join() == (200, {"outcome": "denied", "reason": "the client closed before an answer came"})
-    assert run.ended is not None and run.ended - closing < SLACK
-    assert http(f"{app.url}/approvals")[1] == {"pending": []}
+    assert agent.result() == {"outcome": "denied", "reason": "the client closed before an answer came"}
+    assert agent.ended is not None and agent.ended - closing < SLACK
+    assert "Nothing waits." in staff.get("/approvals").text
