@@ -32,6 +32,7 @@ import inspect
 import json
 import keyword
 import re
+import unicodedata
 import threading
 from collections import OrderedDict, abc
 from typing import Any, Optional, TypeVar, get_origin
@@ -277,9 +278,21 @@ _RESERVED = frozenset({"self", *inspect.signature(make_dict_structure_fn).parame
 
 
 def _identifier(key: str, taken: dict[str, Any]) -> str:
-    name = re.sub(r"\W", "_", key).lstrip("_") or "field"  # attrs drops a leading "_" from init names
-    if name[0].isdigit():
+    """An attribute name for a server's property ``key``: attrs and cattrs write it into the
+    Python they generate, so it must be an identifier the parser reads as this very string.
+
+    It is NFKC text (the parser normalizes names so: ``ｆｏｏ`` is read as ``foo``, which
+    would name another attribute) of characters that may continue an identifier (``²`` may
+    not: a ``SyntaxError``); any other character becomes ``_``, letters of every script stay.
+    """
+    name = unicodedata.normalize("NFKC", key)
+    name = "".join(c if ("a" + c).isidentifier() else "_" for c in name).lstrip("_") or "field"
+    if not name.isidentifier():  # a digit or a combining mark first
         name = "f_" + name
+    if not name.isidentifier() or unicodedata.normalize("NFKC", name) != name:  # marks that compose anew
+        name = re.sub(r"[^0-9A-Za-z_]", "_", name).lstrip("_") or "field"
+        name = "f_" + name if name[0].isdigit() else name
+    # attrs drops a leading "_" from init names, hence none above
     if keyword.iskeyword(name) or keyword.issoftkeyword(name) or name in _RESERVED:
         name += "_"
     while name in taken:

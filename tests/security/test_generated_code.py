@@ -14,7 +14,8 @@ refused, by ``record --pytest`` and by the replay.
 Hypothesis then feeds hostile strings to every generator: ``record --pytest``
 (``pytest_source``), ``mcpclient stubs`` (``generate``) and the notebook's copy as code
 (``call_code``); the code each writes parses, is ASCII, has only the statements and calls
-of its template, and gives back the values as literals.
+of its template, and gives back the values as literals. The classes ``ToolResult.data``
+makes (attrs and cattrs generate their code from the names) take any property name.
 """
 
 from __future__ import annotations
@@ -27,14 +28,17 @@ import os
 import subprocess
 import sys
 import tempfile
+import unicodedata
 from pathlib import Path
 from typing import Any
 
+import attrs
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mcpclient._client.seam import CLIENT_OWNED
+from mcpclient._core.typed import typed_view
 from mcpclient.cli import main
 from mcpclient.devtools.stubs import generate
 from mcpclient.notebook.results import call_code
@@ -311,6 +315,21 @@ def test_the_copied_call_writes_names_and_arguments_only_as_literals(tool, argum
     call = tree.body[-2].value
     assert isinstance(call, ast.Call) and ast.unparse(call.func) == "client.call_tool"
     assert evaluate(call.args[0]) == tool and same(evaluate(call.args[1]), arguments)
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(hostile | st.sampled_from(["x\u00b2", "\uff46\uff4f\uff4f", "foo", "\u0300x", "a\u0300b", "self",
+                                               "cl", "converter", "_", "1st", "class", "\u210c"]),
+                     min_size=1, max_size=5, unique=True))
+def test_typed_results_name_server_properties_as_identifiers_python_reads_back(keys):
+    """``ToolResult.data`` makes attrs classes of an output schema: attrs and cattrs write each
+    property's attribute name into the code they generate (a ``x²`` was a SyntaxError, a
+    full-width ``ｆｏｏ`` a NameError, both escaping as such from ``.data``)."""
+    schema = {"type": "object", "properties": {key: {"type": "string"} for key in keys}, "required": keys}
+    made = typed_view(schema, {key: f"value {number}" for number, key in enumerate(keys)})
+    assert list(attrs.astuple(made)) == [f"value {number}" for number in range(len(keys))]
+    for field in attrs.fields(type(made)):
+        assert field.name.isidentifier() and unicodedata.normalize("NFKC", field.name) == field.name
 
 
 @pytest.mark.parametrize("name", ["client.x", "import", "a b", "x;import os", "", "1x"])
