@@ -37,11 +37,10 @@ from typing import Any, Callable, Mapping, Sequence, Union
 
 import attrs
 
-from .._core.exceptions import ConfigError, MCPError, RequestTimeout, ToolChanged
+from .._core.exceptions import ConfigError, MCPError, ToolChanged
 from .._core.files import write_atomic
 from .._core.text import clean
-from .._core.timeouts import Deadline
-from ..extensions import Extension, Message, Middleware, Next, Options, Session
+from ..extensions import Extension, Message, Middleware, Next, Options, Session, Until, WaitLock
 from ..types import Implementation
 from ._call_time import CallTime
 
@@ -266,7 +265,7 @@ class ToolLock(Extension):
         # comparison of the newest one. One comparison runs at a time (``_comparing``).
         self._generation = 0
         self._compared = -1
-        self._comparing = threading.Lock()
+        self._comparing = WaitLock()  # a stop (the call's cancel, close, death) frees who waits
         self._raw = threading.local()
 
     def middleware(self) -> Sequence[Middleware]:
@@ -298,37 +297,39 @@ class ToolLock(Extension):
     def _compare(self, budget: CallTime | None) -> None:
         """Compare the server's lists with the lockfile unless the newest generation was.
 
-        ``budget``: the call's (None: the background's own ``BACKGROUND_TIMEOUT``). Raises
-        ``RequestTimeout`` when the call's time runs out first, else what the listing raises.
+        ``budget``: the call's (None: the background's, bounded by ``BACKGROUND_TIMEOUT``).
+        Waits for a comparison another thread runs through the call's ``Until``: raises
+        ``RequestTimeout``, ``RequestCancelled``, ``ClientClosedError`` or ``ConnectionClosed``
+        at the call's deadline, cancel, close or death (nothing sent), else what the listing raises.
         """
         if self._fresh():
             return
-        left = budget.remaining() if budget is not None else BACKGROUND_TIMEOUT
-        if not self._comparing.acquire(timeout=-1 if left is None else left):
-            raise RequestTimeout(f"the call's time ran out while the tools were compared with {self.file.path}; "
-                                 "nothing was sent", method="tools/list", timeout=left)
-        try:
+        if budget is not None:
+            until = budget.until
+            budget.spent = True  # the wait is the call's: what follows gets the rest
+        else:
+            session = self._session
+            what = f"the comparison of the tools with {self.file.path}"
+            until = (session.until(what=what) if session is not None else Until(what=what)).within(BACKGROUND_TIMEOUT)
+        with until.hold(self._comparing):
             with self._state:
                 generation = self._generation
                 if self._compared == generation:
                     return
-            self._recheck(budget)
+            self._recheck(budget, until)
             with self._state:
                 self._compared = max(self._compared, generation)
-        finally:
-            self._comparing.release()
 
-    def _recheck(self, budget: CallTime | None) -> None:
+    def _recheck(self, budget: CallTime | None, until: Until) -> None:
         session = self._session
         if session is None:
             return
-        background = Deadline(BACKGROUND_TIMEOUT)
 
         def request(method: str, params: dict[str, Any] | None) -> dict[str, Any]:
             if budget is not None:
                 options = budget.request_options(method)
             else:
-                options = Options(timeout=background.remaining())
+                options = Options(timeout=until.remaining())
             return session.request(method, params, options=options)
 
         self._raw.on = True  # this listing is compared as the server sent it, not filtered
@@ -380,7 +381,8 @@ class ToolLock(Extension):
         if not self._fresh():
             # Not compared since the connection opened or a change was announced: compare
             # first, out of this call's time, so nothing unchecked is listed or sent.
-            budget = CallTime(message.options)
+            budget = CallTime(message.options, self._session,
+                              what=f"the comparison of the tools with {self.file.path}")
             self._compare(budget)
             message = budget.passed_on(message)
         if message.method == "tools/call":
