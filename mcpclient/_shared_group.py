@@ -14,12 +14,12 @@ from . import ai
 from . import types as t
 from ._build.open import Target
 from ._build.process_local import ProcessLocal
-from ._build.shared import LOCK_MARGIN, release_inherited, safe_tool, server_of
+from ._build.shared import call_bounds, open_within, release_inherited, safe_tool, server_of
 from ._build.travel import check_travels, made, received
 from ._client.batch import map_tool as _map_tool
 from ._core.exceptions import ConnectionClosed, MCPError
-from ._core.timeouts import DEFAULT
-from .group import DEFAULT_OPEN_TIMEOUT, ClientGroup
+from ._core.timeouts import DEFAULT, DEFAULT_TIMEOUT
+from .group import ClientGroup
 
 __all__ = ["SharedGroup"]
 
@@ -41,11 +41,12 @@ class SharedGroup:
         self.servers = dict(servers)
         self.retry = retry
         self._options = options
-        open_timeout = options.get("open_timeout", DEFAULT_OPEN_TIMEOUT)
         self._holder: ProcessLocal[ClientGroup] = ProcessLocal(
-            self._open, _close_group, _release_group, lock_timeout=open_timeout + LOCK_MARGIN,
-            what="the MCP server group",
+            self._open, _close_group, _release_group, lock_timeout=None, what="the MCP server group",
         )
+        # The timeout of a call that gives none: each member client's.
+        timeout = options.get("timeout", DEFAULT)
+        self._timeout: float | None = DEFAULT_TIMEOUT if timeout is DEFAULT else timeout
         self._safe: dict[str, bool] = {}
         self._ident = made(self)
 
@@ -99,14 +100,15 @@ class SharedGroup:
         return f"<SharedGroup {state} in pid {os.getpid()}, opened {self._holder.opened}x{error}>"
 
     def list_tools(self, *, timeout: float | None = DEFAULT) -> list[t.ToolDef]:
-        group = self._holder.get()
+        group, kwargs = open_within(self._holder, {"timeout": timeout}, self._timeout)
         try:
-            tools = group.list_tools(timeout=timeout)
+            tools = group.list_tools(**kwargs)
         except ConnectionClosed as exc:
             self._holder.discard(group, exc)
             if self.retry != "safe":
                 raise
-            tools = self._holder.get().list_tools(timeout=timeout)
+            group, kwargs = open_within(self._holder, kwargs, self._timeout)
+            tools = group.list_tools(**kwargs)
         self._safe.update({tool.name: safe_tool(tool) for tool in tools})
         return tools
 
@@ -114,19 +116,19 @@ class SharedGroup:
         self, name: str, arguments: Mapping[str, Any] | None = None, *, timeout: Any = DEFAULT, **kwargs: Any
     ) -> t.ToolResult:
         """Run the prefixed tool ``name``; other keyword arguments go to ``Client.call_tool``."""
-        group = self._holder.get()
+        group, options = open_within(self._holder, {"timeout": timeout, **kwargs}, self._timeout)
         try:
-            return group.call_tool(name, arguments, timeout=timeout, **kwargs)
+            return group.call_tool(name, arguments, **options)
         except ConnectionClosed as exc:
             self._holder.discard(group, exc)
             if self.retry != "safe":
                 raise
-            fresh = self._holder.get()
+            fresh, options = open_within(self._holder, options, self._timeout)
             if name not in self._safe:
                 self._safe.update({tool.name: safe_tool(tool) for tool in fresh.list_tools()})
             if not self._safe.get(name, False):
                 raise
-            return fresh.call_tool(name, arguments, timeout=timeout, **kwargs)
+            return fresh.call_tool(name, arguments, **options)
 
     map_tool = _map_tool
 
@@ -142,7 +144,7 @@ class SharedGroup:
         {name: {"ok": ..., "error": ...}}, "pid", "opened", "last_error"}``."""
         servers: dict[str, dict[str, Any]] = {}
         try:
-            group = self._holder.get()
+            group = self._holder.get(call_bounds({"timeout": timeout}, self._timeout))
         except MCPError as exc:
             self._holder.note_error(exc)
             group = None

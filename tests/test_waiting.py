@@ -213,6 +213,19 @@ def test_within_narrows_the_time_and_keeps_the_cancel_and_the_ends() -> None:
     assert outer.within(None).deadline == outer.deadline
 
 
+def test_also_adds_an_end_and_keeps_the_time_and_the_cancel() -> None:
+    token = CancelToken()
+    life, opening = Lifetime(), Lifetime()
+    outer = Until(LONG, cancel=token, ends=[life])
+    joined = outer.also(opening, what="waiting for the open")
+    assert joined.ends == (life, opening) and outer.ends == (life,)
+    assert joined.cancel is token and joined.deadline == outer.deadline and joined.timeout == outer.timeout
+    threading.Timer(0.1, opening.end, args=(ClientClosedError("closed while it opened"),)).start()
+    took, outcome = timed(lambda: joined.sleep(LONG))
+    assert isinstance(outcome, ClientClosedError) and took < SOON
+    assert outer.stopped() is None
+
+
 def test_on_stop_hears_the_cancel_and_the_end_and_can_be_undone() -> None:
     heard: list[str] = []
     event = threading.Event()

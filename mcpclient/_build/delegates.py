@@ -5,7 +5,9 @@ the decorated class does not write by hand it adds a delegate with the member's 
 annotations and docstring, of one of four kinds:
 
 - a *call* (a method with a ``timeout`` parameter: it talks to the server) runs on the open
-  client through ``_run``, retried once on a new server when its name is among ``retried``
+  client through ``_run``, given its keyword arguments (its ``timeout`` and ``cancel`` bound
+  a wait for the open, and what is left of its time goes on to the call), retried once on a
+  new server when its name is among ``retried``
   (the requests that change nothing); a *tool call* (``tool_calls``: the method, and the
   parameter that names the tool) runs through ``_run_tool``, which asks the tool's annotations;
 - a *setting* (a method without ``timeout``: a handler or the roots) goes through
@@ -54,8 +56,9 @@ def delegating(
 ) -> Callable[[C], C]:
     """Give the decorated class a delegate for each public member of ``source`` (see the module).
 
-    The class must define ``_run(call, *, safe)``, ``_run_tool(tool, call)``, ``_remember(key,
-    apply)`` and ``get()``.
+    The class must define ``_run(call, kwargs, *, safe)`` and ``_run_tool(tool, call, kwargs)``
+    (``call(client, kwargs)`` makes the call with ``kwargs``, the caller's keyword arguments
+    or what the class makes of them), ``_remember(key, apply)`` and ``get()``.
     ``seen[name](self, result)`` sees what the call ``name`` returned before the caller does.
     Raises ``TypeError`` when ``hand_written`` and the class body disagree, when a name given
     is not one of ``source``'s members, or when one in ``retried``, ``tool_calls`` or ``seen``
@@ -102,8 +105,16 @@ def delegating(
 
 def _call(name: str, retried: bool, seen: Callable[[Any, Any], Any] | None) -> Callable[..., Any]:
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
-        result = self._run(methodcaller(name, *args, **kwargs), safe=retried)
+        result = self._run(_caller(name, args), kwargs, safe=retried)
         return result if seen is None else seen(self, result)
+
+    return call
+
+
+def _caller(name: str, args: tuple[Any, ...]) -> Callable[[Any, Mapping[str, Any]], Any]:
+    """``call(client, kwargs)``: the method ``name`` of ``client`` with ``args`` and ``kwargs``."""
+    def call(client: Any, kwargs: Mapping[str, Any]) -> Any:
+        return methodcaller(name, *args, **kwargs)(client)
 
     return call
 
@@ -113,7 +124,7 @@ def _tool_call(name: str, member: Callable[..., Any], parameter: str) -> Callabl
 
     def call(self: Any, *args: Any, **kwargs: Any) -> Any:
         tool = args[position] if len(args) > position else kwargs.get(parameter)
-        return self._run_tool(tool, methodcaller(name, *args, **kwargs))
+        return self._run_tool(tool, _caller(name, args), kwargs)
 
     return call
 

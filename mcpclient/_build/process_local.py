@@ -5,19 +5,25 @@ that will fork (gunicorn's master with ``--preload``, Celery's prefork pool, uWS
 ``Client`` cannot cross a fork (its reader thread stays behind), so the holder keeps the pid
 that opened its value and opens a new one the first time it is used in any other process.
 
-Why a lock with a timeout: opening starts a server and waits for its handshake. Every request
+Why an open of its own: opening starts a server and waits for its handshake. Every request
 thread arriving meanwhile must wait for that one open (two threads must never start two
-servers), but a hung open must not hold every request thread of the worker forever: a thread
-that has waited ``lock_timeout`` gives up with ``RequestTimeout``.
+servers), but each waits only as long as its own call may (``get(until)``: the call's
+deadline, its cancel), and ``close()`` ends the wait of all. So the open runs on a thread of
+its own (a ``Job``): a caller whose time runs out leaves, the open goes on for those still
+waiting and those who come, and ends by its own handshake timeout. Every thread that waited
+for an open gets its outcome: a failed open fails them all, and the next caller, after it,
+opens again.
 
 Why an at-fork hook as well as the pid check: a lock held by a parent thread at fork time stays
-held forever in the child (only the forking thread is copied). The hook gives the child fresh
-locks before any of its threads can take them. The pid check alone decides what is stale.
+held forever in the child (only the forking thread is copied), and an open in progress there
+never ends in the child (its thread is not copied). The hook gives the child a fresh lock and
+no open before any of its threads can look. The pid check alone decides what is stale.
 """
 
 from __future__ import annotations
 
 import atexit
+import copy
 import logging
 import os
 import threading
@@ -25,7 +31,8 @@ import time
 import weakref
 from typing import Callable, Generic, TypeVar
 
-from .._core.exceptions import RequestTimeout
+from .._core.exceptions import ClientClosedError
+from .._core.waiting import Job, Lifetime, Until
 
 __all__ = ["ProcessLocal"]
 
@@ -36,12 +43,23 @@ T = TypeVar("T")
 _live: weakref.WeakSet[ProcessLocal[object]] = weakref.WeakSet()
 
 
+class _Opening(Generic[T]):
+    """One open in progress: its thread, and its life, which ``close()`` ends."""
+
+    __slots__ = ("job", "life")
+
+    def __init__(self, open: Callable[[_Opening[T]], T]) -> None:
+        self.life = Lifetime()
+        self.job: Job[T] = Job(open, self, name="mcpclient-open")
+
+
 class ProcessLocal(Generic[T]):
     """A value opened lazily once per process, dropped and reopened on demand.
 
     ``open()`` makes a value, ``close(value)`` ends one this process opened, and
     ``release(value)`` lets go of one inherited through fork() without touching what it
-    connects to (that belongs to the parent).
+    connects to (that belongs to the parent). ``lock_timeout`` (None: none) is the longest a
+    thread waits for another thread's open, on top of its own call's bounds.
     """
 
     def __init__(
@@ -58,8 +76,9 @@ class ProcessLocal(Generic[T]):
         self._release = release
         self.lock_timeout = lock_timeout
         self.what = what
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # held for a look or a change, never while opening
         self._value: T | None = None
+        self._opening: _Opening[T] | None = None
         self._pid = os.getpid()
         self._inherited: list[T] = []
         #: How many values this process opened; the last error seen (type and first line).
@@ -73,29 +92,55 @@ class ProcessLocal(Generic[T]):
         value = self._value
         return value if value is not None and self._pid == os.getpid() else None
 
-    def get(self) -> T:
-        """The value of this process, opened first if there is none (one thread opens)."""
+    def get(self, until: Until | None = None) -> T:
+        """The value of this process, opened first if there is none (on a thread of its own,
+        once, for every thread that waits meanwhile).
+
+        The wait ends at ``until`` (the caller's deadline and cancel: ``RequestTimeout``,
+        ``RequestCancelled``), after ``lock_timeout`` for an open another thread began, and at ``close()``
+        (``ClientClosedError``); what the open raised is raised to every thread that waited
+        for it.
+        """
         value = self.current()
         if value is not None:
             return value
-        timeout = -1 if self.lock_timeout is None else self.lock_timeout
-        if not self._lock.acquire(timeout=timeout):
-            raise RequestTimeout(
-                f"waited {self.lock_timeout} s for another thread opening {self.what}; giving up",
-                timeout=self.lock_timeout,
-            )
-        try:
+        with self._lock:
             self._forget_parent()
-            if self._value is None:
-                try:
-                    self._value = self._open()
-                except BaseException as exc:
-                    self.note_error(exc)
-                    raise
+            if self._value is not None:
+                return self._value
+            opening = self._opening
+            joined = opening is not None
+            if opening is None:
+                opening = self._opening = _Opening(self._open_now)
+        what = f"waiting for another thread opening {self.what}" if joined else f"opening {self.what}"
+        wait = (until or Until()).also(opening.life, what=what)
+        if joined and self.lock_timeout is not None:
+            wait = wait.within(self.lock_timeout)
+        try:
+            return wait.finish(opening.job)
+        except Exception as exc:
+            raise _own(exc) from None
+
+    def _open_now(self, opening: _Opening[T]) -> T:
+        """The open's thread: open, and keep the value unless ``close()`` came meanwhile."""
+        try:
+            value = self._open()
+        except BaseException as exc:
+            self.note_error(exc)
+            with self._lock:
+                if self._opening is opening:
+                    self._opening = None
+            raise
+        with self._lock:
+            kept = self._opening is opening and self._pid == os.getpid()
+            if kept:
+                self._opening = None
+                self._value = value
                 self.opened += 1
-            return self._value
-        finally:
-            self._lock.release()
+        if not kept:  # closed while it opened: its waiters were told so
+            self._safe_close(value)
+            raise ClientClosedError(f"{self.what} was closed while it was opening")
+        return value
 
     def discard(self, value: T, error: BaseException | None = None) -> None:
         """``value`` is broken (its server died): close it; the next ``get`` opens anew.
@@ -112,10 +157,14 @@ class ProcessLocal(Generic[T]):
         self._safe_close(value)
 
     def close(self) -> None:
-        """Close this process's value, if any (the next ``get`` opens again); idempotent."""
+        """Close this process's value, if any, and end an open in progress (its waiters get
+        ``ClientClosedError``; what it opens is closed); the next ``get`` opens again. Idempotent."""
         with self._lock:
             self._forget_parent()
             value, self._value = self._value, None
+            opening, self._opening = self._opening, None
+        if opening is not None:
+            opening.life.end(ClientClosedError(f"{self.what} was closed while it was opening"))
         if value is not None:
             self._safe_close(value)
 
@@ -151,6 +200,7 @@ class ProcessLocal(Generic[T]):
 
     def _after_fork_in_child(self) -> None:
         self._lock = threading.Lock()
+        self._opening = None  # its thread was not copied: it would never end here
 
 
 def _after_fork_in_child() -> None:
@@ -168,3 +218,13 @@ def _close_all_at_exit() -> None:
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
 atexit.register(_close_all_at_exit)
+
+
+def _own(error: Exception) -> Exception:
+    """A copy of ``error`` for one waiter (several threads raise what one open raised), with
+    the open's traceback."""
+    try:
+        mine = copy.copy(error)
+    except Exception:
+        return error
+    return mine.with_traceback(error.__traceback__)

@@ -32,6 +32,7 @@ from .._client.seam import check_claim
 from .._core.exceptions import ConnectionClosed, MCPError
 from .._core.methods import resendable_tool
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT
+from .._core.waiting import Until
 from ..extensions import NotificationHandler, RequestHandler
 from ..transports.stdio import StdioTransport
 from .delegates import delegating
@@ -41,18 +42,19 @@ from .travel import Setting, check_travels, made, received
 
 __all__ = [
     "CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "RETRY_MODES", "SEEN", "TOOL_CALLS", "SharedClient",
-    "release_inherited", "safe_tool", "server_of",
+    "call_bounds", "open_within", "release_inherited", "safe_tool", "server_of",
 ]
 
 R = TypeVar("R")
+V = TypeVar("V")
 
 #: What ``SharedClient(target)`` takes: an http(s) URL, a command, a config entry, or a
 #: function returning an initialized ``Client`` (for anything else, ``FakeServer`` included).
 SharedTarget = Union[str, Sequence[str], ServerEntry, Callable[[], Client]]
 
 RETRY_MODES = ("fail", "safe")
-#: How long a thread waits for another thread's open beyond the open's own timeout, in seconds.
-LOCK_MARGIN = 5.0
+#: ``call(client, kwargs)``: one call on a client, with the keyword arguments it is given.
+Call = Callable[[Client, Mapping[str, Any]], R]
 
 
 #: The ``Client`` members with a behaviour of their own here; ``_delegates`` makes the rest.
@@ -109,8 +111,11 @@ class SharedClient(ClientSurface):
     ``config.ServerConfig``, or a function returning an initialized ``Client``. Other keyword
     arguments go to ``connect`` (``timeout`` bounds the handshake and every call). Nothing is
     started until the first call; each process (each gunicorn worker, each Celery pool process)
-    opens its own client, and only one thread at a time opens it: the others wait up to
-    ``lock_timeout`` seconds (default: the client timeout plus a margin).
+    opens its own client, once, on a thread of its own: each call waits for it as long as its
+    own ``timeout`` (and ``cancel``) allows, then goes on with what is left of its time (for
+    an open another call began, at most ``lock_timeout`` seconds, if given), and ``close()``
+    ends the wait. An open that fails
+    fails every call that waited for it; the next call opens again.
 
     ``retry`` says what a dead server means: "fail" (default) fails the call, and the next one
     opens a new server; "safe" also retries once the requests that change nothing.
@@ -142,9 +147,6 @@ class SharedClient(ClientSurface):
         self.retry = retry
         self._options = options
         self._open_client = _opener(target, options)
-        if lock_timeout is None:
-            handshake = options.get("timeout", 60.0)
-            lock_timeout = None if handshake is None else handshake + LOCK_MARGIN
         self._holder: ProcessLocal[Client] = ProcessLocal(
             self._open, _close_client, release_inherited, lock_timeout=lock_timeout, what="the MCP server"
         )
@@ -190,9 +192,9 @@ class SharedClient(ClientSurface):
         return self._holder.get()
 
     def initialize(self, *, timeout: float | None = DEFAULT) -> None:
-        """Open this process's client now rather than on first use (``timeout`` is unused:
-        the handshake takes the ``timeout`` given to the constructor)."""
-        self._holder.get()
+        """Open this process's client now rather than on first use; wait at most ``timeout``
+        for it (the handshake itself takes the ``timeout`` given to the constructor)."""
+        self._holder.get(self._until({"timeout": timeout}))
 
     def close(self) -> None:
         """Close this process's client and its server; the next call opens a new one."""
@@ -252,32 +254,39 @@ class SharedClient(ClientSurface):
 
     # -- running a call ---------------------------------------------------------------------
 
-    def _run(self, call: Callable[[Client], R], *, safe: bool) -> R:
-        client = self._holder.get()
+    def _run(self, call: Call[R], kwargs: Mapping[str, Any], *, safe: bool) -> R:
+        client, kwargs = self._client(kwargs)
         try:
-            return call(client)
+            return call(client, kwargs)
         except ConnectionClosed as exc:
             self._holder.discard(client, exc)
             if not (safe and self.retry == "safe"):
                 raise
-        return call(self._holder.get())
+        client, kwargs = self._client(kwargs)
+        return call(client, kwargs)
 
-    def _run_tool(self, name: str, call: Callable[[Client], R]) -> R:
+    def _run_tool(self, name: str, call: Call[R], kwargs: Mapping[str, Any]) -> R:
         """Run a call of the tool ``name``; after a dead server, once more on a new one only with
         ``retry="safe"`` and a tool whose annotations say it changes nothing."""
-        client = self._holder.get()
+        client, kwargs = self._client(kwargs)
         try:
-            return call(client)
+            return call(client, kwargs)
         except ConnectionClosed as exc:
             self._holder.discard(client, exc)
             if self.retry != "safe":
                 raise
-            fresh = self._holder.get()
+            fresh, kwargs = self._client(kwargs)
             if name not in self._tool_safety:
-                self._learn(fresh.list_tools())  # a read: tells whether a retry is harmless
+                self._learn(fresh.list_tools(timeout=kwargs.get("timeout", DEFAULT)))  # tells whether a retry is harmless
             if not self._tool_safety.get(name, False):
                 raise
-            return call(fresh)
+            return call(fresh, kwargs)
+
+    def _client(self, kwargs: Mapping[str, Any]) -> tuple[Client, Mapping[str, Any]]:
+        return open_within(self._holder, kwargs, self.timeout)
+
+    def _until(self, kwargs: Mapping[str, Any]) -> Until:
+        return call_bounds(kwargs, self.timeout)
 
     def _learn(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
         self._tool_safety.update({tool.name: safe_tool(tool) for tool in tools})
@@ -326,7 +335,7 @@ class SharedClient(ClientSurface):
 
     def subscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Subscribe on this process's client; clients opened later subscribe again."""
-        self._run(lambda c: c.subscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
+        self._run(lambda c, kw: c.subscribe_resource(uri, **kw), {"timeout": timeout, "meta": meta}, safe=False)
         with self._setup_lock:
             self._subscribed.add(uri)
 
@@ -334,13 +343,40 @@ class SharedClient(ClientSurface):
         """Stop notifications for ``uri`` on this process's client, and in clients opened later."""
         with self._setup_lock:
             self._subscribed.discard(uri)
-        self._run(lambda c: c.unsubscribe_resource(uri, timeout=timeout, meta=meta), safe=False)
+        self._run(lambda c, kw: c.unsubscribe_resource(uri, **kw), {"timeout": timeout, "meta": meta}, safe=False)
 
     def set_log_level(self, level: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Set the server's log level now and on every client opened later."""
-        self._run(lambda c: c.set_log_level(level, timeout=timeout, meta=meta), safe=False)
+        self._run(lambda c, kw: c.set_log_level(level, **kw), {"timeout": timeout, "meta": meta}, safe=False)
         with self._setup_lock:
             self._setup["log_level"] = Setting("set_log_level", level, timeout=timeout)
+
+
+def open_within(holder: ProcessLocal[V], kwargs: Mapping[str, Any], default: float | None) -> tuple[V, Mapping[str, Any]]:
+    """``holder``'s value for a call made with ``kwargs``, and the call's ``kwargs``: a wait
+    for the open ends by the call's bounds (``call_bounds``), and after one the call's
+    ``timeout`` and ``max_total`` are what is left of them."""
+    value = holder.current()
+    if value is not None:
+        return value, kwargs
+    started = time.monotonic()
+    value = holder.get(call_bounds(kwargs, default))
+    waited = time.monotonic() - started
+    left = dict(kwargs)
+    timeout = default if kwargs.get("timeout", DEFAULT) is DEFAULT else kwargs["timeout"]
+    if timeout is not None:
+        left["timeout"] = max(0.0, timeout - waited)
+    if kwargs.get("max_total") is not None:
+        left["max_total"] = max(0.0, kwargs["max_total"] - waited)
+    return value, left
+
+
+def call_bounds(kwargs: Mapping[str, Any], default: float | None) -> Until:
+    """The bounds of a call made with ``kwargs``: its time (``timeout``, ``default`` for
+    ``DEFAULT``; ``max_total``; the nearer) and its ``cancel``."""
+    timeout = default if kwargs.get("timeout", DEFAULT) is DEFAULT else kwargs["timeout"]
+    limits = [limit for limit in (timeout, kwargs.get("max_total")) if limit is not None]
+    return Until(min(limits) if limits else None, cancel=kwargs.get("cancel"))
 
 
 def safe_tool(tool: t.ToolDef) -> bool:

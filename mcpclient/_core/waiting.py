@@ -241,6 +241,13 @@ class Until:
             narrowed.timeout = self.timeout
         return narrowed
 
+    def also(self, *ends: Lifetime, what: str | None = None) -> Until:
+        """This wait, ended also by ``ends`` (what else it serves: an open that ``close()``
+        abandons); the same time and cancel."""
+        joined = self.within(None, what=what)
+        joined.ends = (*self.ends, *ends)
+        return joined
+
     def stopped(self) -> MCPError | None:
         """The error a wait would raise now, or None: an end first, then the cancel, then the time."""
         for end in self.ends:
