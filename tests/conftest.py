@@ -14,6 +14,9 @@ from mcpclient import Client
 
 from tests.doubles import QueueTransport, ScriptedServer
 
+#: One JupyterLab and one Chromium per test process, for the browser tests (``lab``, ``browser``).
+pytest_plugins = ["tests.lab_browser"]
+
 ROOT = Path(__file__).resolve().parent.parent
 SERVERS = ROOT / "tests" / "servers"
 FAST_SERVER = [sys.executable, str(SERVERS / "fast_server.py")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -13,7 +14,9 @@ from typing import Any, Callable, Iterator
 
 import pytest
 
-__all__ = ["RELEASED_WITHIN", "BackgroundCall", "approve_examples", "require_mcp_sdk", "wait_for"]
+__all__ = [
+    "RELEASED_WITHIN", "BackgroundCall", "approve_examples", "free_port", "require_mcp_sdk", "wait_for", "wait_for_port",
+]
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
@@ -26,6 +29,32 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float
         if time.monotonic() >= end:
             raise AssertionError(f"condition not met within {timeout}s")
         time.sleep(interval)
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now (the OS's choice)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, timeout: float = 30.0, process: subprocess.Popen[Any] | None = None,
+                  log: Path | None = None) -> None:
+    """Poll until something accepts connections on 127.0.0.1:``port``; fail after ``timeout``
+    s, or at once when ``process`` (the one meant to listen) has exited, with ``log``'s text."""
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            pass
+        if process is not None and process.poll() is not None:
+            told = log.read_text(errors="replace")[-4000:] if log is not None and log.exists() else ""
+            raise AssertionError(f"the process meant to listen on {port} exited ({process.returncode}): {told}")
+        if time.monotonic() >= end:
+            raise AssertionError(f"nothing listened on 127.0.0.1:{port} within {timeout}s")
+        time.sleep(0.05)
 
 
 def approve_examples(config_home: Path) -> dict[str, str]:

@@ -11,27 +11,22 @@ view, with the page quiet for longer than an activation of its own lasts) and th
 display mode and size, and of JupyterLab's switch to the dark theme, and goes back inline
 when the person presses the host's button; then the same for picture-in-picture, a box in the
 page's lower right corner. The view runs in the host's proxy frame (``into_view`` enters
-both). JupyterLab and Chromium start once for the module (``tests/security/test_app_csp_browser.py``
-has its own). Screenshots go to ``tmp/artifacts/apps`` (not committed).
+both). JupyterLab and Chromium start once per test process, for every browser test
+(``tests/lab_browser.py``). Screenshots go to ``tmp/artifacts/apps`` (not committed).
 """
 
 from __future__ import annotations
 
 import http.server
 import json
-import os
 import re
-import secrets
-import shutil
-import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from tests.lab_browser import missing_for_browser, wait_until
 from tests.node_tools import NODE22, NODE_MODULES
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(180)]
@@ -40,36 +35,16 @@ ROOT = Path(__file__).resolve().parents[2]
 SERVER = NODE_MODULES / "@modelcontextprotocol" / "server-basic-vanillajs" / "dist" / "index.js"
 PROBE = Path(__file__).with_name("probe_app_server.py")
 ARTIFACTS = ROOT / "tmp" / "artifacts" / "apps"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 
-missing = [what for what, ok in (
-    ("Debian's chromium", os.path.exists(CHROMIUM)),
-    ("chromedriver (chromium-driver)", os.path.exists(CHROMEDRIVER)),
-    ("Node 22 and the npm test servers", NODE22.exists() and SERVER.exists()),
-) if not ok]
-for module in ("jupyterlab", "anywidget", "selenium"):
-    try:
-        __import__(module)
-    except ImportError:
-        missing.append(f"the Python package {module}")
+missing = missing_for_browser()
 if missing:
     pytest.skip("the MCP Apps browser test needs " + ", ".join(missing), allow_module_level=True)
 
-from selenium import webdriver  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Origin:
@@ -111,80 +86,7 @@ def notebook(path: Path, undeclared: str) -> None:
     }))
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
-    """One JupyterLab for the module: (its URL, its token, its root folder)."""
-    tmp_path = tmp_path_factory.mktemp("lab")
-    port, token = free_port(), secrets.token_hex(16)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-           "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-           "IPYTHONDIR": str(tmp_path / "ipython")}
-    # The kernel is the one next to the server's Python (data dir isolated, so list it here).
-    kernels = tmp_path / "data" / "kernels" / "python3"
-    kernels.mkdir(parents=True)
-    (kernels / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "Python 3", "language": "python"}))
-    # JupyterLab's own extensions (widgets, anywidget) stay findable from the venv's data dir.
-    env["JUPYTER_PATH"] = str(Path(sys.prefix) / "share" / "jupyter")
-    news = tmp_path / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings"
-    news.parent.mkdir(parents=True)
-    news.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
-    log = open(tmp_path / "lab.log", "wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ServerApp.ip=127.0.0.1",
-         f"--ServerApp.port={port}", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={tmp_path}",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate", "--LabApp.news_url=None",
-         "--ServerApp.port_retries=0", "--allow-root", "--LabApp.extension_manager=readonly",
-         "--LabApp.expose_app_in_browser=True",  # window.jupyterapp, to switch the theme
-         f"--LabApp.user_settings_dir={tmp_path / 'settings'}", f"--LabApp.workspaces_dir={tmp_path / 'ws'}"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if proc.poll() is not None:
-                    raise RuntimeError((tmp_path / "lab.log").read_text())
-                time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}", token, tmp_path
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-#: A host name Chromium resolves to 127.0.0.1: an origin a view may declare (a literal
-#: loopback address is dropped from a view's declared domains).
-DECLARABLE = "declared.test"
-
-
-@pytest.fixture(scope="module")
-def browser(tmp_path_factory):
-    """One Chromium for the module."""
-    tmp_path = tmp_path_factory.mktemp("browser")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=1200,1000",
-                 f"--host-resolver-rules=MAP {DECLARABLE} 127.0.0.1"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def wait(driver, condition, timeout=60.0, what=""):
-    return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda d: condition(d), message=what)
+wait = wait_until  # the other browser tests import it from here
 
 
 def into_view(driver, frame):

@@ -19,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.apps.test_apps_browser import ARTIFACTS, browser, lab, wait  # noqa: F401 (fixtures)
+from tests.apps.test_apps_browser import ARTIFACTS
+from tests.lab_browser import wait_until as wait
 from tests.security.test_notebook_browser import AUDIT
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
@@ -60,7 +61,7 @@ def status(explorer) -> str:
     return explorer.find_element(By.CSS_SELECTOR, ".mcpx-status").get_attribute("data-state")
 
 
-def test_the_explorer_fills_a_form_runs_a_tool_copies_the_call_cancels_and_keeps_server_text_inert(lab, browser):  # noqa: F811
+def test_the_explorer_fills_a_form_runs_a_tool_copies_the_call_cancels_and_keeps_server_text_inert(lab, browser):
     base, token, folder = lab
     notebook(folder / "explorer.ipynb")
     shutil.copy(SERVER, folder / SERVER.name)

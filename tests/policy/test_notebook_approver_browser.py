@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.apps.test_apps_browser import ARTIFACTS, browser, lab, wait  # noqa: F401 - fixtures
+from tests.apps.test_apps_browser import ARTIFACTS
+from tests.lab_browser import wait_until as wait
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -55,7 +56,7 @@ def buttons(driver: Any, label: str) -> list[Any]:
             if b.text.strip() == label and b.is_enabled()]
 
 
-def test_the_buttons_answer_the_blocked_cell_in_jupyterlab(lab: Any, browser: Any) -> None:  # noqa: F811
+def test_the_buttons_answer_the_blocked_cell_in_jupyterlab(lab: Any, browser: Any) -> None:
     base, token, folder = lab
     write_notebook(folder / "approve.ipynb")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

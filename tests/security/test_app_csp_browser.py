@@ -1,6 +1,6 @@
 """An MCP Apps view stays in its sandbox and under its policy (real JupyterLab, real Chromium).
 
-JupyterLab and Chromium start once for the module; each test opens its own notebook.
+JupyterLab and Chromium start once per test process (tests/lab_browser.py); each test opens its own notebook.
 
 Its Content Security Policy holds whatever its document starts with.
 
@@ -32,19 +32,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 import time
 
-from tests.apps.test_apps_browser import (  # noqa: F401 (fixtures)
-    ARTIFACTS,
-    DECLARABLE,
-    Origin,
-    browser,
-    into_view,
-    lab,
-    wait,
-)
+import pytest
+
+from tests.apps.test_apps_browser import ARTIFACTS, Origin, into_view
+from tests.lab_browser import DECLARABLE
+from tests.lab_browser import wait_until as wait
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -57,7 +51,7 @@ NAMES = ["nbsp", "x1c", "ideographic", "nel", "bom", "comment", "title", "text",
          "own-policy", "declared"]
 
 
-def open_and_run(browser, lab, name: str, tools: list[str], undeclared: str, declared: str) -> float:  # noqa: F811
+def open_and_run(browser, lab, name: str, tools: list[str], undeclared: str, declared: str) -> float:
     """Open a new notebook ``name`` that shows the views of ``tools`` and run its cell; the
     ``time.monotonic()`` of that key press (the test's last input on the host page)."""
     base, token, folder = lab
@@ -88,7 +82,7 @@ def view_notes(driver) -> list:
     return driver.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output .mcpclient-app-notes")
 
 
-def test_no_view_document_moves_its_policy_out_of_force(lab, browser):  # noqa: F811 (fixtures)
+def test_no_view_document_moves_its_policy_out_of_force(lab, browser):
     origin = Origin()
     declared = origin.url.replace("127.0.0.1", DECLARABLE)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -127,7 +121,7 @@ EITHER = ["form"]
 LEFT = "tried to load another page"
 
 
-def test_no_view_leaves_its_page_or_opens_another_to_carry_data_out(lab, browser):  # noqa: F811 (fixtures)
+def test_no_view_leaves_its_page_or_opens_another_to_carry_data_out(lab, browser):
     origin = Origin()
     declared = origin.url.replace("127.0.0.1", DECLARABLE)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -160,7 +154,7 @@ def test_no_view_leaves_its_page_or_opens_another_to_carry_data_out(lab, browser
         raise
 
 
-def test_a_view_does_not_go_full_screen_without_the_persons_gesture(lab, browser):  # noqa: F811 (fixtures)
+def test_a_view_does_not_go_full_screen_without_the_persons_gesture(lab, browser):
     origin = Origin()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     open_and_run(browser, lab, "fullscreen.ipynb", ["fullscreen-at-load"], origin.url, origin.url)

@@ -22,7 +22,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.apps.test_apps_browser import ARTIFACTS, browser, lab, wait  # noqa: F401 (fixtures)
+from tests.apps.test_apps_browser import ARTIFACTS
+from tests.lab_browser import wait_until as wait
 
 from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -89,7 +90,7 @@ def notebook(path: Path) -> None:
     }))
 
 
-def test_hostile_server_text_runs_nothing_in_jupyterlab(lab, browser):  # noqa: F811 (fixtures)
+def test_hostile_server_text_runs_nothing_in_jupyterlab(lab, browser):
     base, token, folder = lab
     notebook(folder / "hostile.ipynb")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
