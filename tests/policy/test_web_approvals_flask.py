@@ -19,7 +19,7 @@ import mcpclient
 from mcpclient.policy import Policy, Rule, WebApprovals
 
 from ..conftest import SERVERS
-from ..web._approval_site import PASSWORD, Agent, Person
+from ..web._approval_site import PASSWORD, Agent, Person, held_call, staff_member
 from ..web._servers import EXAMPLES
 
 flask = pytest.importorskip("flask")
@@ -72,9 +72,7 @@ def app() -> Iterator[App]:
 
 @pytest.fixture
 def staff(app: App) -> Person:
-    person = Person(app.port)
-    person.log_in()
-    return person
+    return staff_member(app.port)
 
 
 def counts(app: App) -> dict[str, int]:
@@ -86,8 +84,7 @@ WRITE = ("write_file", {"path": "p", "content": "hello"})
 
 
 def test_a_staff_request_says_yes_and_the_agents_call_runs(app: App, staff: Person) -> None:
-    agent = Agent(staff, *WRITE)
-    [ident] = staff.waiting()
+    agent, ident = held_call(staff, *WRITE)
     page = staff.get("/approvals").text
     assert "Tool call on server &#34;policy-test-server&#34;: &#34;write_file&#34; (destructive" in page
     assert "  content = &#34;hello&#34;" in page
@@ -98,16 +95,14 @@ def test_a_staff_request_says_yes_and_the_agents_call_runs(app: App, staff: Pers
 
 
 def test_a_staff_request_says_no_and_the_call_never_reaches_the_server(app: App, staff: Person) -> None:
-    agent = Agent(staff, *WRITE)
-    [ident] = staff.waiting()
+    agent, ident = held_call(staff, *WRITE)
     staff.answer(ident, "no")
     assert agent.result() == {"outcome": "denied", "reason": "not approved"}
     assert counts(app) == {}
 
 
 def test_nobody_answers_and_the_call_is_denied_at_its_deadline(app: App, staff: Person) -> None:
-    agent = Agent(staff, *WRITE, timeout=1.5)
-    [ident] = staff.waiting()
+    agent, ident = held_call(staff, *WRITE, timeout=1.5)
     assert agent.result() == {"outcome": "denied", "reason": "no answer came before the call's deadline"}
     assert agent.ended is not None and agent.ended - agent.started < 1.5 + SLACK
     assert "Nothing waits." in staff.get("/approvals").text

@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 
 import pytest
 
-from tests.web._approval_site import PASSWORD, REBOUND, Agent, Person, django_database, serve
+from tests.web._approval_site import PASSWORD, REBOUND, Person, django_database, held_call, serve, staff_member
 from tests.web._servers import Gunicorn
 
 pytest.importorskip("django")
@@ -46,10 +46,8 @@ def site(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Gunicorn]:
 
 
 def test_only_the_logged_in_staff_on_this_host_with_the_csrf_token_answers(site: Gunicorn) -> None:
-    staff = Person(site.port)
-    staff.log_in()
-    agent = Agent(staff, "shout", {"text": "hi"})
-    [ident] = staff.waiting()
+    staff = staff_member(site.port)
+    agent, ident = held_call(staff, "shout", {"text": "hi"})
 
     # A page on a name rebound to 127.0.0.1: its requests carry that name as Host, and the
     # browser has no cookies for it. Nothing is served to it, nothing it posts is taken.
@@ -83,10 +81,8 @@ def test_only_the_logged_in_staff_on_this_host_with_the_csrf_token_answers(site:
 
 
 def test_the_staff_member_approves_and_the_call_runs(site: Gunicorn) -> None:
-    staff = Person(site.port)
-    staff.log_in()
-    agent = Agent(staff, "shout", {"text": "hi"})
-    [ident] = staff.waiting()
+    staff = staff_member(site.port)
+    agent, ident = held_call(staff, "shout", {"text": "hi"})
     assert staff.answer(ident, "yes").status_code == 302
     assert agent.result() == {"outcome": "ran", "text": "HI"}
 

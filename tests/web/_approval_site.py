@@ -117,3 +117,17 @@ class Agent:
         self._thread.join(60)
         assert self.answer is not None and self.answer.status_code == 200, self.answer
         return json.loads(self.answer.text)  # type: ignore[no-any-return]
+
+
+def staff_member(port: int) -> Person:
+    """The staff member ``staff``, logged in."""
+    staff = Person(port)
+    staff.log_in()
+    return staff
+
+
+def held_call(staff: Person, tool: str, arguments: dict[str, Any], **options: Any) -> tuple[Agent, str]:
+    """The agent's call of ``tool`` (by ``staff``), waiting for its approval, and its id on the page."""
+    agent = Agent(staff, tool, arguments, **options)
+    [ident] = staff.waiting()
+    return agent, ident

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.web._approval_site import Agent, Person, django_database, serve
+from tests.web._approval_site import Agent, django_database, held_call, serve, staff_member
 
 pytest.importorskip("django")
 pytest.importorskip("gunicorn")
@@ -25,12 +25,10 @@ def database(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 def test_the_staff_page_shows_the_waiting_call_inert_and_allow_runs_it(database: dict[str, str]) -> None:
     with serve(APP, database) as server:
-        staff = Person(server.port)
-        staff.log_in()
+        staff = staff_member(server.port)
         assert staff.post("/agent/run", json_body={"tool": "add", "arguments": {"a": 1, "b": 2}}).json() \
             == {"outcome": "ran", "text": "3"}  # allowed by a rule: nobody is asked
-        agent = Agent(staff, "shout", {"text": "<b>hi</b>"})
-        [ident] = staff.waiting()
+        agent, ident = held_call(staff, "shout", {"text": "<b>hi</b>"})
         page = staff.get("/approvals").text
         assert 'Tool call on server &quot;demo-server&quot;: &quot;shout&quot; (destructive, open-world' in page
         assert "&lt;b&gt;hi&lt;/b&gt;" in page and "<b>hi" not in page
@@ -41,10 +39,8 @@ def test_the_staff_page_shows_the_waiting_call_inert_and_allow_runs_it(database:
 
 def test_deny_refuses_the_call_and_a_late_answer_is_told_it_no_longer_waits(database: dict[str, str]) -> None:
     with serve(APP, database) as server:
-        staff = Person(server.port)
-        staff.log_in()
-        agent = Agent(staff, "shout", {"text": "hi"})
-        [ident] = staff.waiting()
+        staff = staff_member(server.port)
+        agent, ident = held_call(staff, "shout", {"text": "hi"})
         assert staff.answer(ident, "no").status_code == 302
         assert agent.result() == {"outcome": "denied", "reason": "not approved"}
         assert staff.answer(ident, "yes").status_code == 409
@@ -52,8 +48,7 @@ def test_deny_refuses_the_call_and_a_late_answer_is_told_it_no_longer_waits(data
 
 def test_nobody_answers_and_the_call_is_denied_at_the_approvals_timeout(database: dict[str, str]) -> None:
     with serve(APP, {**database, "APPROVAL_TIMEOUT": "1"}) as server:
-        staff = Person(server.port)
-        staff.log_in()
+        staff = staff_member(server.port)
         agent = Agent(staff, "shout", {"text": "hi"})
         assert agent.result() == {"outcome": "denied", "reason": "not approved"}
 
