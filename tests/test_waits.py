@@ -161,7 +161,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("_client/batch.py", "_Batch.run"): "issue 45 case 5 (map_tool): moves to the primitive",
     ("_client/batch.py", "_Batch._work"): "issue 45 case 5 (map_tool): moves to the primitive",
     ("_client/batch.py", "_Batch._take"): "issue 45 case 5 (map_tool): moves to the primitive",
-    ("plugins/tasks/handle.py", "LiveTask._pause"): "issue 45 case 3: moves to the primitive",
 }
 
 

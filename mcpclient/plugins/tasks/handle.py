@@ -13,7 +13,8 @@ Two wire forms exist and the handle hides the difference:
   ``tasks/list`` and no ``tasks/result``.
 
 Waiting polls ``tasks/get`` at the server's suggested interval and wakes early when a status
-notification arrives; where the server pushes a task's status (the 2026 extension's
+notification arrives (each wait through the session's ``Until``, so the caller's timeout and
+cancel, the client's ``close()`` and the connection's death end it at once, never its next poll); where the server pushes a task's status (the 2026 extension's
 ``subscriptions/listen`` for task ids, ``push.TaskPush``) it waits for the push and polls only
 as a safety net. Every wait is bounded by a timeout. Every request goes through the
 extension's ``Session`` (so through the client's middleware), and the era's rules are read
@@ -30,10 +31,10 @@ from typing import Any, Mapping
 from ... import types as t
 from ..._client.features import TERMINAL, Task, ToolOutputs
 from ..._core import bounded as _bounded
-from ..._core.cancel import Cancel, CancelToken, is_cancelled
+from ..._core.cancel import Cancel, is_cancelled
 from ..._core.exceptions import ProtocolError, RequestCancelled, RequestTimeout, RPCError
-from ..._core.timeouts import DEFAULT, Deadline
-from ...extensions import Options, Session
+from ..._core.timeouts import DEFAULT
+from ...extensions import Options, Session, Signal, Until
 from .push import PUSHED_POLL_INTERVAL, TaskPush
 
 __all__ = ["STATUS_NOTIFICATIONS", "TERMINAL", "LiveTask"]
@@ -47,8 +48,6 @@ DEFAULT_POLL_INTERVAL = 1.0
 #: Bounds on the server's suggested interval: never busy-wait, never sleep past a minute.
 MIN_POLL_INTERVAL = 0.05
 MAX_POLL_INTERVAL = 60.0
-#: How often a plain ``threading.Event`` passed as ``cancel`` is looked at while waiting.
-CANCEL_POLL_INTERVAL = 0.05
 
 
 class LiveTask(Task):
@@ -72,9 +71,12 @@ class LiveTask(Task):
         self._session = session
         self._outputs = outputs
         self._era = session.era_rules
-        self._cond = threading.Condition()
+        self._state_lock = threading.Lock()  # the state's
         self._state: dict[str, Any] = {"status": "working"}
         self._seen_at = time.monotonic()
+        #: Set when the server next says something of the task (then replaced by a fresh one):
+        #: a waiter takes the one of the state it read, so no word between is missed.
+        self._heard = Signal()
         self._outcome: dict[str, Any] | RPCError | None = None
         self._answered: set[str] = set()
         self._input_lock = threading.Lock()
@@ -86,7 +88,7 @@ class LiveTask(Task):
 
     @property
     def status(self) -> str:
-        with self._cond:
+        with self._state_lock:
             return str(self._state.get("status"))
 
     @property
@@ -110,7 +112,7 @@ class LiveTask(Task):
         return _seconds(self._get("pollIntervalMs", "pollInterval"))
 
     def _get(self, *keys: str) -> Any:
-        with self._cond:
+        with self._state_lock:
             for key in keys:
                 if self._state.get(key) is not None:
                     return self._state[key]
@@ -125,7 +127,7 @@ class LiveTask(Task):
         status = state.get("status")
         if not isinstance(status, str):
             raise ProtocolError(f"task {self.task_id!r}: the server sent a task without a status: {_bounded.excerpt(dict(state), 200)}")
-        with self._cond:
+        with self._state_lock:
             if self._state.get("status") in TERMINAL and status != self._state.get("status"):
                 log.debug("task %r: ignoring %r after terminal %r", self.task_id, status, self._state.get("status"))
                 return
@@ -135,17 +137,19 @@ class LiveTask(Task):
             elif status == "failed" and isinstance(state.get("error"), dict):
                 self._outcome = _rpc_error(state["error"], self.task_id)
             self._seen_at = time.monotonic()
-            self._cond.notify_all()
+            heard, self._heard = self._heard, Signal()
+        heard.set()
 
     def _finish(self, outcome: dict[str, Any] | RPCError) -> None:
         """Record the outcome got from ``tasks/result`` or from a call that was not a task."""
         failed = isinstance(outcome, RPCError) or bool(outcome.get("isError"))
-        with self._cond:
+        with self._state_lock:
             self._outcome = outcome
             if self._state.get("status") not in TERMINAL:
                 self._state = {**self._state, "status": "failed" if failed else "completed"}
             self._seen_at = time.monotonic()
-            self._cond.notify_all()
+            heard, self._heard = self._heard, Signal()
+        heard.set()
 
     # -- asking the server --------------------------------------------------------------------
 
@@ -184,9 +188,12 @@ class LiveTask(Task):
     # -- the waiting loop ---------------------------------------------------------------------
 
     def _wait(self, timeout: float | None, cancel: Cancel | None) -> dict[str, Any]:
-        """Drive the task to its end within ``timeout`` seconds and return its raw result."""
-        deadline = Deadline(timeout)
-        ring = self._ring_on(cancel)
+        """Drive the task to its end within ``timeout`` seconds and return its raw result.
+
+        Every pause waits through the session's ``Until``: ``timeout``, ``cancel``, the
+        client's ``close()`` and the connection's death end it at once."""
+        until = self._session.until(Options(timeout=timeout, cancel=cancel),
+                                    what=f"waiting for task {self.task_id!r}")
         push = self._push if self.task_id else None
         if push is not None:
             push.watch(self.task_id)
@@ -194,18 +201,15 @@ class LiveTask(Task):
             while True:
                 if is_cancelled(cancel):
                     raise RequestCancelled(f"waiting for task {self.task_id!r} was cancelled", method="tasks/get")
-                with self._cond:
-                    status, seen = self._state.get("status"), self._seen_at
+                with self._state_lock:
+                    status, seen, heard = self._state.get("status"), self._seen_at, self._heard
                 if status in TERMINAL:
-                    return self._outcome_or_fetch(status, deadline.remaining(), cancel)
-                if status == "input_required" and self._provide_input(deadline.remaining(), cancel):
+                    return self._outcome_or_fetch(status, until.remaining(), cancel)
+                if status == "input_required" and self._provide_input(until.remaining(), cancel):
                     continue
-                left = deadline.remaining()
+                left = until.remaining()
                 if left is not None and left <= 0:
-                    raise RequestTimeout(
-                        f"task {self.task_id!r} is still {status} after {timeout}s; it goes on running: "
-                        "wait again, or cancel() it", method="tasks/get", timeout=timeout,
-                    )
+                    raise self._still(status, timeout)
                 # A poll is due one interval after the server last told us anything (a reply
                 # or a notification), so notifications put polls off and nothing busy-waits.
                 # A pushed task is told of its changes: a poll is then only a safety net.
@@ -213,13 +217,12 @@ class LiveTask(Task):
                             else _clamp(self.poll_interval or DEFAULT_POLL_INTERVAL))
                 pause = seen + interval - time.monotonic()
                 if pause <= 0:
-                    self.refresh(timeout=DEFAULT if left is None else left)  # no poll hangs forever
+                    self._poll(until)
                     continue
-                if left is not None:
-                    pause = min(pause, left)
-                if isinstance(cancel, threading.Event):
-                    pause = min(pause, CANCEL_POLL_INTERVAL)
-                self._pause(seen, cancel, pause)
+                try:
+                    until.wait(heard, timeout=pause)  # a word from the server, or the poll is due
+                except RequestTimeout:
+                    raise self._still(status, timeout) from None
         except RequestCancelled:
             if is_cancelled(cancel):
                 self._cancel_quietly()
@@ -227,29 +230,22 @@ class LiveTask(Task):
         finally:
             if push is not None:
                 push.unwatch(self.task_id)
-            if ring is not None and isinstance(cancel, CancelToken):
-                cancel.remove_callback(ring)
 
-    def _pause(self, seen: float, cancel: Cancel | None, pause: float) -> None:
-        """Sleep ``pause`` seconds, or less if the server says something or ``cancel`` is set."""
+    def _still(self, status: Any, timeout: float | None) -> RequestTimeout:
+        return RequestTimeout(
+            f"task {self.task_id!r} is still {status} after {timeout}s; it goes on running: "
+            "wait again, or cancel() it", method="tasks/get", timeout=timeout,
+        )
 
-        def heard() -> bool:
-            return self._seen_at != seen or is_cancelled(cancel)
-
-        with self._cond:
-            self._cond.wait_for(heard, pause)
-
-    def _ring_on(self, cancel: Cancel | None) -> Any:
-        """Wake the waiting loop at once when a CancelToken is cancelled."""
-        if not isinstance(cancel, CancelToken):
-            return None
-
-        def ring() -> None:
-            with self._cond:
-                self._cond.notify_all()
-
-        cancel.add_callback(ring)
-        return ring
+    def _poll(self, until: Until) -> None:
+        """``tasks/get`` within what is left of the wait (the client's timeout without a
+        limit: no poll hangs for ever), ended by the wait's cancel too."""
+        left = until.remaining()
+        result = self._session.request(
+            "tasks/get", {"taskId": self.task_id},
+            options=Options(timeout=self._session.timeout if left is None else left, cancel=until.cancel),
+        )
+        self._update(result)
 
     def _cancel_quietly(self) -> None:
         try:
@@ -263,13 +259,13 @@ class LiveTask(Task):
             raise RequestCancelled(
                 f"task {self.task_id!r} was cancelled{f': {message}' if message else ''}", method="tools/call"
             )
-        with self._cond:
+        with self._state_lock:
             outcome = self._outcome
         if outcome is None and self._era.blocking_task_result:
             self._fetch_result(timeout, cancel)
         elif outcome is None:
             self.refresh(timeout=DEFAULT if timeout is None else timeout)  # a notice without the result
-        with self._cond:
+        with self._state_lock:
             outcome = self._outcome
         if isinstance(outcome, RPCError):
             raise outcome
