@@ -12,8 +12,8 @@ from typing import Any, Mapping, Sequence
 
 from . import ai
 from . import types as t
-from ._build.open import Target
-from ._build.process_local import ProcessLocal
+from ._build.open import Target, credentials_of
+from ._build.process_local import ProcessLocal, error_line
 from ._build.shared import call_bounds, open_within, release_inherited, safe_tool, server_of
 from ._build.travel import check_travels, made, received
 from ._client.batch import map_tool as _map_tool
@@ -41,8 +41,11 @@ class SharedGroup:
         self.servers = dict(servers)
         self.retry = retry
         self._options = options
+        #: What each server's client sends (the one account of each): no health answer shows it.
+        self._credentials = [credentials_of(target) for target in self.servers.values()]
         self._holder: ProcessLocal[ClientGroup] = ProcessLocal(
             self._open, _close_group, _release_group, lock_timeout=None, what="the MCP server group",
+            redact=self._redact,
         )
         # The timeout of a call that gives none: each member client's.
         timeout = options.get("timeout", DEFAULT)
@@ -66,6 +69,14 @@ class SharedGroup:
         on first use in each process."""
         entries = ClientGroup.from_config(path, names=names, trust_project=trust_project).servers
         return cls(entries, retry=retry, **options)
+
+    def _redact(self, text: str) -> str:
+        for credentials in self._credentials:
+            text = credentials.redactor.redact(text)
+        return text
+
+    def _line(self, error: BaseException) -> str:
+        return error_line(error, self._redact)
 
     def _open(self) -> ClientGroup:
         group = ClientGroup(self.servers, **self._options).open()
@@ -152,7 +163,7 @@ class SharedGroup:
             for name in self.servers:
                 if name in group.errors or name not in group:
                     error = group.errors.get(name)
-                    servers[name] = {"ok": False, "error": _line(error) if error else "not open"}
+                    servers[name] = {"ok": False, "error": self._line(error) if error else "not open"}
                     continue
                 client = group[name]
                 try:
@@ -160,7 +171,7 @@ class SharedGroup:
                     servers[name] = {"ok": True, "server": server_of(client)}
                 except MCPError as exc:
                     self._holder.note_error(exc)
-                    servers[name] = {"ok": False, "error": _line(exc)}
+                    servers[name] = {"ok": False, "error": self._line(exc)}
         return {
             "ok": bool(servers) and all(entry["ok"] for entry in servers.values()),
             "servers": servers,
@@ -180,10 +191,6 @@ def _received_group(ident: str, spec: tuple[Any, ...]) -> SharedGroup:
         return group
 
     return received(ident, build)
-
-
-def _line(error: BaseException) -> str:
-    return f"{type(error).__name__}: {(str(error).splitlines() or [''])[0]}"[:300]
 
 
 def _close_group(group: ClientGroup) -> None:

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any, Callable, ClassVar, Collection, Iterator,
 import attrs
 
 from ._core.cancel import CancelToken
+from ._core.credentials import Credentials
 from ._core.exceptions import ProtocolError, RPCError
 from ._core.timeouts import DEFAULT_TIMEOUT
 from ._core.waiting import Job, Lifetime, Signal, Until, WaitLock
@@ -180,6 +181,10 @@ def until_of(options: Options | None, ends: Sequence[Lifetime] = (), *, what: st
     return Until(min(limits) if limits else None, cancel=options.cancel, ends=ends, what=what)
 
 
+#: What a session that knows no transport says the client sends (``Session.credentials``).
+_UNKNOWN = Credentials.unknown("a session without a transport")
+
+
 class Session(abc.ABC):
     """What an extension may ask of the connection it is bound to (not the Client).
 
@@ -224,7 +229,7 @@ class Session(abc.ABC):
     def server_identity(self) -> str | None:
         """Names the server this session talks to, the same in every process (a stdio
         server's command, arguments, environment and directory as a digest; an HTTP
-        server's origin and path), with no credentials in it; None when the transport names
+        server's origin and path, and a digest of its URL's query), with no credentials in it; None when the transport names
         none. For keys of what is kept about a server (``mcpclient.cache``)."""
         return None
 
@@ -235,6 +240,14 @@ class Session(abc.ABC):
         the client's at that moment); None for a server elsewhere (HTTP), whose directory the
         client cannot know. For judging the paths a call sends (``mcpclient.policy.Under``)."""
         return None
+
+    @property
+    def credentials(self) -> Credentials:
+        """Every credential the client sends, on every channel, and whom its results belong
+        to (the transport's ``mcpclient.transports.Credentials``), read afresh: for what must
+        keep one user's data from another (the result cache) or hide secrets from a text. A
+        session that knows no transport cannot tell (``Credentials.unknown``)."""
+        return _UNKNOWN
 
     @property
     def peer(self) -> Any:

@@ -7,6 +7,7 @@ import os
 from typing import Any, Mapping, Sequence, Union
 
 from .._client.client import DEFAULT_TIMEOUT, Client
+from .._core.credentials import Credentials
 from ..extensions import Extension
 from ..plugins.naming import named
 from ..transports.base import Transport
@@ -14,7 +15,7 @@ from ..transports.stdio import StdioTransport
 from .connect import connect
 from .factory import make_client, pick_options
 
-__all__ = ["ServerEntry", "Target", "describe_target", "open_target"]
+__all__ = ["ServerEntry", "Target", "credentials_of", "describe_target", "open_target"]
 
 
 class ServerEntry(abc.ABC):
@@ -116,10 +117,33 @@ def _initialize(client: Client, timeout: float | None) -> None:
         raise
 
 
-def describe_target(target: Target) -> str:
-    """A short human name for a target, for messages."""
+def credentials_of(target: object, options: Mapping[str, Any] | None = None) -> Credentials:
+    """The account of what a client of ``target`` opened with ``options`` (``headers``,
+    ``auth``, ``token_provider``, ``session``; ``env``) sends, made as its transport makes it
+    (``Credentials``): for what must know it before any transport is made (``SharedClient``,
+    a replay). A ready transport gives its own; a function making the client gives an
+    account nobody can tell in advance."""
+    options = options or {}
+    if isinstance(target, ServerEntry):
+        merged = {**options, "env": {**target.env, **(options.get("env") or {})},
+                  "headers": {**target.headers, **(options.get("headers") or {})}}
+        return credentials_of(target.target(), merged)
+    if isinstance(target, Transport):
+        return target.credentials
     if isinstance(target, str):
-        return target
+        from ..transports._requester import credentials_for
+
+        return credentials_for(target, options.get("headers"), auth=options.get("auth"),
+                               token_provider=options.get("token_provider"), session=options.get("session"))
+    if isinstance(target, (list, tuple)):
+        return Credentials.for_stdio(options.get("env"))
+    return Credentials.unknown("a function making the transport or the client")
+
+
+def describe_target(target: Target) -> str:
+    """A short human name for a target, for messages: a URL without the credentials it holds."""
+    if isinstance(target, str):
+        return credentials_of(target).redactor.redact(target)
     if isinstance(target, Transport):
         return repr(target)
     if isinstance(target, ServerEntry):

@@ -34,13 +34,19 @@ from typing import Callable, Generic, TypeVar
 from .._core.exceptions import ClientClosedError
 from .._core.waiting import Job, Lifetime, Until
 
-__all__ = ["ProcessLocal"]
+__all__ = ["ProcessLocal", "error_line"]
 
 log = logging.getLogger("mcpclient")
 
 T = TypeVar("T")
 
 _live: weakref.WeakSet[ProcessLocal[object]] = weakref.WeakSet()
+
+
+def error_line(error: BaseException, redact: Callable[[str], str] = str) -> str:
+    """``error`` as a health check shows it: "Type: first line", through ``redact``, cut at 300."""
+    first_line = (redact(str(error)).splitlines() or [""])[0]
+    return f"{type(error).__name__}: {first_line}"[:300]
 
 
 class _Opening(Generic[T]):
@@ -70,8 +76,10 @@ class ProcessLocal(Generic[T]):
         *,
         lock_timeout: float | None,
         what: str,
+        redact: Callable[[str], str] = str,
     ) -> None:
         self._open = open
+        self._redact = redact  # what the last error may show (the owner's credentials hidden)
         self._close = close
         self._release = release
         self.lock_timeout = lock_timeout
@@ -169,8 +177,7 @@ class ProcessLocal(Generic[T]):
             self._safe_close(value)
 
     def note_error(self, error: BaseException) -> None:
-        first_line = (str(error).splitlines() or [""])[0]
-        self.last_error = f"{type(error).__name__}: {first_line}"[:300]
+        self.last_error = error_line(error, self._redact)
         self.last_error_at = time.time()
 
     def _safe_close(self, value: T) -> None:

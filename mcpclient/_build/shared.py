@@ -36,7 +36,7 @@ from .._core.waiting import Until
 from ..extensions import NotificationHandler, RequestHandler
 from ..transports.stdio import StdioTransport
 from .delegates import delegating
-from .open import ServerEntry, open_target
+from .open import ServerEntry, credentials_of, open_target
 from .process_local import ProcessLocal
 from .travel import Setting, check_travels, made, received
 
@@ -147,8 +147,12 @@ class SharedClient(ClientSurface):
         self.retry = retry
         self._options = options
         self._open_client = _opener(target, options)
+        #: What every client it opens sends (the one account, made as their transports make
+        #: it): the last error, which ``health()`` serves, never shows any of it.
+        self._credentials = credentials_of(target, options)
         self._holder: ProcessLocal[Client] = ProcessLocal(
-            self._open, _close_client, release_inherited, lock_timeout=lock_timeout, what="the MCP server"
+            self._open, _close_client, release_inherited, lock_timeout=lock_timeout, what="the MCP server",
+            redact=self._redact,
         )
         self._setup_lock = threading.Lock()
         #: What was set after construction, applied to every client opened (``Setting``s: they travel).
@@ -171,6 +175,13 @@ class SharedClient(ClientSurface):
         return (_received_client, (self._ident, spec))
 
     # -- life cycle -------------------------------------------------------------------------
+
+    def _redact(self, text: str) -> str:
+        """``text`` without any credential the clients send: the account's, and the open
+        client's transport's (a function target's, which only its transport knows)."""
+        text = self._credentials.redactor.redact(text)
+        client = self._holder.current() if hasattr(self, "_holder") else None
+        return client.transport.credentials.redactor.redact(text) if client is not None else text
 
     def _open(self) -> Client:
         client = self._open_client()

@@ -12,6 +12,7 @@ import threading
 from typing import Any, Callable, Mapping
 
 from .._core.cancel import CancelToken
+from .._core.credentials import Credentials
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.timeouts import Timeouts
 from .._core.waiting import Until
@@ -80,6 +81,10 @@ class BoundSession(Session):
     @property
     def server_directory(self) -> str | None:
         return self._conversation.transport.server_directory
+
+    @property
+    def credentials(self) -> Credentials:
+        return self._conversation.transport.credentials
 
     @property
     def peer(self) -> Any:

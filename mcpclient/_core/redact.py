@@ -2,9 +2,10 @@
 
 A server that echoes a request into an error body, a JSON-RPC error, a log message or a
 token endpoint's ``error_description`` would otherwise put the caller's credentials in an
-exception message or a log line. One ``Redactor`` holds every secret its owner sent (static
-credential headers for good, tokens as they are attached, bounded to the most recent ones)
-and replaces each one, in every form a server is likely to echo it in, with ``[redacted]``:
+exception message or a log line. One ``Redactor`` holds every secret its owner sent (what
+the owner's ``Credentials`` entered: the fixed ones for good, tokens as they are attached,
+bounded to the most recent ones) and replaces each one, in every form a server is likely to
+echo it in, with ``[redacted]``:
 
 - as is;
 - base64, standard and URL-safe, with and without padding, and at any of the three byte
@@ -88,10 +89,6 @@ class Redactor:
                 forms.update(_forms(secret))
             ordered = sorted(forms, key=lambda form: (-len(form), form))
             self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
-
-    def add_header(self, value: str | None, *, permanent: bool = False) -> None:
-        """Remember a credential header's value, its credential alone and, for Basic, its parts."""
-        self.add(*credential_secrets(value), permanent=permanent)
 
     def redact(self, text: str) -> str:
         """``text`` with every known secret, in every form, replaced by ``[redacted]``."""

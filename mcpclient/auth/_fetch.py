@@ -29,6 +29,7 @@ import requests
 
 from .._core import bounded as _bounded
 from .._core import origin as _origin
+from .._core.credentials import Credentials
 from .._core.redact import Redactor
 from .._core.text import clean
 from . import _netguard
@@ -143,7 +144,10 @@ class Fetcher:
         self._lent = session
         self.home: _origin.Origin | None = None
         self.timeout = timeout
-        self.redactor = Redactor()
+        #: What the flow sends its own servers (each header it is given, secret form fields,
+        #: and what its owner enters: the client secret, the tokens it was granted).
+        self.credentials = Credentials()
+        self.redactor: Redactor = self.credentials.redactor
 
     def shown(self, url: str | None) -> str:
         """``safe_url(url)`` redacted: a server-named URL as messages and logs may show it."""
@@ -203,9 +207,9 @@ class Fetcher:
         check_url(url, what, error)
         sent = {"Accept": "application/json", **(headers or {})}
         # Whatever the server echoes of this request must not show in an error or a log.
-        self.redactor.add(*(value for name, value in (data or {}).items() if name in SECRET_FIELDS))
-        self.redactor.add_header(sent.get("Authorization"))
-        self.redactor.add(sent.get("DPoP"))
+        self.credentials.sent(*(value for name, value in (data or {}).items() if name in SECRET_FIELDS))
+        for value in (headers or {}).values():  # the caller's headers: each a credential (Basic, DPoP)
+            self.credentials.sent_header(value)
         response = self._send(
             "POST", url, what, error, headers=sent, data=data, json_body=json_body, home=self._at_home(url)
         )

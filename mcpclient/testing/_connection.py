@@ -13,6 +13,7 @@ import queue
 import threading
 from typing import Any, Mapping
 
+from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, RequestTimeout, RPCError, TransportError, method_not_found
 from ..transports.base import ConcurrentSends, Transport
 
@@ -80,6 +81,9 @@ class _Pending:
         self.reply: dict[str, Any] | None = None
 
 
+_NONE = Credentials()
+
+
 class FakeConnection(Transport, ConcurrentSends):
     """Transport mechanics of the fake server; subclasses implement ``handle``."""
 
@@ -107,6 +111,11 @@ class FakeConnection(Transport, ConcurrentSends):
         return self.latency
 
     # -- Transport --------------------------------------------------------------------------
+
+    @property
+    def credentials(self) -> Credentials:
+        """None: a fake server is handed messages, nothing else."""
+        return _NONE
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         if self._closed.is_set():

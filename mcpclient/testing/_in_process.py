@@ -26,6 +26,7 @@ from typing import Any, AsyncContextManager, Callable
 
 from .._build.factory import make_client
 from .._client.client import Client
+from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, ProtocolError
 from ..transports.base import Peer, Transport, decode_message, encode_message
 
@@ -220,6 +221,9 @@ class _ServerLoop:
             self.inbox.put(message)
 
 
+_NONE = Credentials()
+
+
 class InProcessTransport(Transport):
     """Connects a ``Client`` to an MCP server object in this process: no subprocess, no socket.
 
@@ -274,6 +278,11 @@ class InProcessTransport(Transport):
     def server_directory(self) -> str:
         """This process's directory, now: the server runs here."""
         return os.getcwd()
+
+    @property
+    def credentials(self) -> Credentials:
+        """None: an in-process server is handed messages, nothing else."""
+        return _NONE
 
     def __repr__(self) -> str:
         return f"InProcessTransport({self._name!r})"

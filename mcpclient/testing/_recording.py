@@ -15,8 +15,10 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, Union
+from urllib.parse import urlsplit, urlunsplit
 
-from .._core.redact import REDACTED, Redactor
+from .._core.credentials import Credentials
+from .._core.redact import REDACTED
 from .._core.text import inert_json
 from ..transports.base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, capabilities
 from ..transports.http import StreamableHTTPTransport
@@ -54,14 +56,14 @@ def _secret_key(key: str) -> bool:
 
 
 class _Scrubber:
-    """Removes credentials from messages: secret-named keys, bearer values, the user's secrets."""
+    """Removes credentials from messages: secret-named keys, bearer values, and every credential
+    the recorded transport sends (its ``Credentials``: headers, the URL's user info and query,
+    the auth object's tokens as sent, a stdio server's environment), with the user's ``secrets``."""
 
-    def __init__(self, secrets: Iterable[str]) -> None:
-        self._redactor = Redactor()
-        self._redactor.add(*secrets, permanent=True)
-
-    def add(self, *secrets: str) -> None:
-        self._redactor.add(*secrets, permanent=True)
+    def __init__(self, credentials: Credentials, secrets: Iterable[str] = ()) -> None:
+        self._credentials = credentials
+        self._secrets = Credentials()  # the user's own words, on no channel: kept off the transport's account
+        self._secrets.hide(*secrets)
 
     def scrub(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -69,14 +71,17 @@ class _Scrubber:
         if isinstance(value, list):
             return [self.scrub(item) for item in value]
         if isinstance(value, str):
-            return _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", self._redactor.redact(value))
+            text = self._secrets.redactor.redact(self._credentials.redactor.redact(value))
+            return _BEARER.sub(lambda m: f"{m.group(1)} {REDACTED}", text)
         return value
 
 
 def _describe(target: Target, scrubber: _Scrubber) -> dict[str, Any]:
-    """What the header line says was recorded: no environment, headers or URL query."""
+    """What the header line says was recorded: no environment, headers, URL user info or query."""
     if isinstance(target, str):
-        return {"kind": "http", "target": scrubber.scrub(target.split("?", 1)[0].split("#", 1)[0])}
+        parts = urlsplit(target)
+        shown = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+        return {"kind": "http", "target": scrubber.scrub(shown)}
     if isinstance(target, (list, tuple)):
         return {"kind": "stdio", "target": scrubber.scrub([str(part) for part in target])}
     return {"kind": "transport", "target": type(target).__name__}
@@ -102,7 +107,7 @@ class RecordingTransport(Transport, ConcurrentSends):
     def __init__(self, inner: Transport, path: Path_, *, secrets: Iterable[str] = (), target: Target | None = None) -> None:
         self.inner = inner
         self.path = Path(path)
-        self._scrubber = _Scrubber(secrets)
+        self._scrubber = _Scrubber(inner.credentials, secrets)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
         self._lock = threading.Lock()
@@ -185,6 +190,11 @@ class RecordingTransport(Transport, ConcurrentSends):
     @property
     def server_directory(self) -> str | None:
         return self.inner.server_directory
+
+    @property
+    def credentials(self) -> Credentials:
+        """The inner transport's: recording sends nothing of its own."""
+        return self.inner.credentials
 
     def verify(self) -> None:
         """Nothing to check while recording (the pytest fixture calls it for every mode)."""

@@ -19,6 +19,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from .._build.open import credentials_of
+from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, HTTPStatusError, StreamInterrupted
 from ..transports.base import Failure, Transport
 from ._faults import Fault, FaultPlan
@@ -42,12 +44,15 @@ class ReplayTransport(Transport):
     """
 
     def __init__(self, path: Path_, *, matcher: Matcher | None = None, secrets: Iterable[str] = (), strict: bool = True,
-                 faults: Iterable[Fault] = ()) -> None:
+                 faults: Iterable[Fault] = (), credentials: Credentials | None = None) -> None:
         self.path = Path(path)
         self.header, self.events = read_recording(self.path)
         self.matcher = matcher or Matcher()
         self.strict = strict
-        self._scrubber = _Scrubber(secrets)
+        #: What the recorded client sent (``recorded`` makes it from the target and its
+        #: options, as the recording transport did): live messages are scrubbed with it.
+        self._credentials = credentials if credentials is not None else Credentials()
+        self._scrubber = _Scrubber(self._credentials, secrets)
         self._plan = FaultPlan(faults)
         self._matched: set[int] = set()
         self._excused: set[int] = set()  # recorded client messages a fault made unreachable
@@ -76,6 +81,11 @@ class ReplayTransport(Transport):
 
     def __repr__(self) -> str:
         return f"<ReplayTransport {self.path.name!r} {len(self._matched)}/{self._client_count()} matched>"
+
+    @property
+    def credentials(self) -> Credentials:
+        """What the recorded client sent, as ``recorded`` was told (none by default)."""
+        return self._credentials
 
     @property
     def faults_struck(self) -> list[Fault]:
@@ -278,8 +288,9 @@ def recorded(
     ``target`` is a stdio command (a list), an HTTP URL (Streamable HTTP) or a transport (or
     a function making one); ``transport_options`` go to the transport made for it (``env``,
     ``headers``, ...). ``mode`` is one of ``MODES``. ``secrets`` are strings redacted from
-    the recording besides what is found by name (credential keys, bearer values, the values
-    of the ``headers`` given); ``ignore`` and ``match`` configure the ``Matcher``. ``faults``
+    the recording besides what is found by name (credential keys, bearer values) and every
+    credential the target's transport sends (its ``Credentials``: headers, the URL's user info
+    and query, tokens as sent, a stdio server's ``env`` values); ``ignore`` and ``match`` configure the ``Matcher``. ``faults``
     (``Fault``s) are injected into a replay; a recording with faults is refused.
     """
     if mode not in MODES:
@@ -287,8 +298,6 @@ def recorded(
     path = Path(path)
     faults = list(faults)
     secrets = list(secrets)
-    headers = transport_options.get("headers") or {}
-    secrets += [str(v) for v in headers.values()] + [str(v).split(" ", 1)[-1] for v in headers.values()]
     if mode == "all" or (mode == "once" and not path.exists()):
         if target is None:
             raise ValueError(f"no recording at {path} and no target to record it from")
@@ -297,4 +306,6 @@ def recorded(
         return RecordingTransport(_open(target, transport_options), path, secrets=secrets, target=target)
     if not path.exists():
         raise FileNotFoundError(f"no recording at {path} (mode {mode!r} replays only)")
-    return ReplayTransport(path, matcher=Matcher(ignore, match), secrets=secrets, strict=strict, faults=faults)
+    credentials = credentials_of(target, transport_options) if target is not None else None
+    return ReplayTransport(path, matcher=Matcher(ignore, match), secrets=secrets, strict=strict, faults=faults,
+                           credentials=credentials)

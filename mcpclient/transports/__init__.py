@@ -2,6 +2,7 @@
 
 from typing import TYPE_CHECKING, Any
 
+from .._core.credentials import Credentials
 from .base import Transport
 from .stdio import StdioTransport
 
@@ -9,7 +10,7 @@ if TYPE_CHECKING:
     from .http import StreamableHTTPTransport
     from .sse import SSETransport
 
-__all__ = ["SSETransport", "StdioTransport", "StreamableHTTPTransport", "Transport"]
+__all__ = ["Credentials", "SSETransport", "StdioTransport", "StreamableHTTPTransport", "Transport"]
 
 # The HTTP transports need requests: imported on first use (see mcpclient/__init__.py).
 _LAZY = {"StreamableHTTPTransport": ".http", "SSETransport": ".sse"}

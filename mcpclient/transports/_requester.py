@@ -19,6 +19,7 @@ once per transport instead of once per call.
 from __future__ import annotations
 
 import email.utils
+import hashlib
 import http.client
 import logging
 import random
@@ -34,13 +35,14 @@ from requests.structures import CaseInsensitiveDict
 
 from .._core import origin as _origin
 from .._core.exceptions import HTTPStatusError, MCPError, ProtocolError, RequestTimeout, TransportError
+from .._core.credentials import PROTOCOL_HEADER, Credentials
 from .._core.redact import Redactor
 from .._core.text import clean
 from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
 from ._token import TokenFetcher
 from .base import ExtensionSource, Peer, decode_message
 
-__all__ = ["Requester", "TokenSource", "read_error_body", "translate"]
+__all__ = ["Requester", "TokenSource", "credentials_for", "read_error_body", "resolve_auth", "translate"]
 
 log = logging.getLogger(__name__)
 
@@ -124,24 +126,16 @@ class Requester:
         # The transport's own session has nothing to add to its adapter's send but the cookies
         # a response sets: a request without response hooks goes to the adapter directly.
         self._adapter = session_.get_adapter(self.url) if self.own_session else None
-        if auth is None:
-            auth = session_.auth
-        if auth is None and session_.trust_env:
-            auth = requests.utils.get_netrc_auth(self.url)
-        if isinstance(auth, tuple) and len(auth) == 2:
-            auth = requests.auth.HTTPBasicAuth(*auth)
-        self._auth = auth
-        # Every credential this transport sends, for ``redact``: the configured headers for
-        # good, and each token as a token provider or an auth object attaches it.
-        self.redactor = Redactor()
-        self._credential_headers = tuple(
-            dict.fromkeys(("Authorization", "Proxy-Authorization", "DPoP", *((auth_header,) if auth_header else ())))
-        )
-        for name in self._credential_headers:
-            configured = merged.get(name)
-            self.redactor.add_header(_text(configured) if configured is not None else None, permanent=True)
-        if isinstance(auth, requests.auth.HTTPBasicAuth):
-            self.redactor.add(_text(auth.password), permanent=True)
+        self._auth = auth = resolve_auth(self.url, auth, session_)
+        # Every credential this transport sends (the one account: headers, the URL's user info
+        # and query, the auth object, the token provider, the lent session's cookies), for
+        # every error and log line built from what the server says, and for the result cache.
+        self.credentials = credentials_for(url, headers, auth=auth, token_provider=token_provider, session=session)
+
+    @property
+    def redactor(self) -> Redactor:
+        """The account's redactor: every credential this transport sent, in every form."""
+        return self.credentials.redactor
 
     def close(self) -> None:
         if self._tokens is not None:
@@ -276,7 +270,7 @@ class Requester:
                     response.close()
                     raise exchange.error()
             if self._auth is not None and response.request is not None and response.request is not prepared:
-                self._remember(response.request)  # an auth hook resent it with a new token
+                self._remember(response.request, prepared.headers)  # an auth hook resent it with a new token
             if response.status_code not in REDIRECT_STATUSES or "location" not in response.headers:
                 return response
             target = urljoin(prepared.url or "", response.headers["location"])
@@ -348,6 +342,8 @@ class Requester:
         extra = prepared.headers
         if headers:
             extra.update(headers)
+            for _, value in Credentials.carried(headers):  # a middleware's credential for this message
+                self.credentials.sent_header(value)
         if body is not None:
             prepared.body = body
             extra["Content-Length"] = str(len(body))
@@ -355,22 +351,22 @@ class Requester:
         if len(cookies):
             prepared.prepare_cookies(cookies)
         if self._auth is not None:
+            before = dict(prepared.headers)
             prepared.prepare_auth(self._auth)
-            self._remember(prepared)
+            self._remember(prepared, before)
         if self._tokens is not None:
             token = self._tokens.fetch(deadline, exchange, exchange.what if exchange is not None else method)
-            self.redactor.add(token, self._token_prefix + token)
+            self.credentials.sent(token, self._token_prefix + token)
             if token:
                 extra[self._token_header] = self._token_prefix + token
         return prepared
 
-    def _remember(self, prepared: requests.PreparedRequest) -> None:
-        """Register the credentials an auth object put on ``prepared`` (cheap when known)."""
-        headers = prepared.headers
-        for name in self._credential_headers:
-            value = headers.get(name)
-            if value:
-                self.redactor.add_header(value)
+    def _remember(self, prepared: requests.PreparedRequest, before: Mapping[str, str]) -> None:
+        """Enter what an auth object put on ``prepared`` into the account (cheap when known):
+        each header it added or changed since ``before``."""
+        for name, value in prepared.headers.items():
+            if value and before.get(name) != value and not name.lower().startswith(PROTOCOL_HEADER):
+                self.credentials.sent_header(value)
 
     def _check_destination(self, prepared: requests.PreparedRequest) -> None:
         """Refuse to send ``prepared`` (credentials and all) anywhere but the configured origin.
@@ -444,6 +440,46 @@ class _Retryable(Exception):
         self.error = error
 
 
+def resolve_auth(url: str, auth: Any, session: requests.Session | None) -> Any:
+    """The auth object requests will apply: ``auth``, else the session's, else a ``.netrc``
+    entry for ``url`` when the session trusts the environment; a pair becomes HTTP Basic."""
+    if auth is None and session is not None:
+        auth = session.auth
+    if auth is None and (session is None or session.trust_env):
+        auth = requests.utils.get_netrc_auth(url)
+    if isinstance(auth, tuple) and len(auth) == 2:
+        auth = requests.auth.HTTPBasicAuth(*auth)
+    return auth
+
+
+def credentials_for(
+    url: str, headers: Mapping[str, str] | None = None, *, auth: Any = None, token_provider: TokenSource | None = None,
+    session: requests.Session | None = None,
+) -> Credentials:
+    """The account of what an HTTP transport for ``url`` sends (``Credentials``), as the
+    transports make it: the URL's user info and query, ``headers``, the headers and cookies of
+    a lent ``session`` (besides requests' defaults), HTTP Basic (``auth``, the session's or a
+    ``.netrc`` entry), and, as changing channels, any other auth object and a token provider."""
+    credentials = Credentials()
+    credentials.url(url)
+    credentials.headers(headers)
+    if session is not None:
+        defaults, given = requests.utils.default_headers(), CaseInsensitiveDict(headers or {})
+        credentials.headers({name: value for name, value in session.headers.items()
+                             if defaults.get(name) != value and name not in given})
+        for cookie in session.cookies:
+            if cookie.value is not None:
+                credentials.cookie(cookie.name, cookie.value)
+    auth = resolve_auth(url, auth, session)
+    if isinstance(auth, requests.auth.HTTPBasicAuth):
+        credentials.basic(auth.username, auth.password)
+    elif auth is not None:
+        credentials.changing("an auth object")
+    if token_provider is not None:
+        credentials.changing("a token provider")
+    return credentials
+
+
 def _remaining(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
@@ -453,6 +489,16 @@ def peer(url: str, session_id: str | None) -> Peer:
     parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80) if parts.hostname else None
     return Peer(network="tcp", protocol="http", address=parts.hostname or None, port=port, session_id=session_id)
+
+
+def server_key(kind: str, url: str) -> tuple[str, ...]:
+    """What names an HTTP server (``Transport.server_key``): ``kind``, ``safe_url(url)`` and,
+    when the URL has a query (which may pick a server or a tenant), a digest of it, never the
+    query itself (it may hold a key)."""
+    query = urlsplit(url).query
+    if not query:
+        return (kind, safe_url(url))
+    return (kind, safe_url(url), hashlib.sha256(query.encode("utf-8", "surrogateescape")).hexdigest()[:32])
 
 
 def safe_url(url: str) -> str:

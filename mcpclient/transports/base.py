@@ -18,6 +18,7 @@ from typing import Any, Callable, Hashable, Mapping
 import attrs
 
 from .._core import bounded as _bounded
+from .._core.credentials import Credentials
 from .._core.exceptions import MCPError, ProtocolError
 
 __all__ = [
@@ -136,7 +137,7 @@ class Transport(abc.ABC):
 
     The rest has defaults that suit a transport with nothing more to say (a test double):
     ``deliver``, ``abandon``, ``renew``, ``deliver_replies_to``, ``reopen``, ``set_protocol``,
-    ``last_words``, ``server_key``, ``peer`` and ``extensions``. What a transport can do
+    ``last_words``, ``server_key``, ``peer``, ``credentials`` and ``extensions``. What a transport can do
     besides, it declares by inheriting an interface of this module (``capabilities``).
     """
 
@@ -262,11 +263,27 @@ class Transport(abc.ABC):
         knows it (a stdio server's working directory); None by default: a server elsewhere."""
         return None
 
+    @property
+    def credentials(self) -> Credentials:
+        """Every credential this transport sends, channel by channel (``Credentials``): the one
+        account the redaction of errors, the result cache and recordings ask.
+
+        By default the transport is taken to send credentials nobody can tell in advance
+        (``Credentials.unknown``), so the result cache keeps nothing of a legacy server as
+        shared: a transport that sends none says so with ``Credentials()``, and one that sends
+        some enters them (a header, ``env``...).
+        """
+        return _UNKNOWN
+
     def __enter__(self) -> Transport:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+#: What a transport that does not say what it sends sends (``Transport.credentials``).
+_UNKNOWN = Credentials.unknown()
 
 
 class ConcurrentSends(abc.ABC):

@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 import requests
 
+from .._core.credentials import Credentials
 from .._core.exceptions import (
     ConnectionClosed,
     HTTPStatusError,
@@ -187,9 +188,14 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         self._listen_after_send = False
 
     @property
-    def server_key(self) -> tuple[str, str]:
+    def server_key(self) -> tuple[str, ...]:
         """Identifies the server (for the client's per-server protocol-era cache)."""
-        return ("http", _requester.safe_url(self.url))
+        return _requester.server_key("http", self.url)
+
+    @property
+    def credentials(self) -> Credentials:
+        """Every credential this transport sends (``Transport.credentials``)."""
+        return self._requester.credentials
 
     @property
     def peer(self) -> Peer:

@@ -12,6 +12,7 @@ from urllib.parse import urljoin
 import requests
 
 from .._core import origin as _origin
+from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
@@ -109,9 +110,14 @@ class SSETransport(Transport, ConcurrentSends):
             raise TransportError(f"the server sent no endpoint event within {endpoint_timeout}s")
 
     @property
-    def server_key(self) -> tuple[str, str]:
+    def server_key(self) -> tuple[str, ...]:
         """Identifies the server (for the client's per-server protocol-era cache)."""
-        return ("http+sse", _requester.safe_url(self.url))
+        return _requester.server_key("http+sse", self.url)
+
+    @property
+    def credentials(self) -> Credentials:
+        """Every credential this transport sends (``Transport.credentials``)."""
+        return self._requester.credentials
 
     @property
     def peer(self) -> Peer:

@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any, Iterable, Mapping
 
+from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, TransportError
 from ._stdio_pipes import UNKNOWN, Exited, Pipes, WriteFailed, WriteStopped, choose
 from ._stdio_portable import ThreadedPipes
@@ -118,6 +119,7 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         if env is not None and not isinstance(env, Mapping):
             env = list(env)  # read twice: now, and again by reopen()
         self._env_arg, self._cwd_arg, self._stderr_arg = env, cwd, stderr
+        self._credentials = Credentials.for_stdio(env)
         self._stderr = StderrLines(sys.stderr if stderr is _DEFAULT_STDERR else stderr, STDERR_TAIL_LINES)
         self._closed = False
         self._close_reason = "the transport is closed"
@@ -178,6 +180,11 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         """Identifies the server configuration (command, added environment, working directory)
         for the client's per-server protocol-era cache, so later clients skip the probe."""
         return ("stdio", self._config)
+
+    @property
+    def credentials(self) -> Credentials:
+        """What this server is given as credentials: each value of the added environment."""
+        return self._credentials
 
     @property
     def peer(self) -> Peer:
@@ -389,7 +396,7 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         return ConnectionClosed(self._close_reason)
 
     def last_words(self) -> str:
-        return "\n".join(self._stderr.tail(LAST_WORDS_LINES))
+        return self._credentials.redactor.redact("\n".join(self._stderr.tail(LAST_WORDS_LINES)))
 
     def hold_side_output(self) -> None:
         self._stderr.hold()
@@ -414,7 +421,8 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
             reason = f"{what} (the process is still running)"
         else:
             reason = f"{what}: {exit_status(code)}"
-        return ConnectionClosed(reason, exit_code=code, stderr_tail="\n".join(self._stderr.tail()))
+        tail = self._credentials.redactor.redact("\n".join(self._stderr.tail()))  # it may echo its environment
+        return ConnectionClosed(reason, exit_code=code, stderr_tail=tail)
 
     # -- closing ----------------------------------------------------------------------------
 

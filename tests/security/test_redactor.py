@@ -6,6 +6,7 @@ import base64
 import threading
 from urllib.parse import quote
 
+from mcpclient._core.credentials import Credentials
 from mcpclient._core.redact import MIN_SECRET, RECENT, REDACTED, Redactor
 
 
@@ -23,9 +24,10 @@ def test_a_secret_inside_the_base64_of_a_longer_text_is_found_at_every_alignment
 
 
 def test_percent_encoded_forms_and_basic_parts_are_redacted():
-    redactor = Redactor()
+    credentials = Credentials()
     pair = "alice:" + quote("pa:ss/word", safe="")
-    redactor.add_header("Basic " + base64.b64encode(pair.encode()).decode())
+    credentials.header("Authorization", "Basic " + base64.b64encode(pair.encode()).decode())
+    redactor = credentials.redactor
     text = f"{quote('pa:ss/word', safe='')} {quote('pa:ss/word', safe='').lower()} pa:ss/word alice:pa:ss/word"
     assert redactor.redact(text) == " ".join([REDACTED] * 4)
 
