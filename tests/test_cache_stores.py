@@ -121,16 +121,26 @@ def test_a_partition_keeps_only_a_digest_of_its_name():
         Partition("")
 
 
-def test_an_empty_partition_means_none_so_private_results_are_never_stored(tmp_path):
+def test_an_empty_partition_and_no_credential_name_nobody_so_private_results_are_never_stored(tmp_path):
     store = FileStore(tmp_path / "c")
     with CacheServer() as server:
         for _ in range(2):
-            with Client(StreamableHTTPTransport(server.url, headers={"X-User": "dora"}), cache=store,
-                        cache_partition="", timeout=10) as client:
-                assert client.read_resource("user://me")[0].text == "the profile of dora"
-                assert client.read_resource("user://me")[0].text == "the profile of dora"
+            with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition="", timeout=10) as client:
+                assert client.read_resource("user://me")[0].text == "the profile of nobody"
+                assert client.read_resource("user://me")[0].text == "the profile of nobody"
         counts = server.counts()
     assert counts["resources/read"] == 4
+
+
+def test_without_a_partition_the_credentials_name_whom_a_private_result_belongs_to(tmp_path):
+    store = FileStore(tmp_path / "c")
+    with CacheServer() as server:
+        for user in ("dora", "dora", "eve", "dora"):
+            with Client(StreamableHTTPTransport(server.url, headers={"X-User": user}), cache=store,
+                        cache_partition="", timeout=10) as client:
+                assert client.read_resource("user://me")[0].text == f"the profile of {user}"
+        counts = server.counts()
+    assert counts["resources/read"] == 2  # dora once, eve once: each kept for the headers sent
 
 
 def test_a_partition_function_is_asked_on_every_call(tmp_path):

@@ -158,7 +158,7 @@ class Conversation:
 
     def _open(self, timeout: float | None) -> None:
         self.recalled = False
-        recalled = self.discoveries.recall(identity(self.server_key)) if (
+        recalled = self.discoveries.recall(identity(self.server_key), self.transport.credentials) if (
             self.discoveries is not None and self.protocol == "auto") else None
         if self.resume is not None:
             self._resume(self.resume, timeout)
@@ -188,7 +188,8 @@ class Conversation:
                 _era_cache[self.server_key] = self.era
             if self.discoveries is not None and not self.recalled:
                 self.discoveries.remember(identity(self.server_key), self.era, self.version,
-                                          self._discover_result if self.era == MODERN else None)
+                                          self._discover_result if self.era == MODERN else None,
+                                          self.transport.credentials)
         self.era_strategy = self._choose_era()
 
     def _probe(self, timeout: float | None, *, grace: float) -> None:

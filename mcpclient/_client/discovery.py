@@ -11,10 +11,13 @@ finds another era. Keys are ``mcpclient/era/<digest of the server's identity>``;
 JSON (``era``, ``version``, ``discover``).
 
 A discover answer is shared by every client of the store only when its ``cacheScope`` is
-``"public"``. Otherwise it belongs to one authorization context, as any private result: it
-is kept under ``mcpclient/era/<server>/<partition scope>`` for the client's
-``cache_partition`` (resolved when the client opens) and recalled only by that partition;
-without a partition it is not kept, and the next opening probes again.
+``"public"``. Otherwise it belongs to whom it was fetched for, as any private result (see
+``plugins/cache``): it is kept under ``mcpclient/era/<server>/<owner>``, where the owner is
+what the client's one account of credentials gives (``Credentials.owner``: the
+``cache_partition``, resolved when the client opens, with every credential the client sends),
+and recalled only by that owner; when nobody can be named (no partition and no credential, or
+credentials known only as they are sent), it is not kept, and the next opening probes again.
+A legacy server's entry holds its era alone, no answer of the server: it is shared.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from typing import Any
 
 import attrs
 
-from ..cache import CacheStore, Partition, PartitionOption, check_partition, digest, resolve_partition
+from .._core.credentials import ANONYMOUS, Credentials
+from ..cache import CacheStore, PartitionOption, check_partition, digest, resolve_partition
 
 __all__ = ["DISCOVERY_TTL", "Discoveries", "Remembered"]
 
@@ -44,22 +48,29 @@ class Remembered:
 
 class Discoveries:
     """What ``store`` remembers of servers, by identity (``Session.server_identity``), public
-    answers for all, private ones per ``partition`` (a ``cache_partition=`` value)."""
+    answers for all, private ones per owner (``Credentials.owner`` of the ``cache_partition=``
+    value and the client's credentials)."""
 
     def __init__(self, store: CacheStore, partition: PartitionOption = None) -> None:
         self.store = store
         self.partition = check_partition(partition)
 
     @staticmethod
-    def key(identity: str, partition: Partition | None = None) -> str:
+    def key(identity: str, owner: str | None = None) -> str:
         base = f"mcpclient/era/{digest(identity)}"
-        return base if partition is None else f"{base}/{partition.scope}"
+        return base if owner is None else f"{base}/{owner}"
 
-    def recall(self, identity: str | None) -> Remembered | None:
+    def _owner(self, credentials: Credentials) -> str | None:
+        """The owner of a private answer: None when nobody can be named (``ANONYMOUS`` too)."""
+        partition = resolve_partition(self.partition)
+        owner = credentials.owner(partition.scope if partition is not None else None)
+        return None if owner == ANONYMOUS else owner
+
+    def recall(self, identity: str | None, credentials: Credentials) -> Remembered | None:
         if identity is None:
             return None
-        partition = resolve_partition(self.partition)
-        keys = [self.key(identity)] + ([self.key(identity, partition)] if partition is not None else [])
+        owner = self._owner(credentials)
+        keys = [self.key(identity)] + ([self.key(identity, owner)] if owner is not None else [])
         for key in keys:
             remembered = self._recall(identity, key)
             if remembered is not None:
@@ -82,7 +93,8 @@ class Discoveries:
             return None
         return Remembered(era, version if era == "modern" else None, discover if era == "modern" else None)
 
-    def remember(self, identity: str | None, era: str, version: str | None, discover: dict[str, Any] | None) -> None:
+    def remember(self, identity: str | None, era: str, version: str | None, discover: dict[str, Any] | None,
+                 credentials: Credentials) -> None:
         if identity is None:
             return
         ttl = DISCOVERY_TTL if era == "legacy" else 0.0
@@ -94,10 +106,10 @@ class Discoveries:
         if era == "modern" and discover is not None:
             entry.update(version=version, discover=discover)
             if discover.get("cacheScope") != "public":
-                partition = resolve_partition(self.partition)
-                if partition is None:
+                owner = self._owner(credentials)
+                if owner is None:
                     return  # a private answer with nobody to keep it for is not kept
-                key = self.key(identity, partition)
+                key = self.key(identity, owner)
         try:
             value = json.dumps(entry, separators=(",", ":")).encode()
         except (TypeError, ValueError):

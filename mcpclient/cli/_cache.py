@@ -3,27 +3,26 @@ repeated runs skip the era probe and reuse fresh lists (docs/cli.md#a-cache-acro
 
 from __future__ import annotations
 
-import json
-from typing import Any, Mapping
+from typing import Any
 
-from ..cache import FileStore, Partition
+from ..cache import FileStore
 from ._args import UsageError
 
 __all__ = ["cache_options"]
 
 
-def cache_options(directory: str, target: Any, headers: Mapping[str, str] | None) -> dict[str, Any]:
-    """``cache=`` and ``cache_partition=`` for a run with ``--cache directory``.
+def cache_options(directory: str) -> dict[str, Any]:
+    """``cache=`` for a run with ``--cache directory``.
 
-    The partition is the run's authorization context: the HTTP headers it sends (the ones
-    given on the command line and the config entry's), as a digest only, so runs with another
-    token never see each other's private results. The directory is the user's own (0700):
-    runs without headers share one partition.
+    No partition: whom a private result belongs to is what the client's one account of
+    credentials says (``Credentials.owner``): every credential the run sends (the headers given
+    on the command line and the config entry's, the URL's user info and query, a stdio
+    server's environment), as a digest only, so runs with other credentials never see each
+    other's private results. The directory is the user's own (0700): runs that send no
+    credential share what a legacy server answers them.
     """
     try:
         store = FileStore(directory)
     except (OSError, ValueError) as exc:
         raise UsageError(f"--cache {directory!r} cannot be used: {exc}") from exc
-    sent = {**dict(getattr(target, "headers", None) or {}), **dict(headers or {})}
-    name = json.dumps(sorted((key.lower(), value) for key, value in sent.items()))
-    return {"cache": store, "cache_partition": Partition(f"mcpclient-cli {name}")}
+    return {"cache": store}

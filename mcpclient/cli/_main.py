@@ -293,7 +293,7 @@ class _Run:
     def open(self, target: Any) -> Any:
         target, options = self.prepare(target)
         if self.cache_dir is not None:  # not for the doctor, which must ask the server itself
-            options.update(cache_options(self.cache_dir, target, options.get("headers")))
+            options.update(cache_options(self.cache_dir))
         client = open_target(target, **options)
         self.opened = True
         return client
@@ -421,8 +421,9 @@ def _has_target_word(run: _Run, command: str) -> bool:
     words = run.words
     if command in ("call", "prompt"):  # [SERVER] NAME [k=v ...]
         leading = 0
-        while leading < len(words) and "=" not in words[leading]:
-            leading += 1
+        while leading < len(words) and ("=" not in words[leading]
+                                        or words[leading].lower().startswith(("http://", "https://"))):
+            leading += 1  # a URL is no k=v, whatever its query holds (?api_key=...)
         return leading >= 2
     if command == "read":  # [SERVER] URI
         return len(words) >= 2

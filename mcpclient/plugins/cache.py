@@ -9,25 +9,39 @@ runs on a thread of its own, ended by ``close()`` and the connection's death, so
 up the notification (and the user's handler after it); while it runs, this client neither
 answers from nor keeps under what is being dropped.
 
-Modern results say how long they stay fresh (``ttlMs``) and whether they may be shared across
-credentials (``cacheScope``). The spec's caching utility (2026-07-28, "Time-to-Live"): "If
-``ttlMs`` is absent, clients SHOULD assume a default of 0 (immediately stale) and rely on
-their own caching heuristics or notifications. This should only occur in older server
-versions"; a negative one is treated as 0. So a modern result without ``ttlMs`` (or with
-``ttlMs <= 0``) is never kept, and one without a ``cacheScope`` of ``"public"`` is taken as
-private (the spec names no default scope; sharing is what must be promised). Legacy results
-(the older versions the spec means) carry neither: the heuristic is that they are kept, as
-public, only when the server promised to announce changes (``listChanged`` / ``subscribe``),
-for ``LEGACY_TTL`` at most.
-Private results (``cacheScope: "private"``) are kept only under a partition
-(``cache_partition=``: a ``mcpclient.cache.Partition``, a name, or a function giving one per
-call, for whom they were fetched) and served only to that partition; without one (None or
-``""``) they are not kept. A request with its own ``_meta`` is neither answered from nor
-kept in the cache (another ``_meta`` may get another answer), nor is an input round.
+How long: modern results say how long they stay fresh (``ttlMs``). The spec's caching utility
+(2026-07-28, "Time-to-Live"): "If ``ttlMs`` is absent, clients SHOULD assume a default of 0
+(immediately stale) and rely on their own caching heuristics or notifications. This should
+only occur in older server versions"; a negative one is treated as 0. So a modern result
+without ``ttlMs`` (or with ``ttlMs <= 0``) is never kept. Legacy results (the older versions
+the spec means) carry none: the heuristic is that they are kept only when the server promised
+to announce changes (``listChanged`` / ``subscribe``), for ``LEGACY_TTL`` at most.
 
-Keys: ``mcpclient/result/<server>/<method>/<params digest>/<scope>``, where ``<server>`` is a
-digest of the server's identity (``Session.server_identity``) and ``<scope>`` is ``public`` or
-the partition's digest (``Partition.scope``): no credential, URI or user name is ever in a key.
+Who may see it: a result is shared by every client of the store only when the server said so
+(``cacheScope: "public"``). Any other result belongs to whom it was fetched for, its owner,
+which the client's one account of credentials gives (``Session.credentials``,
+``Credentials.owner``): a digest of the ``cache_partition`` (a ``mcpclient.cache.Partition``,
+a name, or a function giving one per call), every credential the client sends (headers, the
+URL's user info and query, HTTP Basic, a stdio server's environment) and the request's own
+credential headers (a middleware's). It is kept and served under that owner only:
+
+- a modern result without a ``cacheScope`` of ``"public"`` is private (the spec names no
+  default scope; sharing is what must be promised), and is kept only for an owner who can be
+  named (a partition or credentials);
+- a legacy result never said it may be shared: it is private whenever the request carried any
+  credential (any channel) or a partition is set, and shared only among clients that send
+  none (the owner ``ANONYMOUS``: they all see the same answers);
+- when who the client is cannot be told before a request (a token provider or an auth object,
+  whose values are known only as they are sent) and no partition is set, nothing but public
+  results is kept or served.
+
+A request with its own ``_meta`` is neither answered from nor kept in the cache (another
+``_meta`` may get another answer), nor is an input round.
+
+Keys: ``mcpclient/results/<server>/<method>/<params digest>/<scope>``, where ``<server>`` is a
+digest of the server's identity (``Session.server_identity``) and ``<scope>`` is ``public``,
+``anonymous`` or the owner's digest: no credential, URI or user name is ever in a key.
+(Entries of earlier versions, under ``mcpclient/result/``, are never read.)
 """
 
 from __future__ import annotations
@@ -38,16 +52,19 @@ import threading
 from typing import Any, Mapping, Sequence
 
 from .. import types as t
+from .._core.credentials import ANONYMOUS, Credentials
 from .._core.exceptions import ProtocolError
 from ..cache import (
-    CacheStore, MemoryStore, Partition, PartitionOption, bounded, check_partition, digest, resolve_partition,
+    CacheStore, MemoryStore, PartitionOption, bounded, check_partition, digest, resolve_partition,
 )
 from ..extensions import Extension, Job, Message, Middleware, Next, Session, Until
 
-__all__ = ["LEGACY_TTL", "ResultCache", "freshness"]
+__all__ = ["LEGACY_TTL", "ResultCache", "freshness", "kept_under"]
 
 log = logging.getLogger("mcpclient")
 
+#: Where results are kept in a store (the root of every key).
+_ROOT = "mcpclient/results/"
 #: How long a legacy result is kept when the server announces changes.
 LEGACY_TTL = 3600.0
 #: The cached methods, with the capability whose announcements keep a legacy result fresh.
@@ -78,18 +95,18 @@ _LIST_CHANGED = {
 
 
 def freshness(results: Sequence[dict[str, Any]], legacy_ttl: float | None, *,
-              modern: bool = False) -> tuple[float, bool]:
-    """How long results (the pages of one answer) stay fresh, in seconds, and whether one is
-    private.
+              modern: bool = False) -> tuple[float, str | None]:
+    """How long results (the pages of one answer) stay fresh, in seconds, and what they say of
+    sharing: ``"public"``, ``"private"``, or None when they say nothing (a legacy result).
 
     Results with ``ttlMs`` stay fresh that long (a negative one is 0); the shortest wins. A
     result without one is immediately stale (0) in the ``modern`` era, as the spec says; in
     the legacy era it gets ``legacy_ttl`` (None: not cached at all). A modern result is
-    private unless its ``cacheScope`` is ``"public"``; a legacy one only when it says
-    ``"private"``.
+    private unless its ``cacheScope`` is ``"public"``. One private page makes the answer
+    private; it is public only when every page says so.
     """
     ttls: list[float] = []
-    private = False
+    scopes: set[str | None] = set()
     for result in results:
         ttl = result.get("ttlMs")
         if isinstance(ttl, (int, float)) and not isinstance(ttl, bool):
@@ -97,11 +114,23 @@ def freshness(results: Sequence[dict[str, Any]], legacy_ttl: float | None, *,
         elif legacy_ttl is not None and not modern:
             ttls.append(legacy_ttl)
         else:
-            return 0.0, False
+            return 0.0, None
         scope = result.get("cacheScope")
-        if scope == "private" or (modern and scope != "public"):
-            private = True
-    return (min(ttls) if ttls else 0.0), private
+        scopes.add("private" if scope == "private" or (modern and scope != "public") else
+                   "public" if scope == "public" else None)
+    said = "private" if "private" in scopes else "public" if scopes == {"public"} else None
+    return (min(ttls) if ttls else 0.0), said
+
+
+def kept_under(said: str | None, owner: str | None) -> str | None:
+    """The scope a result is kept under: ``"public"`` when the server said so; else its owner
+    (``Credentials.owner``), ``ANONYMOUS`` included only for a result that said nothing (a
+    legacy one: a private result needs someone to belong to); None: not kept."""
+    if said == "public":
+        return "public"
+    if owner is None or (said == "private" and owner == ANONYMOUS):
+        return None
+    return owner
 
 
 class ResultCache(Extension):
@@ -150,18 +179,25 @@ class ResultCache(Extension):
         base = self._key(message.method, params)
         if self._stale and self._being_dropped(base):
             return next_(message)  # stale, and maybe still in the store: the server says
-        partition = resolve_partition(self._partition)  # once per call: the caller's thread
-        for scope in ("public", *((partition.scope,) if partition is not None else ())):
+        owner = self._owner(message.options.headers)
+        for scope in ("public", *((owner,) if owner is not None else ())):
             hit = self._load(message.method, f"{base}/{scope}")
             if hit is not None:
                 return hit
         result = next_(message)
         if isinstance(result, dict):
-            self._keep(message.method, base, result, partition)
+            self._keep(message.method, base, result, owner)
         return result
 
+    def _owner(self, headers: Mapping[str, str] | None) -> str | None:
+        """Whom this call's private results belong to (``Credentials.owner``): the partition,
+        resolved now on the caller's thread, with every credential the call carries."""
+        partition = resolve_partition(self._partition)
+        credentials = self._session.credentials if self._session is not None else Credentials.unknown()
+        return credentials.owner(partition.scope if partition is not None else None, headers)
+
     def _key(self, method: str, params: Mapping[str, Any] | None) -> str:
-        return f"mcpclient/result/{self._server}/{method}/{digest(params or {})}"
+        return f"{_ROOT}{self._server}/{method}/{digest(params or {})}"
 
     def _load(self, method: str, key: str) -> dict[str, Any] | None:
         raw = self.store.get(key)
@@ -195,18 +231,18 @@ class ResultCache(Extension):
         if cursor is not None and not isinstance(cursor, str):
             raise ProtocolError(f"nextCursor is a {type(cursor).__name__}, not a string")
 
-    def _keep(self, method: str, base: str, result: dict[str, Any], partition: Partition | None) -> None:
+    def _keep(self, method: str, base: str, result: dict[str, Any], owner: str | None) -> None:
         if result.get("resultType", "complete") != "complete":
             return
         caps = self._session.server_capabilities.get(CACHED[method]) if self._session is not None else None
         announces = isinstance(caps, dict) and bool(caps.get("listChanged") or caps.get("subscribe"))
         modern = self._session is not None and self._session.era == "modern"
-        ttl, private = freshness([result], LEGACY_TTL if announces else None, modern=modern)
+        ttl, said = freshness([result], LEGACY_TTL if announces else None, modern=modern)
         if ttl <= 0:
             return
-        if private and partition is None:
+        scope = kept_under(said, owner)
+        if scope is None:
             return  # a private result with nobody to keep it for is not kept
-        scope = partition.scope if private and partition is not None else "public"
         try:
             value = json.dumps(result, separators=(",", ":")).encode()
         except (TypeError, ValueError):
@@ -215,7 +251,7 @@ class ResultCache(Extension):
 
     def _on_notification(self, method: str, params: Mapping[str, Any]) -> None:
         if method in _LIST_CHANGED:
-            self._drop([f"mcpclient/result/{self._server}/{stale}/" for stale in _LIST_CHANGED[method]])
+            self._drop([f"{_ROOT}{self._server}/{stale}/" for stale in _LIST_CHANGED[method]])
         elif method == "notifications/resources/updated":
             uri = params.get("uri")
             if isinstance(uri, str):
@@ -273,7 +309,7 @@ class ResultCache(Extension):
 
     def clear(self) -> None:
         """Forget every result of this client's server."""
-        self.store.delete_prefix(f"mcpclient/result/{self._server}/")
+        self.store.delete_prefix(f"{_ROOT}{self._server}/")
 
 
 def cache_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:

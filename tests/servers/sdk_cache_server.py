@@ -3,11 +3,18 @@ results cache hints (SEP-2549) and counts the requests it gets, for the cache-st
 
 Usage::
 
-    python tests/servers/sdk_cache_server.py [--port N] [--discover-scope public|private]
+    python tests/servers/sdk_cache_server.py [--port N] [--discover-scope public|private] [--legacy]
 
 ``server/discover`` is kept for 60 s, public unless ``--discover-scope private``;
 ``tools/list`` is public for 60 s; ``resources/read`` of ``user://me`` is private for 60 s
-and answers with the caller's ``X-User`` header (so a result served to the wrong user shows).
+and answers with the caller (so a result served to the wrong user shows): its ``X-User``
+header, else the credential of its ``Authorization`` header (a Basic one's user name), else
+its ``api_key`` query value, else ``nobody``.
+
+``--legacy``: a 2025-11-25 server only (no ``server/discover``, no 2026 era), with no cache
+hints, as a legacy server has none, and declaring ``listChanged`` and resource
+``subscribe`` (the promise to announce changes that once made mcpclient keep its answers as
+public).
 ``GET /counts`` answers ``{method: how many requests}``; ``LISTENING http://127.0.0.1:PORT/mcp``
 is printed once the socket accepts connections.
 """
@@ -15,28 +22,56 @@ is printed once the socket accepts connections.
 from __future__ import annotations
 
 import argparse
+import base64
+import binascii
 import json
 import socket
 import sys
 import threading
 from collections import Counter
+from functools import partial
 from typing import Any
+from urllib.parse import parse_qs
 
 import anyio
+import mcp.types as types
 import uvicorn
 from mcp.server.caching import CacheHint
+from mcp.server.lowlevel.server import NotificationOptions
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.shared.exceptions import MCPError
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 counts: Counter[str] = Counter()
 lock = threading.Lock()
 
 
-def build(discover_scope: str = "public") -> MCPServer:
-    mcp = MCPServer("cache-test", cache_hints={
+def caller(request: Any) -> str:
+    """Who the request says it is (see the module's docstring)."""
+    if request is None:
+        return "nobody"
+    user = request.headers.get("x-user")
+    if user:
+        return str(user)
+    scheme, _, credential = str(request.headers.get("authorization", "")).partition(" ")
+    if scheme.lower() == "basic":
+        try:
+            return base64.b64decode(credential).decode().partition(":")[0]
+        except (binascii.Error, UnicodeDecodeError):
+            return "a bad Basic header"
+    if credential:
+        return credential
+    keys = parse_qs(request.url.query).get("api_key")
+    return keys[0] if keys else "nobody"
+
+
+def build(discover_scope: str = "public", legacy: bool = False) -> MCPServer:
+    hints = {} if legacy else {"cache_hints": {
         "server/discover": CacheHint(ttl_ms=60_000, scope="private" if discover_scope == "private" else "public"),
         "tools/list": CacheHint(ttl_ms=60_000, scope="public"),
         "resources/read": CacheHint(ttl_ms=60_000, scope="private"),
-    })
+    }}
+    mcp = MCPServer("cache-test", **hints)
 
     @mcp.tool()
     def echo(text: str) -> str:
@@ -45,11 +80,48 @@ def build(discover_scope: str = "public") -> MCPServer:
 
     @mcp.resource("user://{name}")
     def me(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
-        request = ctx.request_context.request
-        user = request.headers.get("x-user", "nobody") if request is not None else "nobody"
-        return f"the profile of {user}"
+        return f"the profile of {caller(ctx.request_context.request)}"
 
+    if legacy:
+        lowlevel = mcp._lowlevel_server  # no public accessor; needed for the subscribe handler
+
+        async def on_subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
+            return types.EmptyResult()
+
+        lowlevel.add_request_handler("resources/subscribe", types.SubscribeRequestParams, on_subscribe)
+        lowlevel.create_initialization_options = partial(  # type: ignore[method-assign]
+            lowlevel.create_initialization_options,
+            NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True),
+        )
+
+        async def refuse_discover(ctx: Any, call_next: Any) -> Any:
+            if ctx.method == "server/discover":
+                raise MCPError(code=types.METHOD_NOT_FOUND, message="Method not found", data="server/discover")
+            return await call_next(ctx)
+
+        mcp.middleware.append(refuse_discover)
     return mcp
+
+
+def legacy_only(app: Any) -> Any:
+    """Refuse a POST of the 2026 era (its ``MCP-Protocol-Version``) as a 2025 server does."""
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            version = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"mcp-protocol-version"), None)
+            if version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+                while (await receive()).get("more_body"):
+                    pass
+                body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+                    "code": types.INVALID_REQUEST, "message": f"Bad Request: Unsupported protocol version: {version}"}
+                }).encode()
+                await send({"type": "http.response.start", "status": 400,
+                            "headers": [(b"content-type", b"application/json")]})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await app(scope, receive, send)
+
+    return wrapped
 
 
 def counting(app: Any) -> Any:
@@ -92,8 +164,9 @@ def counting(app: Any) -> Any:
     return wrapped
 
 
-async def serve(port: int, discover_scope: str) -> None:
-    app = counting(build(discover_scope).streamable_http_app(json_response=True, stateless_http=True))
+async def serve(port: int, discover_scope: str, legacy: bool) -> None:
+    app = build(discover_scope, legacy).streamable_http_app(json_response=True, stateless_http=True)
+    app = counting(legacy_only(app) if legacy else app)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))
@@ -116,8 +189,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--discover-scope", choices=("public", "private"), default="public")
+    parser.add_argument("--legacy", action="store_true")
     args = parser.parse_args()
-    anyio.run(serve, args.port, args.discover_scope)
+    anyio.run(serve, args.port, args.discover_scope, args.legacy)
 
 
 if __name__ == "__main__":
