@@ -18,6 +18,7 @@ each call, each server request and the session's start and end.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import threading
 import time
@@ -32,7 +33,7 @@ from .._core.exceptions import RequestTimeout, RPCError
 from .._core.version import __version__
 from ..transports.base import Peer
 
-__all__ = ["OTelObserver", "network_attributes"]
+__all__ = ["OTelObserver", "network_attributes", "session_label"]
 
 #: The bucket boundaries the conventions give for both duration histograms (seconds).
 DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
@@ -119,6 +120,13 @@ def network_attributes(peer: Peer | None) -> dict[str, Any]:
     return found
 
 
+def session_label(session_id: str) -> str:
+    """What a span says of an MCP session: a digest of its id, never the id. Whoever holds the
+    id speaks in the session (``SessionState`` keeps it like a cookie), and spans go to
+    collectors many people read; the digest still names one session in every span of it."""
+    return "sha256:" + hashlib.sha256(session_id.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+
+
 class OTelObserver:
     """The spans and metrics of one connection; ``peer()`` reads what its transport shows.
 
@@ -183,7 +191,7 @@ class OTelObserver:
             attributes["mcp.protocol.version"] = version
         session = self._session_id()
         if session:
-            attributes["mcp.session.id"] = session
+            attributes["mcp.session.id"] = session_label(session)
         return attributes
 
     @contextlib.contextmanager
