@@ -19,6 +19,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def cli(*words: str) -> subprocess.CompletedProcess[str]:
+    """A run of the real ``mcpclient`` command, in a child process (``--no-input -t 30``)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    return subprocess.run([sys.executable, "-m", "mcpclient", *words, "--no-input", "-t", "30"],
+                          capture_output=True, text=True, env=env, cwd=str(ROOT), stdin=subprocess.DEVNULL,
+                          timeout=90)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

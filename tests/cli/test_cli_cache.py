@@ -1,28 +1,19 @@
 """``--cache DIR``: repeated runs of the real CLI (child processes) reuse what the first one
-learned, against the official-SDK cache server (tests/servers/sdk_cache_server.py)."""
+learned, against the official-SDK cache server (tests/servers/sdk_cache_server.py). Private
+reads kept per set of credentials: tests/security/test_cache_owners.py."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cache_fixtures import CacheServer
+from tests.cache_fixtures import CacheServer, cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.timeout(180)
-
-
-def cli(*words: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    return subprocess.run([sys.executable, "-m", "mcpclient", *words, "--no-input", "-t", "30"],
-                          capture_output=True, text=True, env=env, cwd=str(ROOT), stdin=subprocess.DEVNULL,
-                          timeout=90)
 
 
 def test_repeated_runs_with_a_cache_skip_the_probe_and_reuse_the_tool_list(tmp_path: Path) -> None:
@@ -41,19 +32,6 @@ def test_without_the_option_every_run_asks_again(tmp_path: Path) -> None:
             assert cli("tools", server.url, "--json").returncode == 0
         counts = server.counts()
     assert counts["server/discover"] == 2 and counts["tools/list"] == 2
-
-
-def test_private_reads_are_kept_per_set_of_headers_never_shown_to_another(tmp_path: Path) -> None:
-    cache = str(tmp_path / "cache")
-    with CacheServer() as server:
-        for user in ("alice", "alice", "bob", "alice", "bob"):
-            run = cli("read", server.url, "user://me", "-H", f"X-User: {user}", "--cache", cache)
-            assert run.returncode == 0, run.stderr
-            assert run.stdout.strip() == f"the profile of {user}"
-        counts = server.counts()
-    assert counts["resources/read"] == 2
-    kept = b"".join(path.read_bytes() for path in (tmp_path / "cache").iterdir())
-    assert b"x-user" not in kept.lower()  # the partition is a digest of the headers, never them
 
 
 def test_a_cache_directory_that_cannot_be_made_is_a_usage_error(tmp_path: Path) -> None:

@@ -52,9 +52,12 @@ def echoes(header: str) -> list[str]:
 
 
 class EchoServer:
+    #: Answers each request (``url_echo_server`` gives its own).
+    handler: type[BaseHTTPRequestHandler]
+
     def __init__(self) -> None:
-        self.seen: list[str] = []  # every Authorization header received
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.seen: list[object] = []  # what each request carried (here, its Authorization header)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), self.handler)
         self.httpd.daemon_threads = True
         self.httpd.state = self  # type: ignore[attr-defined]
         host, port = self.httpd.server_address[:2]
@@ -70,7 +73,7 @@ class EchoServer:
         self.httpd.server_close()
 
 
-class _Handler(BaseHTTPRequestHandler):
+class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def log_message(self, *args: object) -> None:
@@ -103,10 +106,10 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "echo", "version": "1"}}
-            self._send(200, _reply(request_id, result=result), **{"Mcp-Session-Id": "s1"})
+            self._send(200, reply(request_id, result=result), **{"Mcp-Session-Id": "s1"})
             return
         if method != "tools/call":
-            self._send(200, _reply(request_id, result={}))
+            self._send(200, reply(request_id, result={}))
             return
         mode = message["params"]["arguments"]["mode"]
         echo = " ".join(echoes(header)) if header else "no credential"
@@ -116,17 +119,17 @@ class _Handler(BaseHTTPRequestHandler):
         elif mode == "invalid-json":
             self._send(200, f"{header} not json {echo}".encode())
         elif mode == "rpc-error-200":
-            self._send(200, _reply(request_id, error=error))
+            self._send(200, reply(request_id, error=error))
         elif mode == "rpc-error-400":
-            self._send(400, _reply(request_id, error=error))
+            self._send(400, reply(request_id, error=error))
         elif mode == "sse-invalid":
             self._send(200, f"event: message\ndata: {header} {echo}\n\n".encode(), "text/event-stream")
         elif mode == "sse-error":
-            self._send(200, b"event: message\ndata: " + _reply(request_id, error=error) + b"\n\n", "text/event-stream")
+            self._send(200, b"event: message\ndata: " + reply(request_id, error=error) + b"\n\n", "text/event-stream")
         elif mode == "sse-log":
             log = {"jsonrpc": "2.0", "method": "notifications/message",
                    "params": {"level": "error", "logger": "echo", "data": {"you sent": echo}}}
-            events = [json.dumps(log).encode(), _reply(request_id, result={"content": []})]
+            events = [json.dumps(log).encode(), reply(request_id, result={"content": []})]
             self._send(200, b"".join(b"event: message\ndata: " + e + b"\n\n" for e in events), "text/event-stream")
         elif mode.startswith("reason-"):
             self.send_response(int(mode.partition("-")[2]), f"denied {echo}")
@@ -142,5 +145,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
 
-def _reply(request_id: object, **member: object) -> bytes:
+def reply(request_id: object, **member: object) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": request_id, **member}).encode()
+
+
+EchoServer.handler = Handler

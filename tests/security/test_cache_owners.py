@@ -13,16 +13,13 @@ token provider) keeps nothing private without a partition. The same through ``mc
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from mcpclient import Client, StreamableHTTPTransport
 from mcpclient.cache import FileStore, MemoryStore
-from tests.cache_fixtures import CacheServer
+from tests.cache_fixtures import CacheServer, cli
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -136,17 +133,11 @@ def test_a_private_discover_answer_is_remembered_per_credentials_never_shared(ki
     assert counts["server/discover"] == 3 and counts["resources/read"] == 2
 
 
-def cli(*words: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
-    return subprocess.run([sys.executable, "-m", "mcpclient", *words, "--no-input", "-t", "30"],
-                          capture_output=True, text=True, env=env, cwd=str(ROOT), stdin=subprocess.DEVNULL,
-                          timeout=90)
-
-
-def test_two_tokens_through_the_cli_cache_never_share_a_legacy_result(tmp_path):
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_two_tokens_through_the_cli_cache_never_share_a_private_result(era, tmp_path):
     cache = str(tmp_path / "cache")
-    with CacheServer("--legacy") as server:
-        for user in ("alice", "bob", "alice", "bob"):
+    with CacheServer(*(("--legacy",) if era == "legacy" else ())) as server:
+        for user in ("alice", "alice", "bob", "alice", "bob"):
             run = cli("read", server.url, "user://me", "-H", f"Authorization: Bearer {TOKENS[user]}", "--cache", cache)
             assert run.returncode == 0, run.stderr
             assert run.stdout.strip() == f"the profile of {TOKENS[user]}"

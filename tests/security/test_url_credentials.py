@@ -81,7 +81,7 @@ def assert_clean(texts: list[str]) -> None:
 @pytest.mark.parametrize("mode", ["fail", "deny", "rpc"])
 def test_an_error_echoing_the_urls_credentials_shows_none_of_them(server, caplog, mode):
     caplog.set_level(logging.DEBUG)  # the root logger: mcpclient, requests and urllib3 alike
-    url = server.url(mode, USERINFO, QUERY)
+    url = server.url_for(mode, USERINFO, QUERY)
     transport = StreamableHTTPTransport(url)
     client = Client(transport, timeout=10, protocol="legacy")
     with pytest.raises(MCPError) as caught:
@@ -99,7 +99,7 @@ def test_an_error_echoing_the_urls_credentials_shows_none_of_them(server, caplog
 @pytest.mark.parametrize("mode", ["fail", "deny"])
 def test_the_cli_error_line_shows_none_of_the_urls_credentials(server, mode):
     out, err = io.StringIO(), io.StringIO()
-    code = main(["call", server.url(mode, USERINFO, QUERY), "whoami", "-t", "10", "--no-input"], stdout=out,
+    code = main(["call", server.url_for(mode, USERINFO, QUERY), "whoami", "-t", "10", "--no-input"], stdout=out,
                 stderr=err)
     credentials_reached(server)
     assert code != 0 and "you sent" in err.getvalue(), err.getvalue()
@@ -108,7 +108,7 @@ def test_the_cli_error_line_shows_none_of_the_urls_credentials(server, mode):
 
 @pytest.mark.parametrize("mode", ["fail", "deny"])
 def test_shared_client_health_shows_none_of_the_urls_credentials(server, mode):
-    shared = SharedClient(server.url(mode, USERINFO, QUERY), timeout=10)
+    shared = SharedClient(server.url_for(mode, USERINFO, QUERY), timeout=10)
     try:
         health = shared.health(timeout=5)
         credentials_reached(server)
@@ -123,7 +123,7 @@ def test_the_flask_health_page_shows_none_of_the_urls_credentials(server):
     from mcpclient.contrib.flask import MCP
 
     app = flask.Flask(__name__)
-    app.config["MCPCLIENT_TARGET"] = server.url("deny", USERINFO, QUERY)
+    app.config["MCPCLIENT_TARGET"] = server.url_for("deny", USERINFO, QUERY)
     app.config["MCPCLIENT_OPTIONS"] = {"timeout": 10}
     app.config["MCPCLIENT_HEALTH_URL"] = "/healthz/mcp"
     mcp = MCP()
@@ -140,7 +140,7 @@ def test_the_flask_health_page_shows_none_of_the_urls_credentials(server):
 def test_record_writes_no_url_credential_into_the_recording_nor_the_generated_test(server, tmp_path):
     recording = tmp_path / "session.jsonl"
     out, err = io.StringIO(), io.StringIO()
-    code = main(["record", server.url("ok", USERINFO, QUERY), "--file", str(recording), "--call", "whoami",
+    code = main(["record", server.url_for("ok", USERINFO, QUERY), "--file", str(recording), "--call", "whoami",
                  "-t", "10", "--no-input"], stdout=out, stderr=err)
     assert code == 0, err.getvalue()
     credentials_reached(server)
@@ -155,7 +155,7 @@ def test_record_writes_no_url_credential_into_the_recording_nor_the_generated_te
 
 def test_recorded_replays_a_url_credential_recording_it_scrubbed_the_same_way(server, tmp_path):
     recording = tmp_path / "session.jsonl"
-    url = server.url("ok", USERINFO, QUERY)
+    url = server.url_for("ok", USERINFO, QUERY)
     with Client(recorded(recording, url, mode="all"), timeout=10) as client:
         assert "you sent" in client.call_tool("whoami", {}).text
     assert_clean([recording.read_text()])

@@ -16,35 +16,23 @@ path's first segment says:
 from __future__ import annotations
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
-from tests.security.echo_server import echoes, encodings
+from tests.security.echo_server import EchoServer, Handler, echoes, encodings, reply
 
 
-class URLEchoServer:
+class URLEchoServer(EchoServer):
+    """``seen`` holds each POST's request target and ``Authorization`` header."""
+
     def __init__(self) -> None:
-        self.seen: list[tuple[str, str]] = []  # (request target, Authorization header) of each POST
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.httpd.daemon_threads = True
-        self.httpd.state = self  # type: ignore[attr-defined]
+        super().__init__()
         self.origin = f"127.0.0.1:{self.httpd.server_address[1]}"
-        self._thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 
-    def url(self, mode: str, userinfo: str = "", query: str = "") -> str:
+    def url_for(self, mode: str, userinfo: str = "", query: str = "") -> str:
         """The URL of ``mode`` (``ok``, ``fail``, ``deny``, ``rpc``) with ``userinfo`` (already
         percent-encoded) and ``query`` (likewise)."""
         at = f"{userinfo}@" if userinfo else ""
         return f"http://{at}{self.origin}/{mode}/mcp" + (f"?{query}" if query else "")
-
-    def __enter__(self) -> URLEchoServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 def echo_of(target: str, header: str) -> str:
@@ -56,27 +44,7 @@ def echo_of(target: str, header: str) -> str:
     return " ".join(forms)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:
-        pass
-
-    def _send(self, status: int, body: bytes, content_type: str = "application/json", **headers: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(body)
-
-    def do_GET(self) -> None:
-        self._send(405, b"")
-
-    def do_DELETE(self) -> None:
-        self._send(200, b"")
-
+class _Handler(Handler):
     def do_POST(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         header = self.headers.get("Authorization") or ""
@@ -94,20 +62,19 @@ class _Handler(BaseHTTPRequestHandler):
         if method == "initialize":
             result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                       "serverInfo": {"name": "url-echo", "version": "1"}}
-            self._send(200, _reply(request_id, result=result), **{"Mcp-Session-Id": "s1"})
+            self._send(200, reply(request_id, result=result), **{"Mcp-Session-Id": "s1"})
         elif mode == "fail":
             self._send(500, f"internal error: you sent {echo}".encode(), "text/plain")
         elif method == "tools/list":
             tool = {"name": "whoami", "description": "Says what the caller sent.", "inputSchema": {"type": "object"}}
-            self._send(200, _reply(request_id, result={"tools": [tool]}))
+            self._send(200, reply(request_id, result={"tools": [tool]}))
         elif method == "tools/call" and mode == "rpc":
             error = {"code": -32000, "message": f"denied: you sent {echo}", "data": {"you sent": echo}}
-            self._send(200, _reply(request_id, error=error))
+            self._send(200, reply(request_id, error=error))
         elif method == "tools/call":
-            self._send(200, _reply(request_id, result={"content": [{"type": "text", "text": f"you sent {echo}"}]}))
+            self._send(200, reply(request_id, result={"content": [{"type": "text", "text": f"you sent {echo}"}]}))
         else:
-            self._send(200, _reply(request_id, result={}))
+            self._send(200, reply(request_id, result={}))
 
 
-def _reply(request_id: object, **member: object) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", "id": request_id, **member}).encode()
+URLEchoServer.handler = _Handler
