@@ -203,7 +203,9 @@ class ToolContent:
 class ToolResult(_Display):
     """The outcome of ``call_tool``.
 
-    ``text`` joins the text parts in order; ``content`` keeps every part; ``is_error`` is the
+    ``text`` joins the text parts in order, with nothing between them (each part:
+    ``[part.text for part in result.content if part.type == "text"]``); ``content`` keeps
+    every part; ``is_error`` is the
     tool's own failure flag (the call itself succeeded). Call ``raise_for_error()`` to turn a
     failed tool run into a ``ToolError``.
 

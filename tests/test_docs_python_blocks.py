@@ -41,7 +41,7 @@ NOT_RUN = re.compile(r"<!--\s*not run:\s*(.+?)\s*-->")
 OPTIONAL = frozenset({
     "langchain", "langchain_core", "llama_index", "smolagents", "haystack", "pydantic_ai", "agents",
     "openai", "anthropic", "anywidget", "opentelemetry", "django", "flask", "celery", "gunicorn", "fastmcp",
-    "dspy",
+    "dspy", "starlette", "httpx",
 })
 #: mcpclient's own modules that import an optional extra's package as they load.
 NEEDS = {"mcpclient.notebook": "anywidget"}

@@ -34,6 +34,7 @@ import weakref
 from typing import Any, Callable, cast
 
 from .._core import bounded as _bounded
+from .._core.call_checks import check_progress_callback, warn_if_on_event_loop
 from .._core.cancel import CancelToken, EventWatch, is_cancelled, watch_event
 from .._core.exceptions import (
     ClientClosedError,
@@ -309,6 +310,9 @@ class Engine:
                     method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, on_progress=on_progress,
                     max_total=max_total, cancel=cancel, on_sent=on_sent, options=options,
                 )
+        warn_if_on_event_loop(method)
+        if on_progress is not None:
+            check_progress_callback(on_progress)
         if timeout is None and max_total is None:
             deadline = hard_deadline = None
         else:

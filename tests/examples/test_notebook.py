@@ -1,4 +1,5 @@
-"""examples/notebook.ipynb runs top to bottom against the demo server, and renders well."""
+"""examples/notebook.ipynb runs top to bottom against the demo server, and renders well,
+whether its kernel runs in the repository root or in examples/ (where JupyterLab starts it)."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
 
 
-@pytest.fixture(scope="module")
-def executed():
+@pytest.fixture(scope="module", params=["root", "examples"])
+def executed(request):
     notebook = nbformat.read(EXAMPLES / "notebook.ipynb", as_version=4)
+    where = ROOT if request.param == "root" else EXAMPLES
     nbclient.NotebookClient(notebook, timeout=60, kernel_name="python3",
-                            resources={"metadata": {"path": str(EXAMPLES)}}).execute()
+                            resources={"metadata": {"path": str(where)}}).execute()
     return [cell for cell in notebook.cells if cell.cell_type == "code"]
 
 
@@ -44,3 +47,10 @@ def test_images_render_as_data_uris_and_errors_in_red(executed):
     assert '<img src="data:image/png;base64,' in html_of(executed[5])
     error = html_of(executed[6])
     assert "#b00020" in error and "&lt;script&gt;" in error and "<script>" not in error
+
+
+def test_the_cells_blocking_calls_get_no_event_loop_warning(executed):
+    # A cell runs on the kernel's event loop thread, and blocking there is what cells do.
+    stderr = "".join(o.get("text", "") for cell in executed for o in cell.outputs
+                     if o.output_type == "stream" and o.get("name") == "stderr")
+    assert "RuntimeWarning" not in stderr and "blocking" not in stderr, stderr
