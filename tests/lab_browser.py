@@ -175,3 +175,34 @@ def wait_until(driver: Any, condition: Any, timeout: float = 60.0, what: str = "
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(driver, timeout, poll_frequency=0.2).until(lambda d: condition(d), message=what)
+
+
+def run_notebook(driver: Any, lab: tuple[str, str, Path], name: str, cells: list[str]) -> float:
+    """Write the notebook ``name`` of ``cells`` into the lab's folder, open it, wait for its
+    kernel and run every cell (Shift+Enter each); the ``time.monotonic()`` of that key press,
+    the test's last input on the page."""
+    import time
+
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    base, token, folder = lab
+    (folder / name).write_text(json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": cell}
+                  for cell in cells],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }))
+    driver.switch_to.default_content()
+    driver.get(f"{base}/lab/tree/{name}?token={token}")
+    wait_until(driver, lambda d: any("Idle" in e.text for e in d.find_elements(
+        By.CSS_SELECTOR, ".jp-StatusBar-Widget, .jp-StatusBar-TextItem")), 90, "kernel")
+    editor = wait_until(driver, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
+                                           if e.is_displayed()], 30, "notebook")[0]
+    editor.click()
+    keys = ActionChains(driver).key_down(Keys.SHIFT)
+    for _ in cells:
+        keys = keys.send_keys(Keys.ENTER)
+    keys.key_up(Keys.SHIFT).perform()
+    return time.monotonic()

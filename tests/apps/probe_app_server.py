@@ -9,7 +9,9 @@ Also offers ``secret``, visible to the model only, which a view must not be able
 The view declares every display mode; it writes the host's ``availableDisplayModes`` into
 ``#modes``, each ``ui/notifications/host-context-changed`` it gets into ``#context`` (a JSON
 list), and the answer to ``ui/request-display-mode`` into ``#mode`` when its ``#fullscreen``
-or ``#pip`` button is clicked.
+or ``#pip`` button is clicked. Tool ``probe-at-load`` shows the same view, which, once
+initialized, takes the focus and asks for full screen by itself, without any gesture of the
+person's (``ui://probe/at-load.html``).
 """
 
 from __future__ import annotations
@@ -39,33 +41,42 @@ window.addEventListener("message", (e) => {
     document.getElementById("context").textContent = JSON.stringify(changes);
   }
 });
+const display = (mode) => ask("ui/request-display-mode", { mode }).then((reply) => {
+  document.getElementById("mode").textContent = reply.result ? reply.result.mode : "error";
+});
 for (const mode of ["fullscreen", "pip"]) {
-  document.getElementById(mode).addEventListener("click", () => {
-    ask("ui/request-display-mode", { mode }).then((reply) => {
-      document.getElementById("mode").textContent = reply.result ? reply.result.mode : "error";
-    });
-  });
+  document.getElementById(mode).addEventListener("click", () => display(mode));
 }
 function ask(method, params) {
   const n = ++id;
   window.parent.postMessage({ jsonrpc: "2.0", id: n, method, params }, "*");
   return new Promise((resolve) => { waiting[n] = resolve; });
 }
-ask("ui/initialize", { appInfo: { name: "probe", version: "1" },
+const ready = ask("ui/initialize", { appInfo: { name: "probe", version: "1" },
   appCapabilities: { availableDisplayModes: ["inline", "fullscreen", "pip"] }, protocolVersion: "2026-01-26" })
   .then((reply) => {
     document.getElementById("modes").textContent = reply.result.hostContext.availableDisplayModes.join(" ");
     window.parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
-    return ask("tools/call", { name: "secret", arguments: {} });
-  })
+  });
+ready.then(() => ask("tools/call", { name: "secret", arguments: {} }))
   .then((reply) => {
     document.getElementById("secret").textContent = reply.error ? "refused " + reply.error.code : "answered";
   });
 </script></body></html>""".replace("UNDECLARED_URL", json.dumps(UNDECLARED))
+#: The same view asking for full screen as soon as it is initialized, with the focus taken first.
+AT_LOAD = VIEW.replace("</script></body>", """ready.then(() => {
+  window.focus();
+  document.getElementById("fullscreen").focus();
+  display("fullscreen");
+});
+</script></body>""")
+VIEWS = {URI: VIEW, "ui://probe/at-load.html": AT_LOAD}
 
 TOOLS = [
     {"name": "probe", "description": "Show the probe view", "inputSchema": {"type": "object"},
      "_meta": {"ui": {"resourceUri": URI}}},
+    {"name": "probe-at-load", "description": "Show the probe view that asks for full screen by itself",
+     "inputSchema": {"type": "object"}, "_meta": {"ui": {"resourceUri": "ui://probe/at-load.html"}}},
     {"name": "secret", "description": "Model only", "inputSchema": {"type": "object"},
      "_meta": {"ui": {"visibility": ["model"]}}},
 ]
@@ -80,7 +91,10 @@ def answer(method: str, params: dict) -> dict:
     if method == "tools/call":
         return {"content": [{"type": "text", "text": f"{params.get('name')} ran"}]}
     if method == "resources/read":
-        return {"contents": [{"uri": URI, "mimeType": "text/html;profile=mcp-app", "text": VIEW,
+        uri = params.get("uri")
+        if uri not in VIEWS:
+            raise LookupError(uri)
+        return {"contents": [{"uri": uri, "mimeType": "text/html;profile=mcp-app", "text": VIEWS[uri],
                               "_meta": {"ui": {"csp": {"connectDomains": [DECLARED]}}}}]}
     if method == "ping":
         return {}

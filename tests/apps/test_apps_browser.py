@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.lab_browser import missing_for_browser, wait_until
+from tests.lab_browser import missing_for_browser, run_notebook, wait_until
 from tests.node_tools import NODE22, NODE_MODULES
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(180)]
@@ -40,9 +40,7 @@ missing = missing_for_browser()
 if missing:
     pytest.skip("the MCP Apps browser test needs " + ", ".join(missing), allow_module_level=True)
 
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 ISO_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d")
 
@@ -69,8 +67,8 @@ class Origin:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
-def notebook(path: Path, undeclared: str) -> None:
-    cells = [
+def cells(undeclared: str) -> list[str]:
+    return [
         "import sys, mcpclient\n"
         f"client = mcpclient.connect([{str(NODE22)!r}, {str(SERVER)!r}, '--stdio'], apps=True)\n"
         "client.call_tool('get-time')",
@@ -78,12 +76,6 @@ def notebook(path: Path, undeclared: str) -> None:
         "'https://declared.example'], apps=True)\n"
         "probe.call_tool('probe')",
     ]
-    path.write_text(json.dumps({
-        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": c}
-                  for c in cells],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }))
 
 
 wait = wait_until  # the other browser tests import it from here
@@ -107,19 +99,10 @@ def quiet_since(moment):
 
 
 def test_view_renders_calls_back_through_the_kernel_and_is_confined(lab, browser):
-    base, token, folder = lab
     origin = Origin()
-    notebook(folder / "apps.ipynb", origin.url)
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.get(f"{base}/lab/tree/apps.ipynb?token={token}")
     try:
-        wait(browser, lambda d: "Idle" in d.find_element(By.CSS_SELECTOR, ".jp-StatusBar-Widget").text
-             or any("Idle" in e.text for e in d.find_elements(By.CSS_SELECTOR, ".jp-StatusBar-TextItem")), 90, "kernel")
-        editor = wait(browser, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
-                                          if e.is_displayed()], 30, "notebook")[0]
-        editor.click()
-        ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
-        last_host_input = time.monotonic()
+        last_host_input = run_notebook(browser, lab, "apps.ipynb", cells(origin.url))
 
         frames = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]"),
                       90, "the get-time view")

@@ -14,9 +14,6 @@ links to ``ui://hostile/NAME.html``.
   API, a ``data:`` page, ``window.open``, the top or parent frame, a nested frame), then logs
   "survived NAME" if it is still there. The control ``view-leave-declared`` declares
   ``DECLARED_ORIGIN`` as a frame domain and goes to ``DECLARED_ORIGIN/leave-declared``.
-* ``view-fullscreen-at-load``: a view that, once initialized, takes the focus and asks for
-  full screen without any gesture of the person's; it writes the answer's mode into
-  ``#mode`` and each ``ui/notifications/host-context-changed`` into ``#context``.
 
 Standard library only: a view document is content, and no SDK builds these.
 """
@@ -82,36 +79,6 @@ LEAVES = {
     "frame": '<iframe src="URL_TEXT?secret"></iframe>',
     "leave-declared": "<script>location.href = URL;</script>",
 }
-ASK_AT_LOAD = """<!DOCTYPE html><html><body><p id="mode">pending</p><pre id="context">[]</pre><input id="field">
-<script>
-let id = 0;
-const waiting = {};
-const changes = [];
-window.addEventListener("message", (e) => {
-  const m = e.data;
-  if (m && m.id in waiting && !m.method) { waiting[m.id](m); delete waiting[m.id]; }
-  if (m && m.method === "ui/notifications/host-context-changed") {
-    changes.push(m.params);
-    document.getElementById("context").textContent = JSON.stringify(changes);
-  }
-});
-function ask(method, params) {
-  const n = ++id;
-  parent.postMessage({ jsonrpc: "2.0", id: n, method, params }, "*");
-  return new Promise((resolve) => { waiting[n] = resolve; });
-}
-ask("ui/initialize", { appInfo: { name: "at-load", version: "1" }, protocolVersion: "2026-01-26",
-                       appCapabilities: { availableDisplayModes: ["inline", "fullscreen", "pip"] } })
-  .then(() => {
-    parent.postMessage({ jsonrpc: "2.0", method: "ui/notifications/initialized", params: {} }, "*");
-    window.focus();
-    document.getElementById("field").focus();
-    return ask("ui/request-display-mode", { mode: "fullscreen" });
-  })
-  .then((reply) => { document.getElementById("mode").textContent = reply.result ? reply.result.mode : "error"; });
-</script></body></html>"""
-
-
 def leave(name: str) -> dict:
     origin = DECLARED if name == "leave-declared" else UNDECLARED
     url = f"{origin}/{name}"
@@ -123,13 +90,7 @@ def leave(name: str) -> dict:
             "_meta": {"ui": {"csp": {"frameDomains": frames}}}}
 
 
-def fullscreen_at_load() -> dict:
-    return {"uri": "ui://hostile/fullscreen-at-load.html", "mimeType": "text/html;profile=mcp-app",
-            "text": ASK_AT_LOAD}
-
-
-VIEWS = {**dict.fromkeys(PREFIXES, view), **dict.fromkeys(LEAVES, leave),
-         "fullscreen-at-load": lambda name: fullscreen_at_load()}
+VIEWS = {**dict.fromkeys(PREFIXES, view), **dict.fromkeys(LEAVES, leave)}
 TOOLS = [{"name": f"view-{name}", "description": f"the {name} view", "inputSchema": {"type": "object"},
           "_meta": {"ui": {"resourceUri": f"ui://hostile/{name}.html"}}} for name in VIEWS]
 

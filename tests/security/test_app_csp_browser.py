@@ -21,10 +21,11 @@ tries, and is closed by the host for trying; the origin sees none of them, nor a
 ``window.open``, a ``target=_blank`` link, a form, the top or parent frame or a nested frame.
 The control view declares its origin as a frame domain, goes there, and arrives.
 
-It cannot go full screen by itself: a view that takes the focus and asks for full screen as
-soon as it is shown (right after the key press that ran the cell) is answered "inline", stays
-in the notebook, and the host offers the person a button instead; pressing it lays the view
-out full screen and tells it so.
+It cannot go full screen by itself: the probe view of tests/apps/probe_app_server.py, shown
+by ``probe-at-load``, takes the focus and asks for full screen as soon as it is initialized
+(right after the key press that ran the cell); it is answered "inline", stays in the
+notebook, and the host offers the person a button instead; pressing it lays the view out
+full screen and tells it so.
 """
 
 from __future__ import annotations
@@ -32,17 +33,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import time
-
 import pytest
 
-from tests.apps.test_apps_browser import ARTIFACTS, Origin, into_view
-from tests.lab_browser import DECLARABLE
+from tests.apps.test_apps_browser import ARTIFACTS, PROBE, Origin, into_view
+from tests.lab_browser import DECLARABLE, run_notebook
 from tests.lab_browser import wait_until as wait
 
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(300)]
 
@@ -54,27 +51,11 @@ NAMES = ["nbsp", "x1c", "ideographic", "nel", "bom", "comment", "title", "text",
 def open_and_run(browser, lab, name: str, tools: list[str], undeclared: str, declared: str) -> float:
     """Open a new notebook ``name`` that shows the views of ``tools`` and run its cell; the
     ``time.monotonic()`` of that key press (the test's last input on the host page)."""
-    base, token, folder = lab
-    cell = (
+    return run_notebook(browser, lab, name, [
         "import sys, mcpclient\nfrom IPython.display import display\n"
         f"views = mcpclient.connect([sys.executable, {str(SERVER)!r}, {undeclared!r}, {declared!r}], apps=True)\n"
         f"for name in {tools!r}:\n    display(views.call_tool('view-' + name))\n"
-    )
-    (folder / name).write_text(json.dumps({
-        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": cell}],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }))
-    browser.switch_to.default_content()
-    # A workspace of its own, reset: the notebooks the module's other tests opened are not shown.
-    browser.get(f"{base}/lab/workspaces/{Path(name).stem}/tree/{name}?token={token}&reset")
-    wait(browser, lambda d: any("Idle" in e.text for e in d.find_elements(
-        By.CSS_SELECTOR, ".jp-StatusBar-Widget, .jp-StatusBar-TextItem")), 90, "kernel")
-    editor = wait(browser, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
-                                      if e.is_displayed()], 30, "notebook")[0]
-    editor.click()
-    ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
-    return time.monotonic()
+    ])
 
 
 def view_notes(driver) -> list:
@@ -157,20 +138,31 @@ def test_no_view_leaves_its_page_or_opens_another_to_carry_data_out(lab, browser
 def test_a_view_does_not_go_full_screen_without_the_persons_gesture(lab, browser):
     origin = Origin()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    open_and_run(browser, lab, "fullscreen.ipynb", ["fullscreen-at-load"], origin.url, origin.url)
+    run_notebook(browser, lab, "fullscreen.ipynb", [
+        f"import sys, mcpclient\nprobe = mcpclient.connect([sys.executable, {str(PROBE)!r}, {origin.url + '/probe'!r}, "
+        "'https://declared.example'], apps=True)\nprobe.call_tool('probe-at-load')"])
     try:
         frame = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".jp-OutputArea-output iframe[sandbox]"),
                      120, "the view")[0]
+
+        def answered(d):  # the host's button, or the view laid out full screen
+            d.switch_to.default_content()
+            if d.find_elements(By.CSS_SELECTOR, ".mcpclient-app-ask-display"):
+                return "asked"
+            into_view(d, frame)
+            mode = d.find_element(By.ID, "mode").text
+            d.switch_to.default_content()
+            return mode == "fullscreen" and "granted"
+
+        assert wait(browser, answered, 60, "the answer to the view's request") == "asked"
         into_view(browser, frame)
-        assert wait(browser, lambda d: (t := d.find_element(By.ID, "mode").text) != "pending" and t, 60,
-                    "the answer") == "inline"
+        assert browser.find_element(By.ID, "mode").text == "inline"
         browser.switch_to.default_content()
         width, page_width = browser.execute_script(
             "return [arguments[0].getBoundingClientRect().width, window.innerWidth];", frame)
         assert width < page_width  # still in the notebook
         assert not [b for b in browser.find_elements(By.CSS_SELECTOR, ".mcpclient-app-back") if b.is_displayed()]
-        asked = wait(browser, lambda d: d.find_elements(By.CSS_SELECTOR, ".mcpclient-app-ask-display"), 30,
-                     "the host's button")[0]
+        asked = browser.find_element(By.CSS_SELECTOR, ".mcpclient-app-ask-display")
         assert asked.text.startswith("The view asks to go full screen")
         browser.save_screenshot(str(ARTIFACTS / "fullscreen-asked.png"))
         asked.find_element(By.TAG_NAME, "button").click()  # the person's own gesture, on the host's side

@@ -23,11 +23,10 @@ from pathlib import Path
 import pytest
 
 from tests.apps.test_apps_browser import ARTIFACTS
+from tests.lab_browser import run_notebook
 from tests.lab_browser import wait_until as wait
 
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
 
 pytestmark = [pytest.mark.node, pytest.mark.timeout(240)]
 
@@ -82,26 +81,11 @@ def api(base: str, token: str, path: str) -> object:
         return json.loads(response.read())
 
 
-def notebook(path: Path) -> None:
-    path.write_text(json.dumps({
-        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": CELL}],
-        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
-        "nbformat": 4, "nbformat_minor": 5,
-    }))
-
-
 def test_hostile_server_text_runs_nothing_in_jupyterlab(lab, browser):
     base, token, folder = lab
-    notebook(folder / "hostile.ipynb")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    browser.get(f"{base}/lab/tree/hostile.ipynb?token={token}")
     try:
-        wait(browser, lambda d: any("Idle" in e.text for e in d.find_elements(
-            By.CSS_SELECTOR, ".jp-StatusBar-Widget, .jp-StatusBar-TextItem")), 90, "kernel")
-        editor = wait(browser, lambda d: [e for e in d.find_elements(By.CSS_SELECTOR, ".jp-Cell .cm-content")
-                                          if e.is_displayed()], 30, "notebook")[0]
-        editor.click()
-        ActionChains(browser).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+        run_notebook(browser, lab, "hostile.ipynb", [CELL])
         wait(browser, lambda d: "ALLSHOWN" in d.find_element(By.CSS_SELECTOR, ".jp-OutputArea").text, 120,
              "the cell's outputs")
         kernels = api(base, token, "/api/kernels")
