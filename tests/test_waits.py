@@ -137,13 +137,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("testing/_replay.py", "ReplayTransport.receive"):
         "the replay transport's receive (the reader thread's), ended by close",
     # -- the client's own threads, ended by close() -------------------------------------------
-    ("_client/subscriptions.py", "Listener.acknowledged"):
-        "the listen stream's acknowledgement, within the caller's timeout, in 0.5 s slices that "
-        "look at the listener's stop (close)",
     ("_client/subscriptions.py", "Listener.stop"):
         "close() joins the listen thread, at most 2 s, after cancelling its stream",
-    ("_client/subscriptions.py", "Listener._run"):
-        "the listen thread's reconnect pause, on the Event stop() (close) sets",
     # -- the extras: joins bounded by their own promise ---------------------------------------
     ("group.py", "ClientGroup.open"):
         "the servers opened in parallel, joined within open_timeout (late ones are recorded and closed)",

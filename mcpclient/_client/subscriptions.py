@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import logging
 import threading
-import time
 from typing import TYPE_CHECKING, Any, Callable
 
 from .._core.cancel import CancelToken
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestCancelled
+from .._core.waiting import Lifetime, Signal, Until
 
 if TYPE_CHECKING:
     from .conversation import Conversation
@@ -45,9 +45,11 @@ class Listener:
         self._lock = threading.Lock()
         self._filter: dict[str, Any] = {}
         self._token: CancelToken | None = None
-        self._stopped = threading.Event()
+        self._stopped = Lifetime()  # ended by stop() (close)
         self._thread: threading.Thread | None = None
-        self._changed = threading.Condition(self._lock)  # an acknowledgement came, or the filter changed
+        #: Set when an acknowledgement comes or the filter changes, then replaced by a fresh one
+        #: (under ``_lock``): a waiter takes the one of the state it read, so no change is missed.
+        self._changed = Signal()
         self._stream_id: Any = None  # the request id of the open listen stream
         self._stream_filter: dict[str, Any] | None = None  # the filter that stream asked for
         self._acked: dict[str, Any] | None = None  # what the server agreed to, for _stream_filter
@@ -64,25 +66,33 @@ class Listener:
             if new == self._filter and self._thread is not None:
                 return
             self._filter = new
-            self._changed.notify_all()
+            changed, self._changed = self._changed, Signal()
             token, self._token = self._token, None
             if self._thread is None and new and not self._stopped.is_set():
                 self._thread = threading.Thread(target=self._run, name="mcpclient-listen", daemon=True)
                 self._thread.start()
+        changed.set()
         if token is not None:
             token.cancel("subscriptions changed")  # the thread reopens with the new filter
 
+    def _until(self, timeout: float | None = None) -> Until:
+        """A wait of the listener's: ended by ``timeout``, stop() (close) and the connection's death."""
+        return Until(timeout, ends=(self._stopped, self._conversation.engine.lifetime),
+                     what="the listen stream's acknowledgement")
+
     def acknowledged(self, timeout: float | None) -> dict[str, Any] | None:
         """What the server agreed to honour of the current filter, once it says so; None when
-        ``timeout`` passes first or the listener stops."""
-        end = None if timeout is None else time.monotonic() + timeout
-        with self._changed:
-            while not (self._acked is not None and self._stream_filter == self._filter):
-                left = None if end is None else end - time.monotonic()
-                if self._stopped.is_set() or (left is not None and left <= 0):
-                    return None
-                self._changed.wait(left if left is None else min(left, 0.5))
-            return dict(self._acked)
+        ``timeout`` passes first, the listener stops or the connection ends."""
+        until = self._until(timeout)
+        while True:
+            with self._lock:
+                if self._acked is not None and self._stream_filter == self._filter:
+                    return dict(self._acked)
+                changed = self._changed
+            try:
+                until.wait(changed)
+            except MCPError:
+                return None
 
     def asked(self) -> dict[str, Any]:
         """The filter asked for now."""
@@ -105,20 +115,19 @@ class Listener:
         if not isinstance(honoured, dict):
             log.warning("the server's subscription acknowledgement has no notifications object: ignored")
             return
-        with self._changed:
+        with self._lock:
             if self._stream_filter is None or (sid is not None and sid != self._stream_id):
                 return  # for a stream already replaced by one with a newer filter
             self._acked = honoured
             asked = self._stream_filter
-            self._changed.notify_all()
+            changed, self._changed = self._changed, Signal()
+        changed.set()
         refused = [key for key, value in asked.items() if value is True and honoured.get(key) is not True]
         if refused:
             log.info("the server will not send %s (not acknowledged)", ", ".join(refused))
 
     def stop(self) -> None:
-        self._stopped.set()
-        with self._changed:
-            self._changed.notify_all()
+        self._stopped.end(ClientClosedError())  # wakes every wait of the listener
         with self._lock:
             token, self._token = self._token, None
             thread = self._thread
@@ -152,7 +161,9 @@ class Listener:
                 delay = RECONNECT_DELAYS[min(failures, len(RECONNECT_DELAYS) - 1)]
                 failures += 1
                 log.warning("the subscription stream failed (%s); reopening in %.1fs", exc, delay)
-                if self._stopped.wait(delay):
+                try:
+                    self._until().sleep(delay)
+                except MCPError:  # stopped, or the connection ended
                     return
 
     def _listen(self, notifications: dict[str, Any], token: CancelToken) -> None:
