@@ -44,6 +44,9 @@ ANONYMOUS = "anonymous"
 #: The prefix of the MCP protocol's own headers (``MCP-Protocol-Version``, ``Mcp-Method``,
 #: ``Mcp-Name``, ``Mcp-Param-*``, ``Mcp-Session-Id``), which say what a message is, not who sent it.
 PROTOCOL_HEADER = "mcp-"
+#: Owners remembered per account (``Credentials.owner``: a partition and a request's own
+#: credential headers each make another); past this many, the memory starts again.
+OWNERS_KEPT = 256
 
 
 def _digest(value: object) -> str:
@@ -65,6 +68,7 @@ class Credentials:
         self._changing: list[str] = []
         self._lock = threading.Lock()
         self._identity: str | None = None
+        self._owners: dict[tuple[str | None, tuple[tuple[str, str], ...]], str] = {}  # owner() as computed
 
     def __repr__(self) -> str:
         channels = sorted({channel for channel, _, _ in self._fixed} | set(self._changing))
@@ -76,6 +80,7 @@ class Credentials:
         with self._lock:
             self._fixed.append((channel, name, value))
             self._identity = None
+            self._owners.clear()
         self.redactor.add(*secrets, permanent=True)
 
     def header(self, name: str, value: str | bytes) -> None:
@@ -127,6 +132,7 @@ class Credentials:
         provider", "an auth object"): who the client is cannot be told before a request."""
         with self._lock:
             self._changing.append(what)
+            self._owners.clear()
 
     def hide(self, *secrets: str) -> None:
         """Values to redact that are on no channel (a recording's ``secrets=``): they name nobody."""
@@ -202,9 +208,17 @@ class Credentials:
                 return None
             if not self._fixed and not carried:
                 return ANONYMOUS
-        fixed = self._fixed_digest() if self._fixed else None
-        return _digest({"partition": partition, "fixed": fixed, "changing": sorted(self._changing),
-                        "request": carried})
+        key = (partition, tuple(carried))
+        owner = self._owners.get(key)
+        if owner is None:
+            fixed = self._fixed_digest() if self._fixed else None
+            owner = _digest({"partition": partition, "fixed": fixed, "changing": sorted(self._changing),
+                             "request": carried})
+            with self._lock:
+                if len(self._owners) >= OWNERS_KEPT:
+                    self._owners.clear()
+                self._owners[key] = owner
+        return owner
 
     # -- how transports make one ------------------------------------------------------------------
 
