@@ -35,6 +35,9 @@ class SharedGroup:
     receives it opens its own group on first use, one per process.
     """
 
+    #: A dead server is replaced by the next call: ``map_tool`` fails that item, not the batch.
+    reopens_connections = True
+
     def __init__(self, servers: Mapping[str, Target], *, retry: str = "fail", **options: Any) -> None:
         if retry not in ("fail", "safe"):
             raise ValueError(f"retry must be 'fail' or 'safe', got {retry!r}")

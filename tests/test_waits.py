@@ -152,10 +152,6 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("cli/_ask.py", "TerminalIO._next_chunk"):
         "the CLI's terminal read, POLL at a time, interruptible (Ctrl-C); a waiting call reads "
         "it through Until.call, which abandons it at a stop",
-    # -- issue 45, cases still to move to the primitive (each leaves this list when it does) ---
-    ("_client/batch.py", "_Batch.run"): "issue 45 case 5 (map_tool): moves to the primitive",
-    ("_client/batch.py", "_Batch._work"): "issue 45 case 5 (map_tool): moves to the primitive",
-    ("_client/batch.py", "_Batch._take"): "issue 45 case 5 (map_tool): moves to the primitive",
 }
 
 

@@ -133,6 +133,9 @@ class SharedClient(ClientSurface):
     that cannot be pickled (a lambda as a handler, say) is named in the ``TypeError``.
     """
 
+    #: A dead server is replaced by the next call: ``map_tool`` fails that item, not the batch.
+    reopens_connections = True
+
     def __init__(
         self,
         target: SharedTarget,

@@ -23,6 +23,15 @@ What it promises, whoever calls it (``Client``, ``SharedClient``, ``ClientGroup`
   ``RequestTimeout`` is raised; ``cancel`` (a ``CancelToken`` or ``threading.Event``) does the
   same with ``RequestCancelled``. Leaving the loop early (``break``, an exception) cancels
   the calls in flight too. Every call has ended within about a second of any of these.
+- **The client's end is the batch's.** A call that finds the client closed
+  (``ClientClosedError``) or its connection dead (``ConnectionClosed``, after ``retry="safe"``'s
+  one more try) ends the batch with that error, whatever ``errors`` says: no more arguments
+  are read, and the calls in flight are cancelled. Whatever opens a new connection by itself
+  (``SharedClient``, ``SharedGroup``: ``REOPENS``) ends it at ``ClientClosedError`` only: a
+  dead server fails that item, and the next goes to a new one.
+
+Every wait goes through the one primitive (``_core.waiting``): the caller's for the next
+outcome (the deadline and ``cancel`` end it), the threads' for a slot (the batch's end ends it).
 
 The calls start when the iteration starts (it is a generator, like ``map``).
 """
@@ -39,24 +48,25 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Protocol, Sized, 
 
 from .. import types as t
 from .._core.cancel import CancelToken
-from .._core.exceptions import ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
+from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestCancelled, RequestTimeout
 from .._core.methods import resendable_tool
 from .._core.text import clean
 from .._core.timeouts import DEFAULT
+from .._core.waiting import Lifetime, Signal, Until
 
-__all__ = ["ERRORS", "RETRIES", "ToolCaller", "map_calls", "map_tool"]
+__all__ = ["ERRORS", "REOPENS", "RETRIES", "ToolCaller", "map_calls", "map_tool"]
 
 log = logging.getLogger(__name__)
 
 ERRORS = ("raise", "return")
 RETRIES = ("fail", "safe")
-#: How often a ``threading.Event`` given as ``cancel`` is looked at, in seconds (a
-#: ``CancelToken`` wakes the batch at once).
-EVENT_POLL = 0.1
 #: How long the batch waits for its cancelled calls to end before it lets their threads go.
 SETTLE = 2.0
 #: The reasons the batch's own cancel token gives its calls.
 BY_CALLER, DEADLINE, ENDED = "cancelled by the caller", "map_tool's deadline passed", "map_tool ended"
+#: The attribute of a ``ToolCaller`` that opens a new connection by itself when one dies
+#: (``SharedClient``, ``SharedGroup``): a dead connection fails one item, not the batch.
+REOPENS = "reopens_connections"
 
 #: One call: ``call(arguments, timeout, cancel)`` -> the tool's result (``timeout`` may be
 #: ``DEFAULT``: the client's own).
@@ -108,6 +118,7 @@ def map_tool(
         lambda item, deadline, token: self.call_tool(name, item, timeout=deadline, cancel=token),
         lambda: self.list_tools(), name, arguments, concurrency=concurrency, ordered=ordered,
         errors=errors, retry=retry, timeout=timeout, cancel=cancel, progress=progress,
+        reopens=bool(getattr(self, REOPENS, False)),
     )
 
 
@@ -124,8 +135,10 @@ def map_calls(
     timeout: float | None | Any,
     cancel: CancelToken | threading.Event | None,
     progress: bool,
+    reopens: bool = False,
 ) -> Iterator[Outcome]:
-    """The iterator of results ``map_tool`` returns (its arguments are checked now)."""
+    """The iterator of results ``map_tool`` returns (its arguments are checked now);
+    ``reopens``: the caller opens a new connection when one dies (``REOPENS``)."""
     if not isinstance(concurrency, int) or isinstance(concurrency, bool) or concurrency < 1:
         raise ValueError(f"concurrency must be a whole number of at least 1, got {concurrency!r}")
     if errors not in ERRORS:
@@ -135,7 +148,8 @@ def map_calls(
     if timeout is not DEFAULT and timeout is not None and not timeout > 0:
         raise ValueError(f"timeout must be a positive number of seconds, None or left out, got {timeout!r}")
     bar = _bar(tool, arguments) if progress else None
-    batch = _Batch(call, list_tools, tool, concurrency=concurrency, retry=retry, timeout=timeout, cancel=cancel)
+    batch = _Batch(call, list_tools, tool, concurrency=concurrency, retry=retry, timeout=timeout, cancel=cancel,
+                   reopens=reopens)
     return batch.run(iter(arguments), ordered=ordered, errors=errors, bar=bar)
 
 
@@ -144,9 +158,11 @@ class _Batch:
 
     def __init__(
         self, call: CallOne, list_tools: ListTools, tool: str, *, concurrency: int, retry: str,
-        timeout: float | None | Any, cancel: CancelToken | threading.Event | None,
+        timeout: float | None | Any, cancel: CancelToken | threading.Event | None, reopens: bool = False,
     ) -> None:
         self.call = call
+        #: The errors that say the client, or its connection, is over: they end the batch.
+        self.over: tuple[type[MCPError], ...] = (ClientClosedError,) if reopens else (ClientClosedError, ConnectionClosed)
         self.list_tools = list_tools
         self.tool = tool
         self.concurrency = concurrency
@@ -210,21 +226,26 @@ class _Batch:
         if self.timeout is not DEFAULT and self.timeout is not None:
             self.deadline = time.monotonic() + self.timeout
         self._items = items
-        lock = threading.RLock()
-        self._cond = threading.Condition(lock)  # the caller waits on it for an outcome
-        self._slots = threading.Condition(lock)  # the threads wait on it for a slot
-        self._read_lock = threading.Lock()
+        self._lock = threading.Lock()  # the state below; never held while waiting
+        self._read_lock = threading.Lock()  # one thread reads the input at a time
+        self._ready = Signal()  # an outcome was kept, the input ended, or the batch stops
+        self._slot = Signal()  # a slot was freed, or the batch stops
+        self._life = Lifetime()  # the batch's: ended when it ends, which ends the threads' waits
+        self._idle = Signal()  # every thread has returned
+        self._running = self.concurrency
         self._taken = self._read = self._handed = 0
         self._exhausted = False
         self._stopped = False
+        self._over: MCPError | None = None  # the client closed, or its connection died
         self._read_error: BaseException | None = None
         self._results: dict[int, tuple[t.ToolResult | None, BaseException | None]] = {}
         self._completed: deque[int] = deque()  # in the order they completed (ordered=False only)
         self._ordered = ordered
-        self.token.add_callback(self._wake)
+        self.token.add_callback(self._ready.set)
         caller = self.caller_cancel
         if isinstance(caller, CancelToken):
             caller.add_callback(self._cancelled_by_caller)
+        until = Until(deadline=self.deadline, cancel=caller, method="tools/call", what=f"map_tool({clean(self.tool, 200)})")
         threads = [
             threading.Thread(target=self._work, name=f"mcpclient-map-{i}", daemon=True)
             for i in range(self.concurrency)
@@ -233,66 +254,95 @@ class _Batch:
             for thread in threads:
                 thread.start()
             while True:
-                outcome = self._take(ordered)
+                outcome = self._take(ordered, until)
                 if outcome is None:
                     return
                 if bar is not None:
                     bar.update(1)
                 yield self._outcome(outcome, errors)
         finally:
-            with self._cond:
+            with self._lock:
                 self._stopped = True
-                self._slots.notify_all()
+                self._running -= sum(1 for thread in threads if thread.ident is None)  # never started
+                if self._running <= 0:
+                    self._idle.set()
+            self._life.end(RequestCancelled(f"map_tool({clean(self.tool, 200)}) ended", method="tools/call"))
             self.token.cancel(ENDED)
             if isinstance(caller, CancelToken):
                 caller.remove_callback(self._cancelled_by_caller)
-            settle = time.monotonic() + SETTLE
-            for thread in threads:
-                if thread.ident is not None:
-                    thread.join(max(0.0, settle - time.monotonic()))
+            settle_until = Until(what="map_tool's calls ending")
+            settle_until.wait(self._idle, timeout=SETTLE)  # then they are let go
             if bar is not None:
                 bar.close()
 
     def _work(self) -> None:
         """One thread: take a slot, read an item, call it, keep its outcome; until the end."""
-        cond = self._cond
-        while True:
-            with cond:
-                while not self._stopped and not self._exhausted and self._taken - self._handed >= self.concurrency:
-                    self._slots.wait()
-                if self._stopped or self._exhausted:
-                    return
-                self._taken += 1
-            with self._read_lock:
+        try:
+            slot_until = Until(ends=(self._life,), what="map_tool's thread")
+            while self._take_slot(slot_until):
+                with self._read_lock:
+                    try:
+                        if self._exhausted or self._stopped:
+                            raise StopIteration
+                        arguments = next(self._items)
+                        index = self._read
+                        self._read += 1
+                    except BaseException as exc:  # the end of the input, or its error: handed out last
+                        with self._lock:
+                            self._taken -= 1
+                            self._exhausted = True
+                            if not isinstance(exc, StopIteration) and self._read_error is None:
+                                self._read_error = exc
+                        self._ready.set()
+                        self._slot.set()
+                        return
                 try:
-                    if self._exhausted or self._stopped:
-                        raise StopIteration
-                    arguments = next(self._items)
-                    index = self._read
-                    self._read += 1
-                except BaseException as exc:  # the end of the input, or its error: handed out last
-                    with cond:
-                        self._taken -= 1
-                        self._exhausted = True
-                        if not isinstance(exc, StopIteration) and self._read_error is None:
-                            self._read_error = exc
-                        cond.notify_all()
-                        self._slots.notify_all()
-                    return
-            try:
-                outcome: tuple[t.ToolResult | None, BaseException | None] = (self.one(arguments), None)
-            except BaseException as exc:
-                outcome = (None, exc)
-            with cond:
-                self._results[index] = outcome
-                if not self._ordered:
-                    self._completed.append(index)
-                cond.notify()
+                    outcome: tuple[t.ToolResult | None, BaseException | None] = (self.one(arguments), None)
+                except BaseException as exc:
+                    outcome = (None, exc)
+                self._keep(index, outcome)
+        finally:
+            with self._lock:
+                self._running -= 1
+                idle = self._running <= 0
+            if idle:
+                self._idle.set()
 
-    def _take(self, ordered: bool) -> tuple[t.ToolResult | None, BaseException | None] | None:
+    def _take_slot(self, slot_until: Until) -> bool:
+        """Wait for a slot and take it; False once there is nothing more to do."""
+        while True:
+            with self._lock:
+                if self._stopped or self._exhausted:
+                    return False
+                if self._taken - self._handed < self.concurrency:
+                    self._taken += 1
+                    return True
+                self._slot.clear()  # (under the lock: a slot freed from now on sets it again)
+            try:
+                slot_until.wait(self._slot)
+            except MCPError:  # the batch ended
+                return False
+
+    def _keep(self, index: int, outcome: tuple[t.ToolResult | None, BaseException | None]) -> None:
+        """Keep one call's outcome; one that says the client or its connection is over ends the batch."""
+        error = outcome[1]
+        over = isinstance(error, self.over) and not self.token.cancelled
+        with self._lock:
+            self._results[index] = outcome
+            if not self._ordered:
+                self._completed.append(index)
+            if over and self._over is None:
+                self._over = error  # type: ignore[assignment]
+                self._stopped = True
+        self._ready.set()
+        if over:
+            self._slot.set()
+            self.token.cancel(ENDED)
+
+    def _take(self, ordered: bool, until: Until) -> tuple[t.ToolResult | None, BaseException | None] | None:
         """The next outcome to hand out (None at the end), waiting for it as needed."""
-        with self._cond:
-            while True:
+        while True:
+            with self._lock:
                 self._check_stop()
                 if ordered:
                     found = self._results.pop(self._handed, None)
@@ -300,28 +350,29 @@ class _Batch:
                     found = self._results.pop(self._completed.popleft()) if self._completed else None
                 if found is not None:
                     self._handed += 1
-                    self._slots.notify()
-                    return found
-                if self._exhausted and self._handed == self._taken:
+                    freed = True
+                elif self._exhausted and self._handed == self._taken:
                     if self._read_error is not None:
                         raise self._read_error
                     return None
-                self._cond.wait(self._wait_slice())
-
-    def _wake(self) -> None:
-        with self._cond:
-            self._cond.notify_all()
-
-    def _wait_slice(self) -> float | None:
-        slices = []
-        if self.deadline is not None:
-            slices.append(max(0.0, self.deadline - time.monotonic()))
-        if isinstance(self.caller_cancel, threading.Event):
-            slices.append(EVENT_POLL)
-        return min(slices) if slices else None
+                else:
+                    freed = False
+                    self._ready.clear()  # (under the lock: what is kept from now on sets it again)
+            if freed:
+                self._slot.set()
+                return found
+            try:
+                until.wait(self._ready)
+            except (RequestTimeout, RequestCancelled):
+                with self._lock:
+                    self._check_stop()  # says it as the batch does, and stops the calls
+                raise
 
     def _check_stop(self) -> None:
-        """Raise if the batch is to end: the caller cancelled, or the deadline passed."""
+        """Raise if the batch is to end (call with the lock held): the client or its
+        connection is over, the caller cancelled, or the deadline passed."""
+        if self._over is not None:
+            raise self._over
         caller = self.caller_cancel
         if isinstance(caller, threading.Event) and caller.is_set():
             self._stop(BY_CALLER)
@@ -339,10 +390,10 @@ class _Batch:
             )
 
     def _stop(self, reason: str) -> None:
-        """Stop the threads and cancel the calls in flight (the condition is re-entrant: the
-        token's callback takes it again in this thread)."""
+        """Stop the threads and cancel the calls in flight (with the lock held: the token's
+        callback only sets a signal)."""
         self._stopped = True
-        self._slots.notify_all()
+        self._slot.set()
         self.token.cancel(reason)
 
     def _cancelled_by_caller(self) -> None:
