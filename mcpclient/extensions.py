@@ -352,6 +352,14 @@ class Session(abc.ABC):
         the session is open."""
         return era_named(self.era)
 
+    def want_results(self, extension: Extension, methods: Collection[str]) -> None:
+        """From the next call on, give ``extension``'s ``result`` hook the results of
+        ``methods`` too, besides its ``result_methods``: for an extension that learns it needs
+        them (output validation, once a listed tool declares an ``outputSchema``), so that
+        until then a call of those methods builds nothing for it. ``ValueError`` for an
+        extension that is not this client's or has no ``result`` hook. A session that knows
+        no client ignores it."""
+
     @abc.abstractmethod
     def run(self, work: Callable[[], None]) -> None:
         """Run ``work`` on a worker thread of this client (never the caller's); errors are logged."""

@@ -6,20 +6,20 @@ import ipaddress
 import logging
 import os
 import urllib.parse
-from typing import Any, Callable, Mapping, Sequence
-
-import requests
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 from .. import types as t
 from .._client.client import DEFAULT_TIMEOUT, Client
 from .._core.exceptions import HTTPStatusError, MCPError, RPCError
-from ..cache import CacheStore, PartitionOption
 from ..extensions import Extension, Middleware
 from ..transports.base import Transport
-from ..transports.http import StreamableHTTPTransport
-from ..transports.sse import SSETransport
 from ..transports.stdio import _DEFAULT_STDERR, StdioTransport
 from .factory import make_client
+
+if TYPE_CHECKING:
+    import requests
+
+    from ..cache import CacheStore, PartitionOption
 
 __all__ = ["connect"]
 
@@ -132,6 +132,11 @@ def connect(
                 "to run a command, pass it as a list (no shell is used)"
             )
         _warn_if_plain_http(target)
+        # The HTTP stack (requests, urllib3) is imported by the first client that needs it:
+        # a stdio client never does.
+        from ..transports.http import StreamableHTTPTransport
+        from ..transports.sse import SSETransport
+
         http_options: dict[str, Any] = {
             "headers": headers,
             "token_provider": token_provider,

@@ -17,9 +17,11 @@ web:
 from __future__ import annotations
 
 import functools
-import ipaddress
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import ipaddress
 
 __all__ = ["source"]
 
@@ -54,6 +56,8 @@ def _ipv4(host: str) -> ipaddress.IPv4Address | None:
     if any(n > 255 for n in values[:-1]) or values[-1] >= 256 ** (5 - len(values)):
         return None
     value = values[-1] + sum(n << (8 * (3 - i)) for i, n in enumerate(values[:-1]))
+    import ipaddress  # here: only a view's source list needs it, and it costs import time
+
     return ipaddress.IPv4Address(value)
 
 

@@ -17,7 +17,7 @@ import os
 import threading
 import warnings
 import weakref
-from typing import Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex, overload
 
 from .. import types as t
 from .._core.cancel import CancelToken
@@ -25,13 +25,11 @@ from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .._core.version import __version__
 from .._rpc.engine import Engine, ProgressCallback
-from ..cache import CacheStore, PartitionOption
 from ..extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
 from ..transports.base import LEGACY, Transport
 from .batch import map_tool as _map_tool
 from .calls import Calls
 from .conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
-from .discovery import Discoveries
 from .elicitation import Elicitation
 from .features import Skill, SkillsFeature, Task, TasksFeature, UIResource, UIViews
 from .handlers import BUILTIN_REQUESTS, Handlers
@@ -40,6 +38,10 @@ from .pages import ALL_PAGES, Page
 from .seam import Seam, check_custom, gather, through
 from .session import BoundSession
 from .subscriptions import Listener
+
+if TYPE_CHECKING:
+    from ..cache import CacheStore, PartitionOption
+    from .discovery import Discoveries
 
 __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
 
@@ -138,11 +140,10 @@ class Client:
             declared=transport.declared_extensions(),
         )
         self._handlers = Handlers(self._seam)
-        self._tool_results = self._seam.results_for("tools/call")  # read on every call_tool
         self._state = UNOPENED
         self._state_lock = threading.Lock()
         self._keeps_lists = (cache is not False and cache is not None) or self._seam.wants_list_changes
-        self._discoveries = Discoveries(cache, cache_partition) if isinstance(cache, CacheStore) else None
+        self._discoveries = _discoveries(cache, cache_partition)
         self._tasks = self._seam.find(TasksFeature)  # what Calls waits for a task with
         self._max_dispatch = max_dispatch
         self._protocol = protocol
@@ -511,8 +512,9 @@ class Client:
             name, arguments, self._timeouts.default if timeout is DEFAULT else timeout,  # _ready's, inline
             on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta,
         )
-        if self._tool_results:
-            result = through(self._tool_results, Call(method="tools/call", name=name, arguments=arguments), result)
+        hooks = self._seam.tool_results  # empty unless an extension takes tool results: no Call then
+        if hooks:
+            result = through(hooks, Call(method="tools/call", name=name, arguments=arguments), result)
         return result
 
     map_tool = _map_tool
@@ -791,6 +793,20 @@ def _weak_notification_handler(client: Client) -> Callable[[str, dict[str, Any]]
             handler(name, params)
 
     return on_notification
+
+
+def _discoveries(cache: Any, partition: Any) -> Discoveries | None:
+    """Where the server's era and discover answer are kept, for ``cache=`` a store; None else.
+
+    The stores (and the hashing their keys take) are imported by the first client given one:
+    ``import mcpclient`` and a client without a store never load them.
+    """
+    if cache is True or cache is False or cache is None:
+        return None
+    from ..cache import CacheStore
+    from .discovery import Discoveries
+
+    return Discoveries(cache, partition) if isinstance(cache, CacheStore) else None
 
 
 def _weak_state(client: Client) -> Callable[[], str]:

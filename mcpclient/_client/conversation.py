@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import threading
-from typing import Any, Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 
 from .. import types as t
 from .._core import bounded as _bounded
@@ -37,10 +37,12 @@ from .._protocol.eras.base import Era, HandshakeResult, Messenger
 from .._rpc.engine import Engine, ProgressCallback
 from ..extensions import Message, Options
 from ..transports.base import LEGACY, MODERN, RESENDABLE, SendOptions, Transport
-from .discovery import Discoveries
 from .elicitation import url_elicitation_error
 from .handlers import Handlers
 from .seam import compose, merge_meta
+
+if TYPE_CHECKING:
+    from .discovery import Discoveries  # made by a Client whose cache= is a store
 
 __all__ = ["PROTOCOLS", "Conversation", "identity", "remember_era"]
 
@@ -479,7 +481,7 @@ class Conversation:
             resendable = method in IDEMPOTENT_METHODS
         try:
             seam = self.handlers.seam
-            if seam.idle():  # no middleware, or only extensions' that have nothing to do now
+            if seam.bare or seam.idle():  # no middleware, or only extensions' that have nothing to do now
                 return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta,
                                   chained=False, resendable=resendable, headers=headers)
             if not seam.call_middleware:
@@ -554,10 +556,12 @@ class Conversation:
                             cancel=cancel, on_sent=on_sent, options=sending,
                         )
                     except StreamInterrupted as exc:
-                        result = self._resend(exc, method, resendable, lambda: self.engine.request(
-                            method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
-                            cancel=cancel, on_sent=on_sent, options=sending,
-                        ))
+                        # No closure here: it would make cells of this function's variables
+                        # on every call, the rounds that never break included.
+                        result = self._resend(
+                            exc, method, resendable, self.engine.request, method, retry or None, timeout=timeout,
+                            on_progress=on_progress, max_total=left, cancel=cancel, on_sent=on_sent, options=sending,
+                        )
             except RPCError as exc:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
             kind = result.get("resultType", "complete")
@@ -584,7 +588,7 @@ class Conversation:
         try:
             result: dict[str, Any] = send(message)
         except StreamInterrupted as exc:
-            return self._resend(exc, message.method, message.options.resendable, lambda: send(message))
+            return self._resend(exc, message.method, message.options.resendable, send, message)
         return result
 
     def _deliver(self, message: Message) -> dict[str, Any]:
@@ -601,13 +605,15 @@ class Conversation:
         )
 
     def _resend(
-        self, exc: StreamInterrupted, method: str, resendable: bool, again: Callable[[], dict[str, Any]]
+        self, exc: StreamInterrupted, method: str, resendable: bool, again: Callable[..., dict[str, Any]],
+        *args: Any, **kwargs: Any,
     ) -> dict[str, Any]:
-        """A request whose reply stream broke, re-sent once (as a new request) if it changes nothing."""
+        """A request whose reply stream broke, re-sent once (as a new request: ``again(*args,
+        **kwargs)``) if it changes nothing."""
         if not resendable:
             raise exc
         log.info("the reply stream of %r broke (%s); sending it again", method, exc)
-        return again()
+        return again(*args, **kwargs)
 
     def with_meta(self, meta: Mapping[str, Any] | None) -> Messenger:
         """This conversation as the eras see it (a ``Messenger``), adding ``meta`` to what it sends."""

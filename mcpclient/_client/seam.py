@@ -181,6 +181,8 @@ class Seam:
         )
         #: Those hooks by method, as ``results_for`` found them (see ``Extension.result_methods``).
         self._results_by_method: dict[str, tuple[Callable[[Call, Any], Any], ...]] = {}
+        #: The methods an extension asked for later (``want_results``), by ``id`` of the extension.
+        self._wanted: dict[int, frozenset[str]] = {}
         #: The middleware, outermost first; empty when there is none.
         self.middleware: tuple[Middleware, ...] = tuple(chain)
         calls = [mw for ext in self.extensions for mw in ext.call_middleware()]
@@ -208,6 +210,8 @@ class Seam:
             _never if idlers is None else _always if not idlers else idlers[0].idle if len(idlers) == 1
             else functools.partial(_all_idle, idlers)
         )
+        #: No middleware at all: every call takes the path with no chain, without asking ``idle``.
+        self.bare = not chain and not calls
         #: Whether an extension needs the lists' change notices (the modern era's listen stream).
         self.wants_list_changes = any(ext.wants_list_changes() for ext in self.extensions)
         self._reserved_requests = frozenset(reserved_requests)
@@ -223,6 +227,9 @@ class Seam:
                 self.claim_request(method, request_handler)
             for method, notification_handler in ext.notification_handlers().items():
                 self.claim_notification(method, notification_handler)
+        #: The hooks of ``tools/call`` results, read by every ``call_tool`` (empty: it builds no
+        #: ``Call``); replaced whole when an extension wants more (``want_results``).
+        self.tool_results = self.results_for("tools/call")
 
     # -- the chains -----------------------------------------------------------------------------
 
@@ -373,12 +380,26 @@ class Seam:
     def results_for(self, method: str) -> tuple[Callable[[Call, Any], Any], ...]:
         """The ``result`` hooks that take ``method``'s results, in extension order (empty: a
         call of it builds no ``Call``)."""
-        hooks = self._results_by_method.get(method)
+        table = self._results_by_method  # first: a table made before a want_results is dropped whole
+        hooks = table.get(method)
         if hooks is None:
-            hooks = tuple(ext.result for ext in self._results
-                          if ext.result_methods is None or method in ext.result_methods)
-            self._results_by_method[method] = hooks  # the same tuple whoever races to make it
+            hooks = tuple(ext.result for ext in self._results if ext.result_methods is None
+                          or method in ext.result_methods or method in self._wanted.get(id(ext), ()))
+            table[method] = hooks  # the same tuple whoever races to make it
         return hooks
+
+    def want_results(self, extension: Extension, methods: Collection[str]) -> None:
+        """From the next call on, give ``extension``'s ``result`` hook the results of
+        ``methods`` too, besides its ``result_methods`` (see ``Session.want_results``)."""
+        if not any(ext is extension for ext in self._results):
+            raise ValueError(f"{extension!r} is not an extension of this client with a result hook")
+        with self._lock:
+            wanted = self._wanted.get(id(extension), frozenset())
+            if wanted.issuperset(methods):
+                return
+            self._wanted[id(extension)] = wanted | frozenset(methods)
+            self._results_by_method = {}  # a new table: a reader holding the old one sees it whole
+            self.tool_results = self.results_for("tools/call")
 
 
     def run(self, work: Callable[[], None]) -> None:

@@ -9,14 +9,14 @@ its state, through a callable, and its ``Timeouts`` (the default timeout, which
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Collection, Mapping
 
 from .._core.cancel import CancelToken
 from .._core.credentials import Credentials
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.timeouts import Timeouts
 from .._core.waiting import Until
-from ..extensions import Options, Session, until_of
+from ..extensions import Extension, Options, Session, until_of
 from .conversation import CLOSED, OPEN, Conversation, identity
 from .notifications import Notifications
 from .seam import Seam, check_custom
@@ -106,6 +106,9 @@ class BoundSession(Session):
     @property
     def timeout(self) -> float | None:
         return self._timeouts.default
+
+    def want_results(self, extension: Extension, methods: Collection[str]) -> None:
+        self._seam.want_results(extension, methods)
 
     def answer_inputs(
         self, requests: Mapping[str, Any], cancel: CancelToken | threading.Event | None = None, *,

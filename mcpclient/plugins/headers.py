@@ -211,17 +211,22 @@ class HeaderMirroring(Extension):
     def __init__(self) -> None:
         self._tools = ToolHeaders()
         self._session: Session | None = None
+        self._legacy = False  # the session opened in the legacy era: nothing to mirror
 
     def bind(self, session: Session) -> None:
         self._session = session
+        self._legacy = False  # the era probe of a new connection is mirrored
+
+    def opened(self, session: Session) -> None:
+        self._legacy = session.era == LEGACY  # an era never changes for a connection
 
     def middleware(self) -> tuple[Middleware, ...]:
         return (self._mirror,)
 
     def idle(self) -> bool:
-        """Idle over a legacy session: a call then builds no chain for this extension."""
-        session = self._session
-        return session is not None and session.era == LEGACY
+        """Idle over a legacy session: a call then builds no chain for this extension (read
+        once, when the session opened: asked on every call)."""
+        return self._legacy
 
     def _mirror(self, message: Message, next_: Next) -> Any:
         if message.direction != "send" or message.kind != "request":

@@ -258,9 +258,10 @@ class OTelObserver:
 
     # -- the session ------------------------------------------------------------------------
 
-    def session_started(self, version: str) -> None:
+    def session_started(self, version: str, started: float | None = None) -> None:
+        """The session opened (at ``started``, a ``time.monotonic()``; None: now)."""
         with self._lock:
-            self._session_start = time.monotonic()
+            self._session_start = time.monotonic() if started is None else started
             self._version = version
 
     def session_ended(self, error: BaseException | None) -> None:

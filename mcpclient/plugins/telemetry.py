@@ -19,13 +19,20 @@ before the others), and the call middleware runs outside every middleware anyway
 span includes what the policy gate, the cache and the user's middleware do. With the API
 installed and nothing configured to record or propagate (``OTelObserver.idle``), the
 extension says it is ``idle`` and a call builds no chain for it at all.
+
+With ``telemetry="auto"`` (the default) the extension waits to be needed: OpenTelemetry is not
+imported, and no observer made, until the application has imported the API itself (a provider
+can be installed, and a span or baggage be current, only then), so a process that never uses
+OpenTelemetry pays for it neither at the first connect nor on any call.
 """
 
 from __future__ import annotations
 
 import contextvars
 import importlib.util
+import sys
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import attrs
@@ -90,41 +97,82 @@ def _config(option: Any) -> Telemetry | None:
     raise ValueError(f"telemetry must be 'auto', True, False or a Telemetry, got {option!r}")
 
 
-class TelemetryExtension(Extension):
-    """Spans, trace context and the two client metrics of one Client (see the module)."""
+#: The module whose presence says the application uses OpenTelemetry's API.
+_API = "opentelemetry.trace"
 
-    def __init__(self, config: Telemetry) -> None:
-        try:
-            from . import otel
-        except ImportError as exc:  # asked for explicitly without the extra installed
-            raise ImportError("telemetry needs opentelemetry-api: pip install 'mcpclient[otel]'") from exc
+
+class TelemetryExtension(Extension):
+    """Spans, trace context and the two client metrics of one Client (see the module).
+
+    ``dormant`` (what ``telemetry="auto"`` makes): no OpenTelemetry import and no observer
+    until the application has imported the API; then the next call, server request or
+    ``close()`` makes the observer, with the session's start as it was.
+    """
+
+    def __init__(self, config: Telemetry, *, dormant: bool = False) -> None:
         self.config = config
-        self._otel = otel
+        self._otel: Any = None if dormant else _load_observer()
         self._session: Session | None = None
-        #: The observer of the connection bound last (None before ``bind``).
+        self._opened: tuple[float, str] | None = None  # when the session opened, and its version
+        self._lock = threading.Lock()
+        #: The observer of the connection bound last (None before ``bind``, and while dormant).
         self.observer: OTelObserver | None = None
 
     def bind(self, session: Session) -> None:
-        config = self.config
-        self._session = session
-        self.observer = self._otel.OTelObserver(
-            tracer_provider=config.tracer_provider, meter_provider=config.meter_provider,
-            propagator=config.propagator, record_content=config.record_content, peer=lambda: session.peer,
-        )
+        with self._lock:
+            self._session = session
+            self._opened = None
+            self.observer = None
+        if self._otel is not None or _API in sys.modules:
+            self._observe_now()
 
     def opened(self, session: Session) -> None:
-        if self.observer is not None:
-            self.observer.session_started(session.protocol_version)
+        with self._lock:
+            self._opened = (time.monotonic(), session.protocol_version)
+            observer = self.observer
+        if observer is not None:
+            observer.session_started(session.protocol_version)
 
     def close(self) -> None:
-        if self.observer is not None:
-            self.observer.session_ended(self._session.ended if self._session is not None else None)
+        observer = self._observer()
+        if observer is not None:
+            observer.session_ended(self._session.ended if self._session is not None else None)
 
     def idle(self) -> bool:
         """Nothing to record nor to propagate now (``OTelObserver.idle``): calls skip the
-        middleware, as a client without telemetry does."""
+        middleware, as a client without telemetry does. Dormant, only the API's presence is
+        looked at."""
         observer = self.observer
+        if observer is None:
+            if _API not in sys.modules:
+                return True
+            observer = self._observe_now()
         return observer is None or observer.idle()
+
+    def _observer(self) -> OTelObserver | None:
+        """The observer, made now if the application has taken OpenTelemetry up since."""
+        observer = self.observer
+        if observer is None and _API in sys.modules:
+            observer = self._observe_now()
+        return observer
+
+    def _observe_now(self) -> OTelObserver | None:
+        """Make the observer of the bound connection (once), importing OpenTelemetry."""
+        with self._lock:
+            session = self._session
+            if self.observer is not None or session is None:
+                return self.observer
+            if self._otel is None:
+                self._otel = _load_observer()
+            config = self.config
+            observer: OTelObserver = self._otel.OTelObserver(
+                tracer_provider=config.tracer_provider, meter_provider=config.meter_provider,
+                propagator=config.propagator, record_content=config.record_content, peer=lambda: session.peer,
+            )
+            if self._opened is not None:
+                observer.session_started(self._opened[1], started=self._opened[0])
+            self.observer = observer
+            return observer
 
     def call_middleware(self) -> Sequence[Middleware]:
         return (self._observe,)
@@ -133,7 +181,7 @@ class TelemetryExtension(Extension):
         return (self._rounds,)
 
     def _observe(self, message: Message, next_: Next) -> Any:
-        observer = self.observer
+        observer = self._observer()
         if observer is None:
             return next_(message)
         if message.direction == "receive":
@@ -217,7 +265,18 @@ def _both(first: Any, second: Any) -> Any:
     return both
 
 
+def _load_observer() -> Any:
+    """The observer's module, which imports OpenTelemetry."""
+    try:
+        from . import otel
+    except ImportError as exc:  # asked for explicitly without the extra installed
+        raise ImportError("telemetry needs opentelemetry-api: pip install 'mcpclient[otel]'") from exc
+    return otel
+
+
 def telemetry_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
-    """``telemetry=`` ("auto", True, False or a ``Telemetry``): a ``TelemetryExtension`` when on."""
-    config = _config(options.get("telemetry", "auto"))
-    return () if config is None else (TelemetryExtension(config),)
+    """``telemetry=`` ("auto", True, False or a ``Telemetry``): a ``TelemetryExtension`` when on,
+    dormant for "auto" (see the module's docstring)."""
+    option = options.get("telemetry", "auto")
+    config = _config(option)
+    return () if config is None else (TelemetryExtension(config, dormant=option == "auto"),)

@@ -27,7 +27,7 @@ from .. import types as t
 from .._client.features import ToolOutputs
 from .._core.exceptions import OutputValidationError
 from .._core.text import clean
-from ..extensions import Call, Extension
+from ..extensions import Call, Extension, Session
 
 __all__ = ["OUTPUT_VALIDATION", "OutputValidation", "OutputValidationError", "OutputValidator", "output_validation"]
 
@@ -56,11 +56,13 @@ class OutputValidator:
         self._schemas: dict[str, dict[str, Any]] = {}
         self._validators: dict[str, Any] = {}
 
-    def learn(self, tools: list[t.ToolDef]) -> None:
-        """Remember the output schemas of a fresh tool list (forgetting stale ones)."""
+    def learn(self, tools: list[t.ToolDef]) -> bool:
+        """Remember the output schemas of a fresh tool list (forgetting stale ones); whether
+        any tool has one."""
         with self._lock:
             self._schemas = {tool.name: tool.output_schema for tool in tools if isinstance(tool.output_schema, dict)}
             self._validators.clear()
+            return bool(self._schemas)
 
     def check(self, tool: str, result: t.ToolResult) -> t.ToolResult:
         """Check ``result`` against the tool's listed schema (per the mode) and return it with
@@ -117,18 +119,27 @@ class OutputValidator:
 class OutputValidation(Extension, ToolOutputs):
     """The built-in extension of ``Client(output_validation=...)``: "strict" raises
     ``OutputValidationError`` from ``call_tool``, "lenient" logs a warning, "off" checks
-    nothing (the listed schema still reaches ``ToolResult.data``)."""
+    nothing (the listed schema still reaches ``ToolResult.data``).
 
-    result_methods = frozenset({"tools/call", "tools/list"})
+    It takes the tool lists' results, and ``call_tool``'s only once a listed tool has
+    declared an ``outputSchema`` (``Session.want_results``): until then there is nothing to
+    check, and a tool call builds nothing for it."""
+
+    result_methods = frozenset({"tools/list"})
 
     def __init__(self, mode: str = "strict") -> None:
         self.validator = OutputValidator(mode)
+        self._session: Session | None = None
+
+    def bind(self, session: Session) -> None:
+        self._session = session
 
     def result(self, call: Call, value: Any) -> Any:
         if call.method == "tools/call" and call.name is not None and isinstance(value, t.ToolResult):
             return self.validator.check(call.name, value)
         if call.method == "tools/list" and isinstance(value, list):
-            self.validator.learn(value)
+            if self.validator.learn(value) and self._session is not None:
+                self._session.want_results(self, ("tools/call",))
         return value
 
     def check(self, tool: str, result: t.ToolResult) -> t.ToolResult:

@@ -3,31 +3,68 @@
 camelCase keys, ``_meta``, base64 payloads and tagged content blocks are handled here, and
 nowhere else. Lenient in (unknown keys ignored, unknown content types kept raw), strict out
 (no ``None`` is ever sent). Any failure to read a server's value becomes a ``ProtocolError``.
+
+The cattrs converter is made, and cattrs imported, the first time a value goes through it
+(``_conv``): ``import mcpclient`` loads neither, and a tool call's result, the hot path, is
+built by hand without it (``structure_tool_result``).
 """
 
 from __future__ import annotations
 
 import base64
 import functools
-from typing import Any, Callable, TypeVar
+import threading
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 import attrs
-from cattrs import Converter
-from cattrs.errors import BaseValidationError
-from cattrs.gen import make_dict_structure_fn, make_dict_unstructure_fn, override
 
 from ... import types as t
 from ..._core import bounded as _bounded
 from ..._core.exceptions import ProtocolError
 from ...types import decode_base64
 
+if TYPE_CHECKING:
+    from cattrs import Converter
+
 T = TypeVar("T")
 
-_converter = Converter()
+_converter: Converter | None = None
+_made = threading.Lock()
 
 # Opaque JSON is passed through as it came, never walked or copied.
 _OPAQUE = {dict[str, Any], list[Any], Any}
-_converter.register_structure_hook_func(lambda tp: tp in _OPAQUE, lambda value, _type: value)
+
+#: What reading a server's value may raise, besides ``ProtocolError`` (cattrs' own validation
+#: error is added when the converter is made: only the converter raises it).
+_INVALID: tuple[type[BaseException], ...] = (KeyError, TypeError, ValueError, AttributeError, OverflowError)
+
+
+def _conv() -> Converter:
+    """The converter, made on first use."""
+    converter = _converter
+    return converter if converter is not None else _make_converter()
+
+
+def _make_converter() -> Converter:
+    global _converter, _INVALID
+    with _made:
+        if _converter is not None:
+            return _converter
+        from cattrs import Converter
+        from cattrs.errors import BaseValidationError
+
+        converter = Converter()
+        converter.register_structure_hook_func(lambda tp: tp in _OPAQUE, lambda value, _type: value)
+        converter.register_structure_hook_factory(lambda cls: cls in _MODELS_IN, _model_hook)
+        converter.register_structure_hook(t.ResourceContents, _structure_resource_contents)
+        converter.register_unstructure_hook(t.ResourceContents, _unstructure_resource_contents)
+        converter.register_structure_hook(t.ToolDef, _structure_tool_def)
+        for hooked, hook in _HOOKS:
+            converter.register_structure_hook(hooked, hook)
+        converter.register_unstructure_hook_factory(lambda cls: cls in _MODELS_OUT, _unstructure_fn)
+        _INVALID = (BaseValidationError, *_INVALID)
+        _converter = converter
+        return converter
 
 
 def wire_name(name: str) -> str:
@@ -39,6 +76,8 @@ def wire_name(name: str) -> str:
 
 
 def _renames(cls: type, omit: tuple[str, ...] = ()) -> dict[str, Any]:
+    from cattrs.gen import override
+
     overrides: dict[str, Any] = {}
     for a in attrs.fields(cls):
         if a.name in omit:
@@ -63,7 +102,9 @@ _MODELS_IN: dict[type, tuple[str, ...]] = {
 
 
 def _model_hook(cls: type) -> Callable[[Any, Any], Any]:
-    build: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, _converter, **_renames(cls, _MODELS_IN[cls]))
+    from cattrs.gen import make_dict_structure_fn
+
+    build: Callable[[Any, Any], Any] = make_dict_structure_fn(cls, _conv(), **_renames(cls, _MODELS_IN[cls]))
 
     def structure_model(value: Any, _type: Any) -> Any:
         # The generated function tests keys with ``in``: a list or a string would pass as a
@@ -74,8 +115,6 @@ def _model_hook(cls: type) -> Callable[[Any, Any], Any]:
 
     return structure_model
 
-
-_converter.register_structure_hook_factory(lambda cls: cls in _MODELS_IN, _model_hook)
 
 
 def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.ResourceContents:
@@ -88,8 +127,6 @@ def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.
         meta=value.get("_meta"),
     )
 
-
-_converter.register_structure_hook(t.ResourceContents, _structure_resource_contents)
 
 
 def _unstructure_resource_contents(contents: t.ResourceContents) -> dict[str, Any]:
@@ -106,11 +143,11 @@ def _unstructure_resource_contents(contents: t.ResourceContents) -> dict[str, An
     return wire
 
 
-_converter.register_unstructure_hook(t.ResourceContents, _unstructure_resource_contents)
-
 @functools.cache
 def _structure_tool_fields() -> Callable[[Any, Any], t.ToolDef]:
-    return make_dict_structure_fn(t.ToolDef, _converter, **_renames(t.ToolDef, omit=("ui",)))
+    from cattrs.gen import make_dict_structure_fn
+
+    return make_dict_structure_fn(t.ToolDef, _conv(), **_renames(t.ToolDef, omit=("ui",)))
 
 
 def _structure_tool_def(value: dict[str, Any], _type: Any = None) -> t.ToolDef:
@@ -136,8 +173,6 @@ def _tool_ui(meta: Any) -> t.ToolUI | None:
         return t.ToolUI(resource_uri=uri, visibility=tuple(visibility))
     return t.ToolUI(resource_uri=uri)
 
-
-_converter.register_structure_hook(t.ToolDef, _structure_tool_def)
 
 
 _new = object.__new__
@@ -219,7 +254,7 @@ def _structure_create_message_request(
     value: dict[str, Any], _type: Any = None
 ) -> t.CreateMessageRequest:
     return t.CreateMessageRequest(
-        messages=[_converter.structure(m, t.SamplingMessage) for m in value.get("messages", [])],
+        messages=[_conv().structure(m, t.SamplingMessage) for m in value.get("messages", [])],
         max_tokens=int(value.get("maxTokens", 0)),
         system_prompt=value.get("systemPrompt"),
         model_preferences=value.get("modelPreferences"),
@@ -241,8 +276,6 @@ _HOOKS: tuple[tuple[type, Callable[[Any, Any], Any]], ...] = (
     (t.ToolResult, _structure_tool_result),
     (t.CreateMessageRequest, _structure_create_message_request),
 )
-for _hooked, _hook in _HOOKS:
-    _converter.register_structure_hook(_hooked, _hook)
 
 
 # Outgoing values: omit whatever is None, keep required fields even at their default. Their
@@ -257,26 +290,23 @@ _MODELS_OUT: dict[type, tuple[str, ...]] = {
 
 
 def _unstructure_fn(cls: type) -> Callable[[Any], dict[str, Any]]:
+    from cattrs.gen import make_dict_unstructure_fn, override
+
     keep = _MODELS_OUT[cls]
     overrides = {
         a.name: override(rename=wire_name(a.name), omit_if_default=a.name not in keep)
         for a in attrs.fields(cls)
     }
-    return make_dict_unstructure_fn(cls, _converter, _cattrs_omit_if_default=True, **overrides)  # type: ignore[arg-type]
-
-
-_converter.register_unstructure_hook_factory(lambda cls: cls in _MODELS_OUT, _unstructure_fn)
-
-
-_INVALID = (BaseValidationError, KeyError, TypeError, ValueError, AttributeError, OverflowError)
+    return make_dict_unstructure_fn(cls, _conv(), _cattrs_omit_if_default=True, **overrides)  # type: ignore[arg-type]
 
 
 def structure(value: Any, cls: type[T]) -> T:
     """Build ``cls`` from a server's JSON value; any failure is a ``ProtocolError``."""
     if not isinstance(value, dict) and attrs.has(cls):
         raise _invalid(cls, value, TypeError(f"expected a JSON object, got {type(value).__name__}"))
+    converter = _conv()  # first: it completes _INVALID
     try:
-        return _converter.structure(value, cls)
+        return converter.structure(value, cls)
     except ProtocolError:
         raise
     except _INVALID as exc:
@@ -315,7 +345,7 @@ def structure_list(values: Any, cls: type[T]) -> list[T]:
 
 def unstructure(value: Any) -> Any:
     """Turn one of our values into wire JSON."""
-    return _converter.unstructure(value)
+    return _conv().unstructure(value)
 
 
 def _excerpt(value: Any, limit: int = 200) -> str:
