@@ -17,7 +17,9 @@ waits, threads that wait for work and are ended by close... An entry that no lon
 wait fails the test too, so the list only shrinks as sites move to the primitive.
 
 Known blind spots (said so, not hidden): a positional ``.join(x)`` on a name that is neither
-assigned a ``Thread`` nor named like one is taken for ``str.join``; a blocking call of a
+assigned a ``Thread`` nor named like one is taken for ``str.join``; a lock taken as a block
+(``with lock:``) is not seen (critical sections are short: a lock held across a wait is a
+``WaitLock``, taken with ``until.hold``); a blocking call of a
 foreign library (``requests``, ``redis``) is not seen: those go through ``Until.call`` where a
 caller waits for them, and the stores' own case (issue 45) is watched by its tests.
 """
@@ -98,7 +100,7 @@ ALLOWED: dict[tuple[str, str], str] = {
         "an idle transport worker waiting for work, ending after its idle timeout",
     ("transports/_token.py", "TokenFetcher._fetch_aside"):
         "a token fetched for a request, waited for on its exchange (woken by its abort: cancel, "
-        "close, deadline) or within the fetch's bound",
+        "close, deadline), else within the request's deadline",
     ("transports/_watchdog.py", "_reap_at_exit"):
         "at interpreter exit, the watchdog process reaped, at most EXIT_REAP_TIMEOUT",
     ("transports/http.py", "StreamableHTTPTransport._drain_streams"):

@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import html
 import logging
-import threading
 from typing import Any, Callable
 
 from .._display.sanitize import clean
 from .._core.exceptions import MCPError
-from ..extensions import Signal, Until
+from ..extensions import Signal, Until, WaitLock
 from .policy import ApprovalRequest, why_ended
 
 __all__ = ["NotebookApprovals"]
@@ -45,7 +44,7 @@ SUBSHELL_START = 10.0
 class _Subshell:
     """The kernel subshell the buttons' messages are routed to, made once per kernel."""
 
-    _lock = threading.Lock()
+    _lock = WaitLock()  # held while the subshell is made: a second approval waits through its call
     _id: str | None = None
     _kernel: Any = None
 
@@ -59,7 +58,7 @@ class _Subshell:
         loop = getattr(manager, "_shell_channel_io_loop", None)
         if create is None or loop is None:
             return None
-        with cls._lock:
+        with until.hold(cls._lock):
             if cls._kernel is kernel and cls._id is not None:
                 return cls._id
             made: dict[str, Any] = {}
