@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 __all__ = [
-    "RELEASED_WITHIN", "BackgroundCall", "approve_examples", "free_port", "require_mcp_sdk", "wait_for", "wait_for_port",
+    "RELEASED_WITHIN", "BackgroundCall", "InBackground", "approve_examples", "free_port", "require_mcp_sdk", "wait_for",
+    "wait_for_port",
 ]
 
 
@@ -85,30 +86,37 @@ def require_mcp_sdk() -> None:
 RELEASED_WITHIN = 2.0
 
 
-class BackgroundCall:
-    """One ``client.call_tool(tool, arguments, **kwargs)`` on its own thread: what it
-    returned or raised, and when it returned."""
+class InBackground:
+    """``fn()`` on a thread of its own: what it returned or raised, and when it returned."""
 
-    def __init__(self, client: Any, tool: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> None:
+    def __init__(self, fn: Callable[[], Any]) -> None:
         self.error: BaseException | None = None
         self.result: Any = None
         self.ended_at: float | None = None
-        self._thread = threading.Thread(target=self._run, args=(client, tool, arguments, kwargs), daemon=True)
+        self._thread = threading.Thread(target=self._run, args=(fn,), daemon=True)
         self._thread.start()
 
-    def _run(self, client: Any, tool: str, arguments: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
+    def _run(self, fn: Callable[[], Any]) -> None:
         try:
-            self.result = client.call_tool(tool, arguments, **kwargs)
+            self.result = fn()
         except BaseException as exc:  # recorded for the test
             self.error = exc
         self.ended_at = time.monotonic()
 
     def released_within(self, start: float, seconds: float = RELEASED_WITHIN) -> BaseException | None:
-        """Fail unless the call returned within ``seconds`` of ``start``; what it raised."""
+        """Fail unless ``fn`` returned within ``seconds`` of ``start``; what it raised."""
         self._thread.join(max(0.0, start + seconds + 1 - time.monotonic()))
         assert self.ended_at is not None, "the caller is still blocked"
         assert self.ended_at - start < seconds, f"released after {self.ended_at - start:.2f}s"
         return self.error
+
+
+class BackgroundCall(InBackground):
+    """One ``client.call_tool(tool, arguments, **kwargs)`` on its own thread: what it
+    returned or raised, and when it returned."""
+
+    def __init__(self, client: Any, tool: str, arguments: dict[str, Any] | None = None, **kwargs: Any) -> None:
+        super().__init__(lambda: client.call_tool(tool, arguments, **kwargs))
 
 
 @contextlib.contextmanager

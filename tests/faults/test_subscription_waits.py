@@ -13,7 +13,6 @@ import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 
 import pytest
@@ -21,37 +20,16 @@ import pytest
 from mcpclient import Client, StdioTransport, SubscriptionError
 
 from ..conftest import SDK_SERVER
-from ..helpers import require_mcp_sdk
+from ..helpers import InBackground, require_mcp_sdk
 
 require_mcp_sdk()
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.skipif(sys.platform == "win32", reason="SIGSTOP is POSIX")]
 
-#: How soon after its event a wait must end (the promise is about a second).
-SOON = 2.0
 
 
-class Subscribing:
-    """``subscribe_resource`` on a thread of its own: what it raised, and when."""
-
-    def __init__(self, client: Client, timeout: float | None) -> None:
-        self.error: BaseException | None = None
-        self.ended: float | None = None
-        self._thread = threading.Thread(target=self._run, args=(client, timeout), daemon=True)
-        self._thread.start()
-
-    def _run(self, client: Client, timeout: float | None) -> None:
-        try:
-            client.subscribe_resource("test://text", timeout=timeout)
-        except BaseException as exc:  # judged by the test
-            self.error = exc
-        self.ended = time.monotonic()
-
-    def released_within(self, event: float, seconds: float = SOON) -> BaseException | None:
-        self._thread.join(max(0.0, event + seconds + 1 - time.monotonic()))
-        assert self.ended is not None, "still waiting for the acknowledgement"
-        assert self.ended - event < seconds, f"released {self.ended - event:.2f}s after the event"
-        return self.error
+def subscribing(client: Client, timeout: float | None) -> InBackground:
+    return InBackground(lambda: client.subscribe_resource("test://text", timeout=timeout))
 
 
 def silent_server() -> Client:
@@ -66,7 +44,7 @@ def silent_server() -> Client:
 def test_a_subscription_waiting_for_its_acknowledgement_ends_at_the_servers_death() -> None:
     client = silent_server()
     try:
-        waiting = Subscribing(client, None)
+        waiting = subscribing(client, None)
         time.sleep(0.5)
         killed = time.monotonic()
         os.kill(client.transport.pid, signal.SIGKILL)  # type: ignore[attr-defined]
@@ -79,9 +57,9 @@ def test_a_subscription_waiting_for_its_acknowledgement_ends_at_close_and_at_its
     client = silent_server()
     try:
         started = time.monotonic()
-        timed = Subscribing(client, 1.0)
+        timed = subscribing(client, 1.0)
         assert isinstance(timed.released_within(started + 1.0), SubscriptionError)
-        waiting = Subscribing(client, None)
+        waiting = subscribing(client, None)
         time.sleep(0.5)
         closing = time.monotonic()
         client.close()

@@ -14,45 +14,19 @@ import signal
 import sys
 import threading
 import time
-from typing import Any, Callable
 
 import pytest
 
 from mcpclient import Client, ClientClosedError, ConnectionClosed, RequestCancelled, StdioTransport
 
 from ..conftest import SERVERS
-from ..helpers import require_mcp_sdk
+from ..helpers import InBackground, require_mcp_sdk
 
 require_mcp_sdk()
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")]
 
 SERVER = [sys.executable, str(SERVERS / "sdk_tasks_server.py")]  # a poll a minute
-#: How soon after its event a wait must end (the promise is about a second).
-SOON = 2.0
-
-
-class Waiting:
-    """``wait()`` on a thread of its own: what it raised, and when."""
-
-    def __init__(self, wait: Callable[[], Any]) -> None:
-        self.error: BaseException | None = None
-        self.ended: float | None = None
-        self._thread = threading.Thread(target=self._run, args=(wait,), daemon=True)
-        self._thread.start()
-
-    def _run(self, wait: Callable[[], Any]) -> None:
-        try:
-            wait()
-        except BaseException as exc:  # judged by the test
-            self.error = exc
-        self.ended = time.monotonic()
-
-    def released_within(self, event: float, seconds: float = SOON) -> BaseException | None:
-        self._thread.join(max(0.0, event + seconds + 1 - time.monotonic()))
-        assert self.ended is not None, "still waiting for the task"
-        assert self.ended - event < seconds, f"released {self.ended - event:.2f}s after the event"
-        return self.error
 
 
 def open_client() -> Client:
@@ -66,7 +40,7 @@ def test_task_result_with_no_timeout_ends_at_close() -> None:
     client = open_client()
     task = client.call_tool_as_task("research", {"seconds": -1})
     assert task.status == "working" and task.poll_interval == 60.0
-    waiting = Waiting(lambda: task.result(timeout=None))
+    waiting = InBackground(lambda: task.result(timeout=None))
     time.sleep(0.5)  # between two polls, a minute apart
     closing = time.monotonic()
     client.close()
@@ -77,7 +51,7 @@ def test_task_result_with_no_timeout_ends_at_the_servers_death() -> None:
     client = open_client()
     try:
         task = client.call_tool_as_task("research", {"seconds": -1})
-        waiting = Waiting(lambda: task.result(timeout=None))
+        waiting = InBackground(lambda: task.result(timeout=None))
         time.sleep(0.5)
         killed = time.monotonic()
         os.kill(client.transport.pid, signal.SIGKILL)  # type: ignore[attr-defined]
@@ -89,8 +63,8 @@ def test_task_result_with_no_timeout_ends_at_the_servers_death() -> None:
 def test_a_call_the_server_made_a_task_ends_at_close_and_at_its_cancel() -> None:
     client = open_client()
     event = threading.Event()
-    cancelled = Waiting(lambda: client.call_tool("research", {"seconds": -1}, timeout=None, cancel=event))
-    closed = Waiting(lambda: client.call_tool("research", {"seconds": -1}, timeout=None))
+    cancelled = InBackground(lambda: client.call_tool("research", {"seconds": -1}, timeout=None, cancel=event))
+    closed = InBackground(lambda: client.call_tool("research", {"seconds": -1}, timeout=None))
     time.sleep(1)
     at = time.monotonic()
     event.set()
