@@ -1,8 +1,9 @@
 """Every public Client method against the official-SDK test server, over stdio.
 
-The checks live in ``tests/interop/suite.py`` and are shared with the HTTP transports; this
-module only builds the clients and adds what is specific to stdio (the child process is gone
-after ``close()``). Every test runs against both server modes (``era``).
+The tests are written once in ``tests/interop/sdk_checks.py`` (their checks in
+``tests/interop/suite.py``) and shared with Streamable HTTP; this module builds the clients
+and adds what is specific to stdio (the child process is gone after ``close()``). Every test
+runs against both server modes (``era``).
 
 Starting the SDK server costs about a second, so clients are shared where that is safe:
 ``client`` (no handlers) for the checks that only call the server, and ``peer_client`` (all
@@ -13,7 +14,6 @@ Tests that need a pristine client use ``connect``.
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
@@ -24,8 +24,9 @@ import mcpclient
 from mcpclient import ClientClosedError, StdioTransport
 from tests.conftest import FAST_SERVER, SDK_SERVER, child_pids
 
-from . import suite
 from .peer import Connections, Peer
+from .sdk_checks import *  # noqa: F403 (the shared tests and their fixtures)
+from .sdk_checks import Carries
 from tests.helpers import require_mcp_sdk
 
 require_mcp_sdk()
@@ -95,151 +96,14 @@ def connect(era, events_file):
     connections.close_all()
 
 
-def read_events(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+@pytest.fixture
+def version(era) -> str:
+    return era[1]
 
 
-# -- handshake and tools ----------------------------------------------------------------------
-
-
-def test_initialize_reports_version_server_info_capabilities_and_instructions(client, era):
-    suite.check_handshake(client)
-    assert client.protocol_version == era[1]
-
-
-def test_ping(client):
-    suite.check_ping(client)
-
-
-def test_list_tools_passes_schemas_through_verbatim(client):
-    suite.check_list_tools(client)
-
-
-def test_text_tool_round_trips_unicode(client):
-    suite.check_text_tool(client)
-
-
-def test_structured_output_arrives_as_structured_content(client):
-    suite.check_structured_tool(client)
-
-
-def test_structured_output_has_a_typed_view_built_from_the_output_schema(client):
-    suite.check_typed_results(client)
-
-
-def test_image_tool_decodes_to_a_png(client):
-    suite.check_image_tool(client)
-
-
-def test_failing_tool_is_an_error_result_until_raise_for_error(client):
-    suite.check_error_tool(client)
-
-
-def test_unknown_tool_and_bad_arguments_are_error_results(client):
-    suite.check_tool_errors_are_results(client)
-
-
-def test_progress_tool_completes(client):
-    suite.check_progress_tool(client)
-
-
-def test_mixed_content_keeps_wire_order(client):
-    suite.check_mixed_content(client)
-
-
-def test_server_state_persists_across_calls(client):
-    suite.check_state_kept_between_calls(client)
-
-
-def test_timeout_raises_cancels_on_the_server_and_client_stays_usable(client, events_file):
-    suite.check_timeout_cancels(client, lambda: read_events(events_file))
-
-
-# -- server-initiated requests and notifications ----------------------------------------------
-
-
-def test_sampling_handler_answers_the_server(peer_client, peer):
-    suite.check_sampling(peer_client, peer)
-
-
-def test_elicitation_handler_accepts_with_content(peer_client, peer):
-    suite.check_elicitation_accepted(peer_client, peer)
-
-
-def test_elicitation_handler_declines(peer_client, peer):
-    suite.check_elicitation_declined(peer_client, peer)
-
-
-def test_elicitation_without_handler_is_declined_automatically(connect):
-    suite.check_elicitation_without_handler(connect(Peer(), elicitation=False))
-
-
-def test_roots_are_listed_and_updated(peer_client, peer):
-    suite.check_roots(peer_client, peer)
-
-
-def test_log_tool_reaches_the_notification_handler(peer_client, peer):
-    suite.check_log_notification(peer_client, peer)
-
-
-def test_progress_reports_reach_on_progress(peer_client):
-    suite.check_progress_reports(peer_client)
-
-
-# -- subscriptions, list changes and caching ----------------------------------------------------
-
-
-def test_resource_subscription_reports_updates(connect):
-    peer = Peer()
-    suite.check_resource_subscription(connect(peer), peer)
-
-
-def test_subscribe_returns_once_the_server_listens(connect):
-    peer = Peer()
-    suite.check_subscribe_returns_once_the_server_listens(connect(peer), peer)
-
-
-def test_tools_list_changed_reaches_the_handler(connect):
-    peer = Peer()
-    suite.check_tools_list_changed(connect(peer), peer)
-
-
-def test_cache_honours_ttl_and_drops_on_list_changed(connect):
-    peer = Peer()
-    suite.check_cache(connect(peer, cache=True), peer)
-
-
-# -- resources, prompts, completions, ai --------------------------------------------------------
-
-
-def test_resources_list_and_read_text_and_blob(client):
-    suite.check_resources(client)
-
-
-def test_resource_template_lists_and_reads(client):
-    suite.check_resource_templates(client)
-
-
-def test_reading_a_missing_resource_raises_rpc_error(client):
-    suite.check_read_missing_resource(client)
-
-
-def test_list_prompts_with_arguments_and_descriptions(client):
-    suite.check_prompts(client)
-
-
-def test_get_prompt_with_arguments_resource_and_image(client):
-    suite.check_get_prompt(client)
-
-
-def test_complete_prompt_and_template_arguments(client):
-    suite.check_completions(client)
-
-
-def test_ai_tools_execute_and_raise_tool_error(client):
-    suite.check_ai_tools(client)
+@pytest.fixture
+def carries() -> Carries:
+    return Carries()  # a stdio server asks, streams, pushes and cancels in both eras
 
 
 # -- stdio specifics --------------------------------------------------------------------------
