@@ -26,7 +26,9 @@ DEMO_SERVER = [sys.executable, str(ROOT / "examples" / "servers" / "demo_server.
 
 #: The modules run over both kinds of stdio pipes (``MCPCLIENT_STDIO``): the stdio transport's
 #: tests and the stdio fault matrix. The portable pipes (Windows' way) run here through the
-#: same code as on Windows; a test of what only the POSIX pipes do is marked ``posix_pipes``.
+#: same code as on Windows; a test of what only the POSIX pipes do is marked ``posix_pipes``,
+#: and one whose subject is above the pipes (framing, the engine, HTTP, an in-memory server)
+#: is marked ``above_pipes`` and runs once, over the platform's pipes.
 STDIO_MODULES = re.compile(
     r"tests\.(transports\.test_stdio|faults\.test_(stdio_\w+|lifecycle|fork_and_parent_death"
     r"|connect_deadline|failed_initialize|load_and_cycles))$"
@@ -34,7 +36,7 @@ STDIO_MODULES = re.compile(
 
 
 def pytest_generate_tests(metafunc):
-    if STDIO_MODULES.match(metafunc.module.__name__):
+    if STDIO_MODULES.match(metafunc.module.__name__) and metafunc.definition.get_closest_marker("above_pipes") is None:
         metafunc.parametrize("stdio_pipes", ["posix", "portable"], indirect=True)
 
 

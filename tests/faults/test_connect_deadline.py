@@ -45,6 +45,7 @@ def test_a_server_that_crashes_at_start_up_is_reported_once_and_not_remembered_a
     assert _conversation._cached_era(key) is None
 
 
+@pytest.mark.above_pipes("the error's text")
 def test_a_server_that_never_answers_is_reported_with_its_last_stderr_lines():
     """A server that serves HTTP instead of stdio says so on stderr; the timeout used to say only
     "no reply to 'initialize'" (issue #30)."""

@@ -22,6 +22,7 @@ def assert_not_open(client: Client) -> None:
     assert client.server_info is None
 
 
+@pytest.mark.above_pipes("HTTP")
 def test_initialized_answered_500_leaves_no_version_or_capabilities():
     server = HostileHTTP().start()
     server.notification_status = 500
@@ -45,6 +46,7 @@ def test_a_server_that_closes_its_pipe_in_the_handshake_leaves_no_version_or_cap
         client.close()
 
 
+@pytest.mark.above_pipes("HTTP")
 def test_an_initialize_result_without_capabilities_declares_none_with_a_warning(caplog):
     server = HostileHTTP().start()
     server.init_result = {"protocolVersion": "2025-11-25", "serverInfo": {"name": "sparse", "version": "1"}}
@@ -61,6 +63,7 @@ def test_an_initialize_result_without_capabilities_declares_none_with_a_warning(
         server.stop()
 
 
+@pytest.mark.above_pipes("the handlers")
 def test_a_sampling_request_with_no_handler_gets_method_not_found():
     # The official SDK's tool passes the client's error reply on: its message is JSON-RPC's.
     require_mcp_sdk()
@@ -71,6 +74,7 @@ def test_a_sampling_request_with_no_handler_gets_method_not_found():
     assert caught.value.message == "Method not found"
 
 
+@pytest.mark.above_pipes("the handlers")
 def test_in_the_modern_era_the_reason_is_still_given():
     # Input rounds are answered on the caller's thread: the error names what is missing.
     require_mcp_sdk()

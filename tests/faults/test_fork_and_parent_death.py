@@ -116,6 +116,7 @@ time.sleep(60)
 """
 
 
+@pytest.mark.above_pipes("the watchdog, the same for both")
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux process semantics")
 @pytest.mark.parametrize("server", ["ignores-eof-and-sigterm", "fast-server"])
 def test_the_server_does_not_outlive_a_parent_killed_with_sigkill(server):

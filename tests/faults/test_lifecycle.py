@@ -42,6 +42,7 @@ def test_a_stdio_client_dropped_without_close_warns_and_stops_its_server_and_rea
     assert not reader.is_alive()
 
 
+@pytest.mark.above_pipes("an in-memory server")
 def test_a_fake_server_client_dropped_without_close_warns_and_closes_the_fake():
     fake = FakeServer()
     fake.add_tool("echo", lambda text: text)
@@ -118,6 +119,7 @@ def test_ctrl_c_during_a_call_tells_the_server_to_cancel_it_and_propagates_at_on
         client.close()
 
 
+@pytest.mark.above_pipes("an in-memory server")
 def test_a_client_with_extensions_dropped_without_close_is_collected_and_closes_them():
     """The Session an extension keeps must not keep its Client alive (nor must the middleware)."""
     from mcpclient.extensions import Extension, Session

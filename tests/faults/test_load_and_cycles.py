@@ -64,6 +64,7 @@ def http_server_process():
         proc.stdout.close()
 
 
+@pytest.mark.above_pipes("HTTP")
 @pytest.mark.slow
 def test_64_threads_x_500_calls_over_http_each_get_their_own_reply(http_server_process):
     transport = StreamableHTTPTransport(http_server_process)
@@ -71,6 +72,7 @@ def test_64_threads_x_500_calls_over_http_each_get_their_own_reply(http_server_p
         assert hammer(client, 64, 500) == []
 
 
+@pytest.mark.above_pipes("HTTP")
 def test_8_threads_x_100_calls_over_http_each_get_their_own_reply(http_server_process):
     """The quick version of the one above, for every run."""
     transport = StreamableHTTPTransport(http_server_process)
@@ -102,15 +104,7 @@ def cycle_in_memory() -> None:
         server.stop()
 
 
-@pytest.mark.parametrize(
-    "cycle, count",
-    [
-        pytest.param(cycle_stdio, 100, id="stdio-100"),
-        pytest.param(cycle_stdio, 300, id="stdio-300", marks=pytest.mark.slow),
-        pytest.param(cycle_in_memory, 1000, id="in-memory-1000"),
-    ],
-)
-def test_open_close_cycles_return_fds_threads_and_processes_to_their_start(cycle, count):
+def run_cycles(cycle, count):
     cycle()  # warm up: imports, the stdio watchdog, lazily created module state
     before = Usage()
     t0 = time.monotonic()
@@ -119,3 +113,15 @@ def test_open_close_cycles_return_fds_threads_and_processes_to_their_start(cycle
     elapsed = time.monotonic() - t0
     before.assert_released(timeout=10)
     assert elapsed < count * 0.5  # no cycle hides a timeout (a 2 s close grace, say)
+
+
+@pytest.mark.parametrize(
+    "count", [pytest.param(100, id="stdio-100"), pytest.param(300, id="stdio-300", marks=pytest.mark.slow)]
+)
+def test_open_close_cycles_return_fds_threads_and_processes_to_their_start(count):
+    run_cycles(cycle_stdio, count)
+
+
+@pytest.mark.above_pipes("an in-memory server")
+def test_open_close_cycles_in_memory_return_fds_and_threads_to_their_start():
+    run_cycles(cycle_in_memory, 1000)

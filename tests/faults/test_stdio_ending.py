@@ -55,6 +55,7 @@ def test_close_releases_every_pending_call(era):
         assert isinstance(call.released_within(start), (ClientClosedError, ConnectionClosed))
 
 
+@pytest.mark.above_pipes("the engine's cancel (a call reading inline: test_stdio_inline.py, both pipes)")
 @pytest.mark.parametrize("era", ERAS)
 def test_a_cancel_releases_the_call_and_tells_the_server(era):
     client, lines = open_client(era)
@@ -69,6 +70,7 @@ def test_a_cancel_releases_the_call_and_tells_the_server(era):
         assert client.call_tool("echo", {"text": "after"}).text == "after"
 
 
+@pytest.mark.above_pipes("the engine's timeout (a call reading inline: test_stdio_inline.py, both pipes)")
 @pytest.mark.parametrize("era", ERAS)
 def test_a_timeout_releases_the_call_and_tells_the_server(era):
     client, lines = open_client(era)

@@ -86,6 +86,7 @@ def test_a_server_dying_with_50_calls_pending_fails_them_all_within_a_second(how
 # -- a server that never answers -----------------------------------------------------------
 
 
+@pytest.mark.above_pipes("the engine's timeout")
 def test_an_unanswered_call_times_out_the_server_sees_the_cancellation_and_the_client_goes_on():
     client, lines = open_client()
     try:
@@ -121,6 +122,7 @@ SKIPPED_GARBAGE = [
 ]
 
 
+@pytest.mark.above_pipes("the framing and the engine")
 @pytest.mark.parametrize("kind", SKIPPED_GARBAGE)
 def test_garbage_is_logged_and_skipped_and_the_reader_survives(kind, caplog):
     client, lines = open_client()
@@ -137,6 +139,7 @@ def test_garbage_is_logged_and_skipped_and_the_reader_survives(kind, caplog):
         client.close()
 
 
+@pytest.mark.above_pipes("the engine")
 def test_a_duplicate_reply_is_dropped_and_never_reaches_the_next_call():
     client, _ = open_client()
     try:
@@ -147,6 +150,7 @@ def test_a_duplicate_reply_is_dropped_and_never_reaches_the_next_call():
         client.close()
 
 
+@pytest.mark.above_pipes("the engine")
 @pytest.mark.parametrize("kind", ["result_and_error", "error_not_object", "result_not_object"])
 def test_a_malformed_reply_fails_only_the_call_concerned(kind):
     client, _ = open_client()
@@ -159,6 +163,7 @@ def test_a_malformed_reply_fails_only_the_call_concerned(kind):
         client.close()
 
 
+@pytest.mark.above_pipes("the engine")
 def test_a_reply_to_an_unknown_id_leaves_the_real_call_to_time_out_alone():
     client, _ = open_client()
     try:
@@ -169,6 +174,7 @@ def test_a_reply_to_an_unknown_id_leaves_the_real_call_to_time_out_alone():
         client.close()
 
 
+@pytest.mark.above_pipes("the handlers")
 def test_server_requests_with_bad_shapes_get_error_replies_and_the_client_goes_on():
     client, lines = open_client()
     try:
@@ -184,6 +190,7 @@ def test_server_requests_with_bad_shapes_get_error_replies_and_the_client_goes_o
 # -- a server that floods ------------------------------------------------------------------
 
 
+@pytest.mark.above_pipes("the dispatch pool")
 def test_100k_notifications_with_a_handler_stuck_forever_do_not_stop_replies_or_close(caplog):
     client, lines = open_client(timeout=30)
     release = threading.Event()
@@ -228,6 +235,7 @@ def test_100k_notifications_with_a_handler_stuck_forever_do_not_stop_replies_or_
     assert closing < engine_module.DISPATCH_GRACE + 3
 
 
+@pytest.mark.above_pipes("the dispatch pool")
 def test_a_flood_of_server_requests_is_answered_or_refused_never_hangs():
     client, lines = open_client(timeout=30)
     try:

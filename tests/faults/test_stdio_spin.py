@@ -77,6 +77,7 @@ def open_client(*args: str) -> tuple[Client, SpinRecorder]:
     return client, transport
 
 
+@pytest.mark.above_pipes("the engine's choice to spin")
 def test_sequential_calls_spin_while_replies_come_fast(generous, monkeypatch):
     # A miss counts as SPIN_READ in the mean, so with SPIN_WORTH above it the mean stays under
     # SPIN_WORTH however slow a loaded machine makes the replies: every call that reads inline
@@ -97,6 +98,7 @@ def test_sequential_calls_spin_while_replies_come_fast(generous, monkeypatch):
     assert set(firsts) == {0.015}, firsts
 
 
+@pytest.mark.above_pipes("the engine's choice to spin")
 def test_slow_replies_turn_spinning_off_but_for_a_probe_and_fast_ones_bring_it_back(generous):
     client, transport = open_client()
     with client:
@@ -127,6 +129,7 @@ def test_slow_replies_turn_spinning_off_but_for_a_probe_and_fast_ones_bring_it_b
     assert re.fullmatch(r"(---s)+s", "".join("s" if spin else "-" for spin in firsts)), firsts
 
 
+@pytest.mark.above_pipes("the engine's choice to spin")
 def test_a_call_that_is_not_alone_never_spins(generous):
     # Only calls that read inline count: on a loaded machine the reader thread may be reading
     # when a call starts (then that call reads nothing itself), so calls go on until ten
@@ -158,6 +161,7 @@ def test_a_call_that_is_not_alone_never_spins(generous):
     assert any(spin > 0 for spin in alone), alone
 
 
+@pytest.mark.above_pipes("the engine's choice to spin")
 def test_on_one_cpu_nothing_spins(monkeypatch):
     monkeypatch.setattr(engine_module, "_cpus", lambda: 1)
     client, transport = open_client()
@@ -167,6 +171,7 @@ def test_on_one_cpu_nothing_spins(monkeypatch):
     assert transport.reads and all(spin == 0.0 for spin, _ in transport.reads)
 
 
+@pytest.mark.above_pipes("the engine's choice to spin")
 def test_concurrent_callers_with_spinning_each_get_their_own_reply(generous):
     client, transport = open_client()
     with client:
@@ -176,6 +181,7 @@ def test_concurrent_callers_with_spinning_each_get_their_own_reply(generous):
     assert any(spin for spin, _ in transport.reads)
 
 
+@pytest.mark.above_pipes("the transport's capabilities")
 def test_a_subclass_that_wraps_receive_within_gets_no_spin_unless_it_says_so():
     class Wraps(StdioTransport):
         def receive_within(self, timeout):
@@ -236,6 +242,7 @@ def test_a_spin_longer_than_the_timeout_ends_with_the_timeout():
 
 
 
+@pytest.mark.above_pipes("the engine's choice to spin")
 def test_a_call_does_not_spin_while_another_thread_spins(generous):
     # One spinner per process (engine._spin_turn): two threads spinning for two clients
     # would take the GIL from each other while their replies wait.
@@ -257,6 +264,7 @@ def test_a_call_does_not_spin_while_another_thread_spins(generous):
     assert any(spin for spin, _ in after), after
 
 
+@pytest.mark.above_pipes("the engine's choice to spin")
 def test_spin_reads_set_false_on_a_transport_turns_spinning_off(generous):
     transport = SpinRecorder(HOSTILE)
     transport.spin_reads = False

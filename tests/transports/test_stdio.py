@@ -81,6 +81,7 @@ def test_a_dying_server_fails_all_pending_calls_with_its_exit_code():
     client.close()
 
 
+@pytest.mark.above_pipes("the error's text")
 def test_the_exit_error_carries_the_last_stderr_lines():
     script = "import sys; sys.stdin.readline(); print('fatal: bad config', file=sys.stderr); sys.exit(7)"
     client = Client(StdioTransport([PY, "-c", script], stderr=None), timeout=5, protocol="legacy")
@@ -92,6 +93,7 @@ def test_the_exit_error_carries_the_last_stderr_lines():
     client.close()
 
 
+@pytest.mark.above_pipes("starting the process")
 def test_a_command_that_cannot_start_raises_at_once():
     t0 = time.monotonic()
     with pytest.raises(TransportError, match="no-such-mcp-server"):
@@ -99,11 +101,13 @@ def test_a_command_that_cannot_start_raises_at_once():
     assert time.monotonic() - t0 < 1
 
 
+@pytest.mark.above_pipes("the command's checks")
 def test_a_shell_string_is_refused():
     with pytest.raises(ValueError, match="list"):
         StdioTransport("python server.py")  # type: ignore[arg-type]
 
 
+@pytest.mark.above_pipes("the child's environment")
 def test_env_entries_are_added_to_the_environment(tmp_path):
     out = tmp_path / "env.txt"
     script = f"import os; open({str(out)!r}, 'w').write(os.environ['MCP_TEST_VAR'] + '|' + os.environ.get('PATH', ''))"
@@ -115,6 +119,7 @@ def test_env_entries_are_added_to_the_environment(tmp_path):
     assert path == os.environ.get("PATH", "")
 
 
+@pytest.mark.above_pipes("the child's environment")
 def test_env_accepts_go_style_entries(tmp_path):
     out = tmp_path / "env.txt"
     script = f"import os; open({str(out)!r}, 'w').write(os.environ['A'] + os.environ['B'])"
@@ -124,6 +129,7 @@ def test_env_accepts_go_style_entries(tmp_path):
     assert out.read_text() == "1x=y"
 
 
+@pytest.mark.above_pipes("the stderr pump, the same for both")
 def test_stderr_goes_through_sys_stderr_even_without_a_file_descriptor(monkeypatch):
     fake = io.StringIO()  # like a Jupyter kernel's stream: no fileno()
     monkeypatch.setattr(sys, "stderr", fake)
@@ -134,6 +140,7 @@ def test_stderr_goes_through_sys_stderr_even_without_a_file_descriptor(monkeypat
     assert "to stderr" in fake.getvalue()
 
 
+@pytest.mark.above_pipes("the stderr pump, the same for both")
 def test_stderr_can_go_to_a_logger(caplog):
     logger = logging.getLogger("test.server.stderr")
     with caplog.at_level(logging.INFO, logger="test.server.stderr"):
@@ -151,6 +158,7 @@ def test_a_flood_on_stderr_does_not_deadlock():
     assert lines
 
 
+@pytest.mark.above_pipes("the line framing")
 def test_garbage_lines_are_skipped(caplog):
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
         with Client(StdioTransport(FAST_SERVER + ["--garbage"]), timeout=10) as client:
@@ -159,6 +167,7 @@ def test_garbage_lines_are_skipped(caplog):
     assert any("invalid JSON" in r.getMessage() for r in caplog.records)
 
 
+@pytest.mark.above_pipes("the line framing")
 def test_invalid_utf8_is_skipped():
     script = (
         "import sys, json\n"
@@ -172,6 +181,7 @@ def test_invalid_utf8_is_skipped():
         assert client.server_info.name == "x"
 
 
+@pytest.mark.above_pipes("the line framing")
 def test_replies_ending_in_crlf_are_read_as_lines():
     # What a server on Windows writes through a stdout in text mode: every newline a CRLF.
     script = (
@@ -218,6 +228,7 @@ def test_close_kills_a_server_that_ignores_eof_and_sigterm_and_its_children():
     assert not pid_alive(grandchild)
 
 
+@pytest.mark.above_pipes("starting the process")
 def test_the_server_runs_in_its_own_process_group():
     transport = StdioTransport([PY, "-c", "import time; time.sleep(30)"])
     try:
@@ -244,6 +255,7 @@ def test_send_after_close_raises_connection_closed():
         transport.send({"jsonrpc": "2.0", "method": "ping", "id": 1})
 
 
+@pytest.mark.above_pipes("the line framing")
 def test_a_message_over_the_size_limit_is_skipped_with_an_error(caplog):
     script = (
         "import sys, json\n"
@@ -305,6 +317,7 @@ def test_write_frames_after_close_writes_nothing():
     assert transport.write_frames([frame]) == 0
 
 
+@pytest.mark.above_pipes("the transport's methods")
 def test_a_subclass_that_wraps_send_or_receive_alone_sees_every_message():
     class WrapsSend(StdioTransport):
         def send(self, message, *, timeout=None):
