@@ -6,15 +6,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+from tests.helpers import free_port, wait_for_port  # noqa: F401 (others import free_port from here)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -25,12 +25,6 @@ def cli(*words: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mcpclient", *words, "--no-input", "-t", "30"],
                           capture_output=True, text=True, env=env, cwd=str(ROOT), stdin=subprocess.DEVNULL,
                           timeout=90)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def redis_binary() -> str:
@@ -51,18 +45,13 @@ def start_redis() -> tuple[subprocess.Popen[bytes], str]:
          "--protected-mode", "yes"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
-    end = time.monotonic() + 10
-    while time.monotonic() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return proc, f"redis://127.0.0.1:{port}/0"
-        except OSError:
-            if proc.poll() is not None:
-                break
-            time.sleep(0.05)
-    proc.kill()
-    proc.wait(5)
-    raise AssertionError("redis-server did not listen within 10 s")
+    try:
+        wait_for_port(port, timeout=10, process=proc)
+    except AssertionError:
+        proc.kill()
+        proc.wait(5)
+        raise
+    return proc, f"redis://127.0.0.1:{port}/0"
 
 
 def stop(proc: subprocess.Popen[bytes]) -> None:

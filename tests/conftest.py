@@ -169,22 +169,14 @@ def child_pids(pid: int | None = None) -> set[int]:
     resource tracker and fork server), nor joblib's loky resource tracker (the same, for loky).
     """
     from mcpclient.transports import _watchdog
+    from tests.helpers import proc_children
 
-    pid = os.getpid() if pid is None else pid
     children: set[int] = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
+    for child in proc_children(os.getpid() if pid is None else pid):
         try:
-            stat = (entry / "stat").read_text()
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid and fields[0] != "Z":
-            try:
-                command = (entry / "cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"from multiprocessing." not in command and b"loky.backend.resource_tracker" not in command:
-                children.add(int(entry.name))
+        if b"from multiprocessing." not in command and b"loky.backend.resource_tracker" not in command:
+            children.add(child)
     return children - {_watchdog.pid()}

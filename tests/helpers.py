@@ -15,20 +15,22 @@ from typing import Any, Callable, Iterator
 import pytest
 
 __all__ = [
-    "RELEASED_WITHIN", "BackgroundCall", "InBackground", "approve_examples", "free_port", "require_mcp_sdk", "wait_for",
-    "wait_for_port",
+    "RELEASED_WITHIN", "BackgroundCall", "InBackground", "approve_examples", "free_port", "pid_alive", "proc_children",
+    "require_mcp_sdk", "wait_for", "wait_for_port",
 ]
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01) -> Any:
-    """Poll ``predicate`` until it is truthy and return its value; fail after ``timeout`` s."""
+def wait_for(predicate: Callable[[], Any], timeout: float = 5.0, interval: float = 0.01,
+             what: str | Callable[[], object] = "condition") -> Any:
+    """Poll ``predicate`` until it is truthy and return its value; fail after ``timeout`` s,
+    saying ``what`` was awaited (a callable: what it returns then, such as the lines seen)."""
     end = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() >= end:
-            raise AssertionError(f"condition not met within {timeout}s")
+            raise AssertionError(f"not within {timeout}s: {what() if callable(what) else what}")
         time.sleep(interval)
 
 
@@ -56,6 +58,31 @@ def wait_for_port(port: int, timeout: float = 30.0, process: subprocess.Popen[An
         if time.monotonic() >= end:
             raise AssertionError(f"nothing listened on 127.0.0.1:{port} within {timeout}s")
         time.sleep(0.05)
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (a zombie has ended), from /proc."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def proc_children(pid: int) -> set[int]:
+    """The live children of ``pid``, from /proc (``tests.conftest.child_pids`` leaves out
+    the helpers a process keeps for its whole life)."""
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.add(int(entry.name))
+    return found
 
 
 def approve_examples(config_home: Path) -> dict[str, str]:

@@ -12,14 +12,13 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
-import time
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
 from mcpclient import StdioTransport, connect
 from mcpclient._client.conversation import _era_cache
+from tests.helpers import wait_for
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -109,17 +108,8 @@ def session_lines(cmd: list[str], protocol: str, tool: str, arguments: dict[str,
     with connect(cmd, stderr=lines.append, protocol=protocol, timeout=60) as client:
         assert client.protocol_version.startswith("2025")
         assert client.call_tool(tool, arguments).is_error is False
-    assert wait_for(lambda: any(said in line for line in lines)), lines
+    wait_for(lambda: any(said in line for line in lines), timeout=10, what=lambda: f"{said!r} in {lines}")
     return lines[:next(i for i, line in enumerate(lines) if said in line) + 1]
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 CASES = [("fastmcp", "add", {"a": 2, "b": 3}, "adding 2 and 3"),
@@ -156,6 +146,6 @@ def test_a_recording_transport_holds_its_inner_transports_stderr(sdk1, tmp_path)
     inner = StdioTransport(command(sdk1, "lowlevel"), stderr=lines.append)
     with Client(RecordingTransport(inner, tmp_path / "session.jsonl"), timeout=60) as client:
         assert client.call_tool("echo", {"text": "hi"}).is_error is False
-    assert wait_for(lambda: "echoing" in lines), lines
+    wait_for(lambda: "echoing" in lines, timeout=10, what=lambda: f"'echoing' in {lines}")
     assert not any("validat" in line for line in lines), lines
     assert [line for line in lines if "sdk1" in line or "echoing" in line] == ["sdk1 lowlevel starting", "echoing"]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import child_pids
+from tests.helpers import pid_alive  # noqa: F401 (others import it from here)
 
 HERE = Path(__file__).resolve().parent
 HOSTILE = [sys.executable, str(HERE / "hostile_stdio.py")]
@@ -79,14 +80,6 @@ def stdio_watchdog_started() -> None:
 def usage() -> Usage:
     """Resource usage before the test; ``usage.assert_released()`` checks it came back."""
     return Usage()
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def echo_from_threads(client, threads: int, calls: int, timeout: float) -> list[str]:

@@ -7,7 +7,6 @@ real server on 127.0.0.1 that echoes the headers it got into its error bodies.
 from __future__ import annotations
 
 import logging
-import socket
 import traceback
 import uuid
 
@@ -15,6 +14,7 @@ import pytest
 
 from mcpclient import Client, MCPError, StreamableHTTPTransport
 from tests.faults.hostile_http import HostileHTTP
+from tests.helpers import free_port
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -70,12 +70,6 @@ def server():
 
 def exception_texts(exc: BaseException) -> list[str]:
     return [str(exc), repr(exc), "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 FAULTS = {

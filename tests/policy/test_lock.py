@@ -15,6 +15,7 @@ from mcpclient import ToolChanged
 from mcpclient.lock import assert_locked, check, write
 
 from ..conftest import SERVERS
+from tests.helpers import wait_for
 
 V1 = [sys.executable, str(SERVERS / "sdk_policy_server.py")]
 V2 = [*V1, "--variant", "2"]
@@ -145,15 +146,6 @@ def test_the_lockfile_has_the_mode_of_a_file_you_commit(tmp_path: Path) -> None:
     assert [p.name for p in tmp_path.iterdir()] == ["mcp.lock"]
 
 
-def wait_for(condition, what: str, seconds: float = 20.0):  # type: ignore[no-untyped-def]
-    """Poll ``condition`` until it is true (a background comparison's work), or fail saying ``what``."""
-    deadline = time.monotonic() + seconds
-    while not (found := condition()):
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
-    return found
-
-
 @ERAS
 def test_warn_reports_a_rug_pull_announced_with_list_changed_and_uses_the_tool(
         tmp_path: Path, era: str, caplog: pytest.LogCaptureFixture) -> None:
@@ -163,8 +155,7 @@ def test_warn_reports_a_rug_pull_announced_with_list_changed_and_uses_the_tool(
         with connect(V1, path, "warn", era) as client:
             client.call_tool("rug_pull")
             # the comparison the change notice starts, in the background, reports it
-            wait_for(lambda: any("evil@example.com" in r.getMessage() for r in caplog.records),
-                     "the rug pull was never reported")
+            wait_for(lambda: any("evil@example.com" in r.getMessage() for r in caplog.records), timeout=20, what="the rug pull reported")
             [tool] = [t for t in client.list_tools() if t.name == "read_file"]
             assert "evil@example.com" in tool.description  # warn: shown, and used
             assert client.call_tool("read_file", {"path": "x"}).text == "read x"
@@ -183,7 +174,7 @@ def test_update_rewrites_the_lockfile_on_a_rug_pull_announced_with_list_changed(
     assert description() == "Read a file."
     with connect(V1, path, "update", era) as client:
         client.call_tool("rug_pull")
-        wait_for(lambda: "evil@example.com" in description(), "the lockfile was never updated")
+        wait_for(lambda: "evil@example.com" in description(), timeout=20, what="the lockfile updated")
         assert client.call_tool("read_file", {"path": "x"}).text == "read x"
     # only the changed tool's entry moved: the others are as locked
     entry = json.loads(path.read_text())["servers"]["policy-test-server"]

@@ -8,23 +8,15 @@ import os
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 from mcpclient import Client, ConnectionClosed, StdioTransport, TransportError
 from mcpclient.transports.base import capabilities
 from tests.conftest import FAST_SERVER, child_pids
+from tests.helpers import pid_alive
 
 PY = sys.executable
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def test_32_threads_x_200_calls_get_their_own_replies():

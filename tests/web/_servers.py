@@ -6,37 +6,18 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
+from tests.helpers import free_port, wait_for_port
+from tests.helpers import pid_alive as alive  # noqa: F401 (the web tests import these from here)
+from tests.helpers import proc_children as children
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def children(pid: int) -> set[int]:
-    """Live children of ``pid``, from /proc."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.add(int(entry.name))
-    return found
 
 
 def cmdline(pid: int) -> str:
@@ -44,14 +25,6 @@ def cmdline(pid: int) -> str:
         return (Path("/proc") / str(pid) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
     except OSError:
         return ""
-
-
-def alive(pid: int) -> bool:
-    try:
-        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def mcp_servers(pid: int, script: str = "demo_server.py") -> set[int]:
@@ -98,17 +71,14 @@ class Gunicorn:
     def __enter__(self) -> Gunicorn:
         self.proc = subprocess.Popen(self.args, cwd=ROOT, env=self.env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE)
-        end = time.monotonic() + 30
-        while time.monotonic() < end:
+        try:
+            wait_for_port(self.port, timeout=30, process=self.proc)
+        except AssertionError:
             if self.proc.poll() is not None:
-                raise AssertionError(f"gunicorn exited: {self.proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return self
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise AssertionError("gunicorn did not listen within 30 s")
+                raise AssertionError(f"gunicorn exited: {self.proc.stderr.read().decode()[-2000:]}") from None  # type: ignore[union-attr]
+            self.stop()
+            raise
+        return self
 
     def workers(self, count: int, timeout: float = 15.0) -> set[int]:
         assert self.proc is not None
