@@ -48,7 +48,7 @@ def main() -> None:
     parser.add_argument("--issuer", required=True, help="the authorization server's URL")
     parser.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0 = pick a free one)")
     args = parser.parse_args()
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", args.port))
     sock.listen(128)
