@@ -50,7 +50,9 @@ log = logging.getLogger("mcpclient")
 
 #: What ``Client(protocol=...)`` accepts.
 PROTOCOLS = ("auto", "legacy") + modern.MODERN_VERSIONS
-#: How long the ``server/discover`` probe may take before a server is taken for legacy.
+#: How long ``server/discover`` is waited for alone: by a server remembered as modern before
+#: ``initialize`` is sent too, and once ``initialize`` was refused. Otherwise discover may take
+#: the whole opening's time (a dual-era server slow to start answers it first).
 PROBE_TIMEOUT = 10.0
 #: How long the probe waits for ``server/discover`` alone before sending ``initialize`` too, so
 #: a server that never answers unknown methods costs about this much, not PROBE_TIMEOUT.
@@ -214,12 +216,18 @@ class Conversation:
     def _race(self, timeout: float | None, *, grace: float) -> None:
         deadline = Deadline(timeout)  # the whole opening: the grace does not come on top of it
         probe = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
+        probe_deadline = Deadline(probe)
         version = modern.MODERN_VERSIONS[0]
         discover_params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
         race = Race()
         context = contextvars.copy_context()  # the caller's, for the spans of the probe's threads
+        # server/discover may take the whole opening's time: a dual-era server slow to start
+        # (over PROBE_TIMEOUT) reads it first and answers it first, and initialize, sent after
+        # the grace, is there to settle the era of a server that does not answer it.
+        discover_id: list[Any] = []
         race.start("server/discover", lambda token: context.run(
-            self._open_request, "server/discover", discover_params, timeout=probe, cancel_on_timeout=False, cancel=token,
+            self._open_request, "server/discover", discover_params, timeout=deadline.remaining(),
+            cancel_on_timeout=False, cancel=token, on_sent=discover_id.append,
         ), cancellable=True)
         first = race.next(min(grace, probe))
         if first is not None:
@@ -235,10 +243,18 @@ class Conversation:
         init_error: BaseException | None = None
         discover: Finished | None = None
         while race.running:
-            done = race.next(None)  # each attempt ends by its own timeout
-            assert done is not None
+            # Each attempt ends by its own timeout. Once initialize is refused, server/discover is
+            # waited for only until PROBE_TIMEOUT: a server reading its requests in order would
+            # have answered it first.
+            refused_first = init_error is not None and discover is None
+            done = race.next(probe_deadline.remaining() if refused_first else None)
+            if done is None:
+                race.abandon("initialize was refused and server/discover is unanswered")
+                break
             if done.name == "initialize":
                 if done.error is None and done.result is not None:
+                    if discover is None and self._discover_came_first(race, discover_id, version):
+                        return  # initialize's answer is ignored, as when discover's thread is back first
                     race.abandon("the server answered initialize")
                     if discover is None:
                         log.debug("initialize answered first (%.2fs): the server is legacy", done.elapsed)
@@ -274,6 +290,25 @@ class Conversation:
                 method="initialize", timeout=timeout, delivered=init_error.delivered,
             ) from init_error
         raise init_error
+
+    def _discover_came_first(self, race: Race, discover_id: list[Any], version: str) -> bool:
+        """After initialize's answer: whether the server answered server/discover before it,
+        properly (then taken: the server is modern). Its reply may be in while its thread is
+        not back yet, so the order of the threads does not decide the era."""
+        if not discover_id or not self.engine.answered(discover_id[0]):
+            return False
+        done = race.next(None)  # discover's thread, with the reply it has: back at once
+        if done is not None and isinstance(done.error, RPCError):
+            self._refused()  # its complaint on the side is left out, as when it is back first
+        if done is None or done.error is not None or done.result is None:
+            return False
+        try:
+            self._take_discover(done.result, version, probing=True)
+        except ProtocolError as exc:
+            log.debug("server/discover gave no usable answer (%s)", exc)
+            return False
+        log.debug("server/discover was answered before initialize (%.2fs): the server is modern", done.elapsed)
+        return True
 
     def _after_discover(self, done: Finished, version: str, probe: float, timeout: float | None) -> None:
         """The probe's answer came within the grace: modern, another version, or legacy."""
@@ -396,7 +431,8 @@ class Conversation:
         )
 
     def _open_request(
-        self, method: str, params: dict[str, Any], *, timeout: float | None, cancel_on_timeout: bool, cancel: Any = None
+        self, method: str, params: dict[str, Any], *, timeout: float | None, cancel_on_timeout: bool, cancel: Any = None,
+        on_sent: Callable[[Any], None] | None = None,
     ) -> dict[str, Any]:
         """A request of the opening (``initialize``, ``server/discover``), passed through the
         call middleware and the middleware like any call."""
@@ -405,7 +441,7 @@ class Conversation:
         if not seam.middleware and not seam.call_middleware:
             return self.engine.request(
                 method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, cancel=cancel,
-                options=RESENDABLE if resendable else None,
+                on_sent=on_sent, options=RESENDABLE if resendable else None,
             )
 
         def deliver(message: Message) -> dict[str, Any]:
@@ -418,7 +454,7 @@ class Conversation:
 
         send = compose(seam.middleware, deliver)
         message = Message(direction="send", kind="request", method=method, params=params,
-                          options=Options(timeout=timeout, cancel=cancel, resendable=resendable))
+                          options=Options(timeout=timeout, cancel=cancel, resendable=resendable, on_sent=on_sent))
         result: dict[str, Any] = compose(seam.call_middleware, send)(message)
         return result
 

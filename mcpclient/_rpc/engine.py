@@ -271,6 +271,11 @@ class Engine:
         if error is not None:
             raise copy.copy(error)
 
+    def answered(self, request_id: Any) -> bool:
+        """Whether the request ``request_id`` no longer waits for its reply: the reply came (or
+        the call ended), though its caller may not have woken yet. One dict lookup, no lock."""
+        return request_id not in self._pending
+
     # -- outgoing ---------------------------------------------------------------------------
 
     def request(

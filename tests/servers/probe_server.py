@@ -8,6 +8,11 @@ Usage::
     python tests/servers/probe_server.py slow-modern S   # modern; discover answered after S s,
                                                          # initialize refused like the SDK's
                                                          # dual-era stdio loop (-32022)
+    python tests/servers/probe_server.py refuse-initialize # ignores discover, refuses initialize
+                                                         # (-32602)
+    python tests/servers/probe_server.py slow-start S    # both eras, each request answered in
+                                                         # its own (as servers that route by
+                                                         # request do), after a start of S s
 
 Every request's method is reported on stderr as ``GOT <method>``.
 """
@@ -36,6 +41,8 @@ def main() -> int:
         time.sleep(delay)
         send(message)
 
+    if mode == "slow-start":
+        time.sleep(delay)  # what it is sent meanwhile waits in its stdin
     for line in sys.stdin:
         try:
             message = json.loads(line)
@@ -46,11 +53,17 @@ def main() -> int:
         sys.stderr.flush()
         if msg_id is None:
             continue
-        if method == "server/discover" and mode in ("late-discover", "slow-modern"):
+        if method == "server/discover" and mode == "slow-start":
+            send({"jsonrpc": "2.0", "id": msg_id, "result": {
+                "supportedVersions": [MODERN], "capabilities": {"tools": {}},
+                "serverInfo": {"name": f"probe-{mode}", "version": "1"}}})
+        elif method == "server/discover" and mode in ("late-discover", "slow-modern"):
             result = {"supportedVersions": [MODERN], "capabilities": {"tools": {}},
                       "serverInfo": {"name": f"probe-{mode}", "version": "1"}}
             threading.Thread(target=later, args=({"jsonrpc": "2.0", "id": msg_id, "result": result},),
                              daemon=True).start()
+        elif method == "initialize" and mode == "refuse-initialize":
+            send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32602, "message": "no such capability"}})
         elif method == "initialize" and mode == "slow-modern":
             send({"jsonrpc": "2.0", "id": msg_id, "error": {
                 "code": -32022, "message": "Unsupported protocol version", "data": {"supported": [MODERN]}}})
