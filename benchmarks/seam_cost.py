@@ -26,10 +26,15 @@ fresh interpreter of the side's venv (``python -I``: nothing else on its path):
 * ``import mcpclient`` (interpreter start excluded; best of several per round);
 * the first ``connect()`` to the stdio server and its first call, in wall time and client
   CPU, and whether it imported the HTTP stack (requests, urllib3) or OpenTelemetry;
+* the Python and C functions a stdio ``call_tool`` enters on the calling thread
+  (``sys.setprofile``, the worker's own loop included): what the call path does, exactly;
 * with valgrind installed, instructions per ``call_tool`` under callgrind (stdio with the
   spinning read off, and HTTP): the client process's instructions for N2 calls minus those
-  for N1, over N2 - N1, so start-up and the first calls' warm-up cancel out. This is the
-  figure a busy machine does not move.
+  for N1, over N2 - N1, so start-up and the first calls' warm-up cancel out. The HTTP figure
+  holds within 1%; the stdio one moves by several thousand from run to run, more on a busy
+  machine (under valgrind a call takes milliseconds, and the stdio reader thread, which
+  takes the pipe back after 4 ms without an inline reader, wakes more often when the client
+  runs slower), hence several pairs per side, alternated, and the median.
 
 Each cell is the median over the rounds with the min-max in brackets; the last columns are
 the ratios of the medians (after/before, after+otel/after). Speed is reported, never asserted.
@@ -64,7 +69,8 @@ mode = sys.argv[1]
 
 
 def modules():
-    return {name: name in sys.modules for name in ("requests", "urllib3", "opentelemetry")}
+    # opentelemetry.trace, not the namespace package "opentelemetry" that looking for it imports
+    return {name: name in sys.modules for name in ("requests", "urllib3", "opentelemetry.trace")}
 
 
 def open_client(kind, target, spin=True):
@@ -114,6 +120,23 @@ elif mode == "cpu":
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
     client.close()
     print(json.dumps({"calls": n, "rate": n / elapsed, "cpu_us": cpu / n * 1e6}))
+elif mode == "profile":  # Python and C functions entered per call on the calling thread
+    client = open_client("stdio", sys.argv[2], spin=False)
+    for i in range(50):
+        echo(client, f"w{i}")
+    counts = {"call": 0, "c_call": 0}
+
+    def profile(frame, event, arg):
+        if event in counts:
+            counts[event] += 1
+
+    n = 20
+    sys.setprofile(profile)
+    for i in range(n):
+        echo(client, f"p{i}")
+    sys.setprofile(None)
+    client.close()
+    print(json.dumps({"python": counts["call"] / n, "c": counts["c_call"] / n}))
 elif mode == "calls":  # under callgrind: N calls, the spinning read off (it burns a varying count)
     kind, target, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
     client = open_client(kind, target, spin=False)
@@ -199,7 +222,7 @@ def prepare(name: str, ref: str | None, cache: Path, extra: list[str]) -> Side:
 def worker(side: Side, *args: str, prefix: list[str] | None = None) -> dict[str, Any]:
     proc = subprocess.run(
         [*(prefix or []), str(side.python), "-I", "-c", WORKER, *args, str(STDIO_SERVER)],
-        cwd=tempfile.gettempdir(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=tempfile.gettempdir(), capture_output=True, text=True,
         timeout=WORKER_TIMEOUT,
     )
     if proc.returncode != 0:
@@ -265,9 +288,13 @@ def measure(sides: list[Side], args: argparse.Namespace) -> dict[str, dict[str, 
                 first = worker(side, "first", sys.executable)
                 add(side, "first connect+call ms", first["seconds"] * 1000)
                 add(side, "first connect+call CPU ms", first["cpu"] * 1000)
-                for module in ("requests", "urllib3", "opentelemetry"):
+                for module in ("requests", "urllib3", "opentelemetry.trace"):
                     flags[side.name][f"import mcpclient imports {module}"] = imports[0][module]
                     flags[side.name][f"a stdio connect imports {module}"] = first[module]
+        for side in sides:  # the same in every round: once is enough
+            out = worker(side, "profile", sys.executable)
+            add(side, "stdio Python functions/call", out["python"])
+            add(side, "stdio C functions/call", out["c"])
         if args.callgrind:
             for round_ in range(args.callgrind_rounds):
                 for side in sides:
@@ -311,7 +338,7 @@ def report(figures: dict[str, dict[str, list[float]]], ratios: list[tuple[str, s
 
 
 def _row_order(row: str) -> tuple[int, str]:
-    order = ("instructions", "CPU us", "calls/s", "import mcpclient ms", "first", "imports")
+    order = ("instructions", "functions", "CPU us", "calls/s", "import mcpclient ms", "first", "imports")
     return next((i for i, key in enumerate(order) if key in row), len(order)), row
 
 
@@ -324,7 +351,9 @@ def main() -> int:
     parser.add_argument("--window", type=float, default=1.0, help="seconds of calls per CPU figure")
     parser.add_argument("--imports", type=int, default=5, help="imports timed per side and round (the best counts)")
     parser.add_argument("--no-callgrind", dest="callgrind", action="store_false")
-    parser.add_argument("--callgrind-rounds", type=int, default=2)
+    parser.add_argument("--callgrind-rounds", type=int, default=4,
+                        help="callgrind pairs per side and transport (stdio's count moves with the machine's load: "
+                             "a busy machine slows the client under valgrind and its reader thread wakes more)")
     parser.add_argument("--n1", type=int, default=200, help="calls of the shorter callgrind run")
     parser.add_argument("--n2", type=int, default=1200, help="calls of the longer callgrind run")
     parser.add_argument("--quick", action="store_true", help="2 rounds of 0.3 s, one callgrind pair")

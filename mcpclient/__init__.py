@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ._core.version import __version__
 
 from . import plugins as _plugins  # noqa: F401  (registers the built-ins that Client's options stand for)
-from ._display import html as _html  # noqa: F401  (installs the models' HTML renderer, for Jupyter)
+from .types import set_html_renderer as _set_html_renderer
 from ._client.client import DEFAULT_TIMEOUT, Client
 from ._core.exceptions import (
     CapabilityError,
@@ -72,6 +72,17 @@ from .types import (
 # A library logs and lets the application decide what is shown (the logging HOWTO's advice):
 # without a handler of the application's, nothing of mcpclient's reaches stderr.
 logging.getLogger("mcpclient").addHandler(logging.NullHandler())
+
+
+def _render_html(value: Any) -> str:
+    """The models' HTML for Jupyter, by the notebook display (``_display.html``), loaded the
+    first time a value is shown: importing it installs its renderer in place of this one."""
+    from ._display.html import render
+
+    return render(value)
+
+
+_set_html_renderer(_render_html)
 
 if TYPE_CHECKING:
     from . import ai, config, llm, prompting

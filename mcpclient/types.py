@@ -64,9 +64,10 @@ def _plain_html(value: Any) -> str:
     return "<pre>" + html.escape(repr(value)) + "</pre>"
 
 
-#: What renders a model as HTML for Jupyter. The notebook display (``mcpclient._display.html``,
-#: loaded by ``import mcpclient``) installs its sanitising renderer with ``set_html_renderer``;
-#: the models never import it. Until then a model shows as its escaped repr.
+#: What renders a model as HTML for Jupyter. The notebook display (``mcpclient._display.html``)
+#: installs its sanitising renderer with ``set_html_renderer`` (``import mcpclient`` installs
+#: one that loads it the first time a value is shown); the models never import it. Until
+#: then a model shows as its escaped repr.
 _render_html: Callable[[Any], str] = _plain_html
 
 

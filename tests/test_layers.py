@@ -339,7 +339,7 @@ def _reached(start: str, edges: dict[str, dict[str, int]]) -> set[str]:
 def test_the_client_core_imports_no_display(core: str) -> None:
     """The notebook display belongs with the notebook, not the client: the Client's lists and
     capabilities are plain models (``types.Listing``, ``types.Capabilities``) whose HTML the
-    display installs (``import mcpclient`` does), so the client core reaches no display
+    display installs (``import mcpclient`` arranges it), so the client core reaches no display
     module, not even through the modules it imports."""
     display = sorted(name for name in _reached(core, graph()) if ".display" in name or name.startswith("mcpclient._display"))
     assert not display, f"{core} imports {display}"

@@ -14,7 +14,6 @@
 from __future__ import annotations
 
 import collections
-import datetime
 import logging
 import threading
 from typing import Any, Callable
@@ -219,10 +218,14 @@ def _is_uri(value: str) -> bool:
     return bool(parts.scheme) and bool(parts.netloc or parts.path)
 
 
-def _parses(parse: Callable[[str], Any]) -> Callable[[str], bool]:
+def _parses(kind: str) -> Callable[[str], bool]:
+    """A check that ``datetime``'s ``kind`` (``date``, ``datetime``) reads the value in ISO form."""
+
     def check(value: str) -> bool:
+        import datetime  # here: only a form with a date field needs it, and it costs import time
+
         try:
-            parse(value.replace("Z", "+00:00").replace("z", "+00:00"))
+            getattr(datetime, kind).fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
         except ValueError:
             return False
         return True
@@ -233,8 +236,8 @@ def _parses(parse: Callable[[str], Any]) -> Callable[[str], bool]:
 _FORMATS: dict[Any, Callable[[str], bool]] = {
     "email": _is_email,
     "uri": _is_uri,
-    "date": _parses(datetime.date.fromisoformat),
-    "date-time": _parses(datetime.datetime.fromisoformat),
+    "date": _parses("date"),
+    "date-time": _parses("datetime"),
 }
 
 

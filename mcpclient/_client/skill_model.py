@@ -24,7 +24,6 @@ its own text holds.
 
 from __future__ import annotations
 
-import datetime
 import logging
 import re
 from typing import Any
@@ -254,6 +253,8 @@ def _frontmatter_loader() -> Any:
 
 def _json_like(value: Any) -> Any:
     """YAML values as the JSON an entry carries: dates become ISO 8601 strings."""
+    import datetime  # here: only a skill's YAML frontmatter brings dates
+
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
     if isinstance(value, dict):

@@ -28,7 +28,6 @@ Thread-safe: entering a sent value may race any question (see ``Redactor``).
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import threading
 from typing import Iterable, Mapping
@@ -50,6 +49,8 @@ OWNERS_KEPT = 256
 
 
 def _digest(value: object) -> str:
+    import hashlib  # here: a client that never asks whose its calls are does not load it (issue #45)
+
     text = json.dumps(value, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()[:32]
 

@@ -2,7 +2,7 @@
 
 ``html`` turns models into HTML (and, when imported, installs that renderer into the models:
 ``types.set_html_renderer``); ``sanitize`` is the sanitiser every HTML string passes. It
-stands over the models alone: the client core never imports it (``import mcpclient`` loads it
-from the package's surface), and the notebook extra, MCP Apps' widget and the notebook
-approver show what they show through it.
+stands over the models alone: the client core never imports it (``import mcpclient``
+installs a renderer that loads it the first time a value is shown), and the notebook extra,
+MCP Apps' widget and the notebook approver show what they show through it.
 """

@@ -18,7 +18,7 @@ from typing import Any, Iterable
 from .. import types as t
 from .sanitize import clean, data_uri, markdown_html, web_url
 
-__all__ = ["capabilities_html", "implementation_html", "to_html"]
+__all__ = ["capabilities_html", "implementation_html", "render", "to_html"]
 
 _ERROR_STYLE = "color:#b00020;border-left:3px solid #b00020;padding-left:6px"
 _PRE = "white-space:pre-wrap;margin:2px 0"
@@ -151,7 +151,7 @@ def capabilities_html(value: dict[str, Any]) -> str:
     return clean(_box(_rows([(name, options(node)) for name, node in value.items()]) if value else "<i>(no capabilities)</i>"))
 
 
-def _render(value: Any) -> str:
+def render(value: Any) -> str:
     """The models' ``_repr_html_`` (installed below: the models never import this module)."""
     if isinstance(value, t.Implementation):
         return implementation_html(value)
@@ -160,4 +160,4 @@ def _render(value: Any) -> str:
     return to_html(value)
 
 
-t.set_html_renderer(_render)
+t.set_html_renderer(render)
