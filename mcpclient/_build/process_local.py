@@ -100,6 +100,11 @@ class ProcessLocal(Generic[T]):
         value = self._value
         return value if value is not None and self._pid == os.getpid() else None
 
+    @property
+    def opening(self) -> bool:
+        """Whether an open is in progress in this process (its value may come)."""
+        return self._opening is not None and self._pid == os.getpid()
+
     def get(self, until: Until | None = None) -> T:
         """The value of this process, opened first if there is none (on a thread of its own,
         once, for every thread that waits meanwhile).

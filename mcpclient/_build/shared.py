@@ -24,13 +24,11 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar, Union
 
-from .. import types as t
 from .._client.client import Client
 from .._client.handlers import BUILTIN_REQUESTS
 from .._client.notifications import ROUTED_NOTIFICATIONS
 from .._client.seam import check_claim
-from .._core.exceptions import ConnectionClosed, MCPError
-from .._core.methods import resendable_tool
+from .._core.exceptions import MCPError
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT
 from .._core.waiting import Until
 from ..extensions import NotificationHandler, RequestHandler
@@ -38,24 +36,19 @@ from ..transports.stdio import StdioTransport
 from .delegates import delegating
 from .open import ServerEntry, credentials_of, open_target
 from .process_local import ProcessLocal
+from .reopening import RETRY_MODES, Lent, Reopening, check_retry, safe_tool
 from .travel import Setting, check_travels, made, received
 
 __all__ = [
     "CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "RETRY_MODES", "SEEN", "TOOL_CALLS", "SharedClient",
-    "call_bounds", "open_within", "release_inherited", "safe_tool", "server_of",
+    "call_bounds", "open_within", "release_inherited", "safe_tool", "server_of", "spent",
 ]
 
-R = TypeVar("R")
 V = TypeVar("V")
 
 #: What ``SharedClient(target)`` takes: an http(s) URL, a command, a config entry, or a
 #: function returning an initialized ``Client`` (for anything else, ``FakeServer`` included).
 SharedTarget = Union[str, Sequence[str], ServerEntry, Callable[[], Client]]
-
-RETRY_MODES = ("fail", "safe")
-#: ``call(client, kwargs)``: one call on a client, with the keyword arguments it is given.
-Call = Callable[[Client, Mapping[str, Any]], R]
-
 
 #: The ``Client`` members with a behaviour of their own here; ``_delegates`` makes the rest.
 HAND_WRITTEN = (
@@ -104,7 +97,7 @@ SEEN = {"list_tools": _learn_tools}
 @delegating(
     Client, hand_written=HAND_WRITTEN, retried=CHANGE_NOTHING_CALLS, composed=COMPOSED, tool_calls=TOOL_CALLS, seen=SEEN
 )
-class SharedClient(ClientSurface):
+class SharedClient(Reopening, ClientSurface):
     """A process-aware ``Client`` for web apps and task queues; create it once, at import.
 
     ``target`` is what ``mcpclient.connect`` takes (a URL or a command), a
@@ -144,10 +137,8 @@ class SharedClient(ClientSurface):
         lock_timeout: float | None = None,
         **options: Any,
     ) -> None:
-        if retry not in RETRY_MODES:
-            raise ValueError(f"retry must be one of {', '.join(RETRY_MODES)}, got {retry!r}")
         self.target = target
-        self.retry = retry
+        self.retry = check_retry(retry)
         self._options = options
         self._open_client = _opener(target, options)
         #: What every client it opens sends (the one account, made as their transports make
@@ -268,43 +259,15 @@ class SharedClient(ClientSurface):
 
     # -- running a call ---------------------------------------------------------------------
 
-    def _run(self, call: Call[R], kwargs: Mapping[str, Any], *, safe: bool) -> R:
-        client, kwargs = self._client(kwargs)
-        try:
-            return call(client, kwargs)
-        except ConnectionClosed as exc:
-            self._holder.discard(client, exc)
-            if not (safe and self.retry == "safe"):
-                raise
-        client, kwargs = self._client(kwargs)
-        return call(client, kwargs)
+    def _lend(self, kwargs: Mapping[str, Any]) -> Lent:
+        client, kwargs = open_within(self._holder, kwargs, self.timeout)
+        return client, kwargs, None
 
-    def _run_tool(self, name: str, call: Call[R], kwargs: Mapping[str, Any]) -> R:
-        """Run a call of the tool ``name``; after a dead server, once more on a new one only with
-        ``retry="safe"`` and a tool whose annotations say it changes nothing."""
-        client, kwargs = self._client(kwargs)
-        try:
-            return call(client, kwargs)
-        except ConnectionClosed as exc:
-            self._holder.discard(client, exc)
-            if self.retry != "safe":
-                raise
-            fresh, kwargs = self._client(kwargs)
-            if name not in self._tool_safety:
-                self._learn(fresh.list_tools(timeout=kwargs.get("timeout", DEFAULT)))  # tells whether a retry is harmless
-            if not self._tool_safety.get(name, False):
-                raise
-            return call(fresh, kwargs)
-
-    def _client(self, kwargs: Mapping[str, Any]) -> tuple[Client, Mapping[str, Any]]:
-        return open_within(self._holder, kwargs, self.timeout)
+    def _discard(self, client: Client, error: BaseException) -> None:
+        self._holder.discard(client, error)
 
     def _until(self, kwargs: Mapping[str, Any]) -> Until:
         return call_bounds(kwargs, self.timeout)
-
-    def _learn(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
-        self._tool_safety.update({tool.name: safe_tool(tool) for tool in tools})
-        return tools
 
     def _remember(self, key: str, apply: Callable[[Client], None]) -> None:
         """Apply a setting to the open client and to every client opened later."""
@@ -375,14 +338,19 @@ def open_within(holder: ProcessLocal[V], kwargs: Mapping[str, Any], default: flo
         return value, kwargs
     started = time.monotonic()
     value = holder.get(call_bounds(kwargs, default))
-    waited = time.monotonic() - started
+    return value, spent(kwargs, default, time.monotonic() - started)
+
+
+def spent(kwargs: Mapping[str, Any], default: float | None, waited: float) -> Mapping[str, Any]:
+    """``kwargs`` of a call that waited ``waited`` seconds for its client: its ``timeout``
+    (``default`` for ``DEFAULT``) and ``max_total`` are what is left of them."""
     left = dict(kwargs)
     timeout = default if kwargs.get("timeout", DEFAULT) is DEFAULT else kwargs["timeout"]
     if timeout is not None:
         left["timeout"] = max(0.0, timeout - waited)
     if kwargs.get("max_total") is not None:
         left["max_total"] = max(0.0, kwargs["max_total"] - waited)
-    return value, left
+    return left
 
 
 def call_bounds(kwargs: Mapping[str, Any], default: float | None) -> Until:
@@ -391,11 +359,6 @@ def call_bounds(kwargs: Mapping[str, Any], default: float | None) -> Until:
     timeout = default if kwargs.get("timeout", DEFAULT) is DEFAULT else kwargs["timeout"]
     limits = [limit for limit in (timeout, kwargs.get("max_total")) if limit is not None]
     return Until(min(limits) if limits else None, cancel=kwargs.get("cancel"))
-
-
-def safe_tool(tool: t.ToolDef) -> bool:
-    """Whether the tool's annotations say running it twice is harmless (``_methods.resendable_tool``)."""
-    return resendable_tool(tool.annotations)
 
 
 def server_of(client: Client) -> str:
