@@ -86,6 +86,7 @@ _set_html_renderer(_render_html)
 
 if TYPE_CHECKING:
     from . import ai, config, llm, prompting
+    from ._build.pool import ClientPool
     from ._build.shared import SharedClient
     from .ai import tools
     from ._build.connect import connect
@@ -103,6 +104,7 @@ _LAZY = {
     "ai": (".ai", None),
     "tools": (".ai", "tools"),
     "SharedClient": ("._build.shared", "SharedClient"),
+    "ClientPool": ("._build.pool", "ClientPool"),
     "connect": ("._build.connect", "connect"),
     "SSETransport": (".transports.sse", "SSETransport"),
     "StreamableHTTPTransport": (".transports.http", "StreamableHTTPTransport"),
@@ -141,6 +143,7 @@ __all__ = [
     "Client",
     "ClientClosedError",
     "ClientGroup",
+    "ClientPool",
     "Completion",
     "CompletionRef",
     "ConnectionClosed",

@@ -93,3 +93,17 @@ class CacheServer:
 
     def __exit__(self, *exc_info: object) -> None:
         stop(self.proc)
+
+
+class RecordingServer(CacheServer):
+    """The cache server with ``--record``: what each request carried, as the server saw it
+    (``records()``: ``{"method", "caller", "tag"}`` each)."""
+
+    def __init__(self, folder: Path, *args: str) -> None:
+        self.record = folder / "requests.jsonl"
+        super().__init__("--record", str(self.record), *args)
+
+    def records(self) -> list[dict[str, object]]:
+        if not self.record.exists():
+            return []
+        return [json.loads(line) for line in self.record.read_text().splitlines() if line.endswith("}")]

@@ -37,6 +37,8 @@ EXPECTED = {
     "StructuredOutputError",
     # Resuming a legacy Streamable HTTP session (issue #30).
     "SessionLost", "SessionState",
+    # A client per user key, bounded, for multi-user web apps (issue #48).
+    "ClientPool",
 }
 
 

@@ -11,6 +11,12 @@ and answers with the caller (so a result served to the wrong user shows): its ``
 header, else the credential of its ``Authorization`` header (a Basic one's user name), else
 its ``api_key`` query value, else ``nobody``.
 
+``--record PATH`` appends, for every request it gets, a JSON line ``{"method", "caller", "tag"}``
+(``tag``: a ``tools/call``'s ``tag`` argument, a read's URI, else null): what each request
+really carried, as the server saw it; and it adds the tool ``whoami(tag)``, which answers
+``"<caller> <tag>"`` (the caller as above), so a test can tell whose credentials a call carried
+and which call it was.
+
 ``--legacy``: a 2025-11-25 server only (no ``server/discover``, no 2026 era), with no cache
 hints, as a legacy server has none, and declaring ``listChanged`` and resource
 ``subscribe`` (the promise to announce changes that once made mcpclient keep its answers as
@@ -65,7 +71,7 @@ def caller(request: Any) -> str:
     return keys[0] if keys else "nobody"
 
 
-def build(discover_scope: str = "public", legacy: bool = False) -> MCPServer:
+def build(discover_scope: str = "public", legacy: bool = False, whoami: bool = False) -> MCPServer:
     hints = {} if legacy else {"cache_hints": {
         "server/discover": CacheHint(ttl_ms=60_000, scope="private" if discover_scope == "private" else "public"),
         "tools/list": CacheHint(ttl_ms=60_000, scope="public"),
@@ -77,6 +83,12 @@ def build(discover_scope: str = "public", legacy: bool = False) -> MCPServer:
     def echo(text: str) -> str:
         """Echo the text."""
         return text
+
+    if whoami:
+        @mcp.tool(name="whoami")
+        def who(tag: str, ctx: Context) -> str:  # type: ignore[type-arg]
+            """Who the request says it is, and the caller's tag."""
+            return f"{caller(ctx.request_context.request)} {tag}"
 
     @mcp.resource("user://{name}")
     def me(name: str, ctx: Context) -> str:  # type: ignore[type-arg]
@@ -124,6 +136,21 @@ def legacy_only(app: Any) -> Any:
     return wrapped
 
 
+#: Where ``--record`` appends what each request carried (None: nowhere).
+record: Any = None
+
+
+def record_request(scope: dict[str, Any], item: dict[str, Any]) -> None:
+    """Append ``{"method", "caller", "tag"}`` for one JSON-RPC request (under ``lock``)."""
+    from starlette.requests import Request
+
+    params = item.get("params") if isinstance(item.get("params"), dict) else {}
+    arguments = params.get("arguments") if isinstance(params.get("arguments"), dict) else {}
+    tag = arguments.get("tag", params.get("uri"))
+    record.write(json.dumps({"method": item["method"], "caller": caller(Request(scope)), "tag": tag}) + "\n")
+    record.flush()
+
+
 def counting(app: Any) -> Any:
     async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"] == "/counts":
@@ -147,6 +174,8 @@ def counting(app: Any) -> Any:
                     if isinstance(item, dict) and "method" in item:
                         with lock:
                             counts[str(item["method"])] += 1
+                            if record is not None:
+                                record_request(scope, item)
             except ValueError:
                 pass
             queued = iter(messages)
@@ -165,7 +194,8 @@ def counting(app: Any) -> Any:
 
 
 async def serve(port: int, discover_scope: str, legacy: bool) -> None:
-    app = build(discover_scope, legacy).streamable_http_app(json_response=True, stateless_http=True)
+    app = build(discover_scope, legacy, whoami=record is not None).streamable_http_app(
+        json_response=True, stateless_http=True)
     app = counting(legacy_only(app) if legacy else app)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -190,7 +220,11 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--discover-scope", choices=("public", "private"), default="public")
     parser.add_argument("--legacy", action="store_true")
+    parser.add_argument("--record", help="append what each request carried to this file, a JSON line each")
     args = parser.parse_args()
+    global record
+    if args.record:
+        record = open(args.record, "a", encoding="utf-8")  # noqa: SIM115 - open for the server's life
     anyio.run(serve, args.port, args.discover_scope, args.legacy)
 
 

@@ -8,6 +8,7 @@ from django.apps import AppConfig
 from django.conf import settings
 from django.core import checks
 
+from ._pool import get_pool
 from ._registry import clients
 
 __all__ = ["MCPClientConfig", "check_servers"]
@@ -20,6 +21,8 @@ class MCPClientConfig(AppConfig):  # type: ignore[misc]  # Django ships no type 
 
     def ready(self) -> None:
         clients()  # a settings mistake shows at start-up, not on the first request
+        if getattr(settings, "MCPCLIENT_POOL", None) is not None:
+            get_pool()  # the same for the pool's (nothing is opened)
         checks.register(check_servers, "mcpclient")
 
 
