@@ -120,10 +120,15 @@ class Server:
         parts = urlsplit(self.url)
         self._stats = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=10)
 
+    def stats(self) -> dict[str, int]:
+        """The server's counters (``fast_http_server.py``'s ``/stats``)."""
+        self._stats.request("GET", "/stats")
+        counts: dict[str, int] = json.loads(self._stats.getresponse().read())
+        return counts
+
     def connections(self) -> int:
         """TCP connections the server has accepted so far (this counter's own included)."""
-        self._stats.request("GET", "/stats")
-        return int(json.loads(self._stats.getresponse().read())["connections"])
+        return int(self.stats()["connections"])
 
     def close(self) -> None:
         stats = getattr(self, "_stats", None)

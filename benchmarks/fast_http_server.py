@@ -25,8 +25,9 @@ event-loop thread parsing requests by hand serves several times more requests pe
 * ``POST`` a notification or a response: ``202 Accepted``, empty body.
 * ``GET`` (the server-message stream): ``405``. ``DELETE`` (end of session): ``200``.
 
-``GET /stats`` answers ``{"connections": accepted TCP connections, "requests": HTTP requests}``
-so the benchmark can count the connections each client opens.
+``GET /stats`` answers ``{"connections": accepted TCP connections, "requests": HTTP requests,
+"sessions": initialize requests answered}`` so the benchmark can count the connections and the
+sessions each client opens.
 
 Request bodies must carry ``Content-Length`` (411 otherwise); ``Connection: close`` is honoured.
 """
@@ -75,7 +76,7 @@ STATUS_LINES = {
 }
 MAX_HEAD = 64 * 1024
 
-stats = {"connections": 0, "requests": 0}
+stats = {"connections": 0, "requests": 0, "sessions": 0}
 sessions = iter(range(1, 1 << 62))
 
 
@@ -95,6 +96,7 @@ def answer(message: dict) -> tuple[dict, dict[str, str]]:
             return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32602, "message": f"bad call of {name!r}"}}, {}
         return {"jsonrpc": "2.0", "id": msg_id, "result": {"content": [{"type": "text", "text": text}], "isError": False}}, {}
     if method == "initialize":
+        stats["sessions"] += 1
         requested = params.get("protocolVersion")
         result = {
             "protocolVersion": requested if requested in LEGACY_VERSIONS else DEFAULT_VERSION,

@@ -108,3 +108,18 @@ def test_the_cache_benchmark_reports_every_case_and_its_ratios() -> None:
     assert all(results["per_s"][name] > 0 for name in shown)
     assert set(results["per_s"]) - set(shown) <= ({"list/redis"} if not results["redis"] else set())
     assert all(value > 0 for value in results["ratios"].values() if value is not None)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(90)
+def test_the_pool_benchmark_reports_every_figure_for_every_way() -> None:
+    results = run_quick(ROOT / "benchmarks" / "bench_pool.py")
+
+    assert results["failures"] == []
+    for way in ("pool", "per-request", "shared-headers"):
+        figures = results["medians"][way]
+        for name in ("calls_per_s", "sessions", "peak_rss_mb", "p50_ms", "p99_ms"):
+            assert figures[name] > 0, (way, name)
+    assert results["medians"]["shared-headers"]["sessions"] == 1
+    assert results["medians"]["per-request"]["sessions"] == 8 * 3  # a session per call
+    assert all(value > 0 for value in results["ratios"].values())
