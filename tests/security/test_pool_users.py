@@ -142,3 +142,26 @@ def test_a_forked_child_of_a_busy_pool_serves_each_user_their_own(server: Record
     finally:
         pool.close()
     check_records(server)
+
+
+@pytest.mark.parametrize("mode", ["deny", "fail"])
+def test_a_users_token_echoed_by_a_failing_server_is_in_no_error_health_or_stats(mode: str):
+    """A hostile server echoes the token in every form (tests/security/url_echo_server.py):
+    ``deny`` refuses the open with a 401, ``fail`` opens and answers every request with a 500."""
+    from tests.security.url_echo_server import URLEchoServer, echoes
+
+    secret = "Bearer s3cr3t-token-of-ann"
+    with URLEchoServer() as echo:
+        url = echo.url_for(mode)
+        pool = ClientPool(lambda user: mcpclient.connect(url, headers={"Authorization": secret}, timeout=10))
+        try:
+            with pytest.raises(mcpclient.MCPError) as raised:
+                pool.get("ann").ping(timeout=10)
+            health = pool.health("ann")
+            shown = " ".join([str(raised.value), repr(raised.value), repr(health), repr(pool.stats()), repr(pool)])
+        finally:
+            pool.close()
+    assert health["ok"] is False and health["last_error"]
+    assert echo.seen, "the server saw nothing: the test proves nothing"
+    for form in echoes(secret):
+        assert form not in shown, form
