@@ -1,25 +1,34 @@
-"""map_tool vs a hand-written thread pool vs the official SDK with asyncio.gather (issue #33).
+"""map_tool vs the official SDK with asyncio.gather, on two servers and three concurrencies (issues #33, #46).
 
 Usage::
 
-    python benchmarks/bench_map.py            # 5 interleaved rounds of 4000 calls each
-    python benchmarks/bench_map.py --quick    # 2 rounds of 800 calls
-    python benchmarks/bench_map.py --json     # the same, as JSON on stdout
+    python benchmarks/bench_map.py            # 3 interleaved rounds of 2000 calls per concurrency
+    python benchmarks/bench_map.py --quick    # 1 round of 100 calls
+    python benchmarks/bench_map.py --json     # the same, as JSON on stdout (progress on stderr)
 
-The same job for each, at the same concurrency (8): ``echo`` called once for each of N distinct
-texts on ``tests/servers/fast_server.py`` (standard library only, so the figures are the
-clients' cost), every reply checked against what was sent.
+The same job for both clients: ``echo`` called once for each of N distinct texts, every reply
+checked against what was sent, at concurrency 1, 8 and 32, on three setups:
 
-* ``map_tool``: ``client.map_tool("echo", rows, concurrency=8)`` on one ``Client``;
-* ``threadpool``: ``ThreadPoolExecutor(8).map`` of ``client.call_tool`` on one ``Client``;
-* ``sdk``: ``mcp``'s ``stdio_client`` + ``ClientSession``, N tasks under an
-  ``asyncio.Semaphore(8)``, run with ``asyncio.gather``.
+* ``fast stdio``: ``tests/servers/fast_server.py``, a canned-reply server in the standard
+  library (one ``json.loads`` and one ``json.dumps`` a message), so the client's cost shows;
+* ``fast http``: ``benchmarks/fast_http_server.py --sse``, the same over Streamable HTTP (each
+  reply a one-event SSE stream, as the SDK's server sends them);
+* ``sdk stdio``: ``tests/servers/sdk_server.py``, the official SDK's own server (``MCPServer``);
+* ``sdk http``: the same server over Streamable HTTP (``--transport streamable-http``).
 
-Each client runs in a fresh worker process per round (so one's imports and heap never slow
-another's); the rounds are interleaved and their order rotates, because the machine is shared.
-Printed: the median calls per second and client CPU microseconds per call (``process_time`` of
-the worker: every thread of the client, none of the server's), min-max in brackets, and the
-ratios. Speed is never asserted; a wrong reply exits 1.
+The clients, on the handshake era both (the SDK's ``ClientSession.initialize``):
+
+* ``map_tool``: ``client.map_tool("echo", rows, concurrency=C)`` on one mcpclient ``Client``;
+* ``sdk``: ``mcp``'s ``ClientSession`` (``stdio_client`` or ``streamable_http_client``), N
+  tasks under an ``asyncio.Semaphore(C)``, run with ``asyncio.gather``.
+
+Each client and setup runs in a fresh worker process per round (with a fresh server), warms
+up, then runs the three concurrencies in turn; the rounds are interleaved and their order
+rotates, because the machine is shared. Printed per setup and concurrency: the median calls
+per second of each client with min-max in brackets, their ratio, the client CPU microseconds
+per call (``process_time`` of the worker: every thread of the client, none of the server's)
+and how busy the server was (its CPU time over the wall time: 100% is one core, and a server
+near it is what bounds the rate). Speed is never asserted; a wrong reply exits 1.
 """
 
 from __future__ import annotations
@@ -27,19 +36,26 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import REPO, BenchFailure, child_env, ratio, run_child  # noqa: E402
 
-SERVER = [sys.executable, str(REPO / "tests" / "servers" / "fast_server.py")]
-CLIENTS = ("map_tool", "threadpool", "sdk")
-CONCURRENCY = 8
-WARM_UP = 200
+SERVERS = {
+    "fast": [sys.executable, str(REPO / "tests" / "servers" / "fast_server.py")],
+    "sdk": [sys.executable, str(REPO / "tests" / "servers" / "sdk_server.py")],
+}
+FAST_HTTP = REPO / "benchmarks" / "fast_http_server.py"
+SETUPS = ("fast stdio", "fast http", "sdk stdio", "sdk http")
+CLIENTS = ("map_tool", "sdk")
+CONCURRENCIES = (1, 8, 32)
+WARM_UP = 100
+PROFILES = {"full": {"rounds": 3, "calls": 2000}, "quick": {"rounds": 1, "calls": 100}}
 
 
 def _texts(n: int, tag: str) -> list[str]:
@@ -52,126 +68,250 @@ def _check(got: list[str], sent: list[str]) -> None:
         raise BenchFailure(f"reply {wrong} is wrong (or missing): {len(got)} replies for {len(sent)} calls")
 
 
-def _mcpclient_round(kind: str, calls: int) -> dict[str, float]:
-    from concurrent.futures import ThreadPoolExecutor
+class _Children:
+    """The CPU time of this worker's child processes (the server, its own children), read
+    from /proc while they run: the server of a stdio client is its child, and the worker
+    starts the HTTP server itself. None where it cannot be read (no psutil)."""
 
-    from mcpclient import Client, StdioTransport
+    def __init__(self) -> None:
+        try:
+            import psutil
+        except ImportError:
+            self._me = None
+        else:
+            self._me = psutil.Process()
 
-    with Client(StdioTransport(SERVER)) as client:
-        def run(texts: list[str]) -> list[str]:
-            if kind == "map_tool":
+    def cpu(self) -> float | None:
+        if self._me is None:
+            return None
+        total = 0.0
+        for child in self._me.children(recursive=True):
+            try:
+                times = child.cpu_times()
+            except Exception:  # it ended meanwhile
+                continue
+            total += times.user + times.system
+        return total
+
+
+class _Clock:
+    """One measured batch: wall time, the client's CPU time and the server's, from start to
+    ``done``."""
+
+    def __init__(self, children: _Children) -> None:
+        self._children = children
+        self._server = children.cpu()
+        self._cpu = time.process_time()
+        self._start = time.perf_counter()
+
+    def done(self, got: list[str], sent: list[str]) -> dict[str, Any]:
+        elapsed, used = time.perf_counter() - self._start, time.process_time() - self._cpu
+        server = self._children.cpu()
+        _check(got, sent)
+        busy = None if server is None or self._server is None else (server - self._server) / elapsed
+        return {"rate": len(sent) / elapsed, "cpu_us": used / len(sent) * 1e6, "server_busy": busy}
+
+
+class _HTTPServer:
+    """A server over Streamable HTTP on a free loopback port, started by the worker: the
+    SDK's (``LISTENING <url>``) or ``benchmarks/fast_http_server.py`` (``<url>``)."""
+
+    def __init__(self, name: str) -> None:
+        command = ([*SERVERS["sdk"], "--transport", "streamable-http", "--port", "0"] if name == "sdk"
+                   else [sys.executable, str(FAST_HTTP), "--sse", "--exit-on-eof"])
+        self._proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                      stderr=subprocess.DEVNULL, text=True)
+        line = self._proc.stdout.readline().strip()  # type: ignore[union-attr]
+        self.url = line.split()[-1] if line else ""
+        if not self.url.startswith("http://"):
+            self.close()
+            raise BenchFailure(f"the {name} server did not start (it printed {line!r})")
+
+    def close(self) -> None:
+        self._proc.stdin.close()  # type: ignore[union-attr]
+        self._proc.terminate()
+        try:
+            self._proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._proc.stdout.close()  # type: ignore[union-attr]
+
+
+def _mcpclient_worker(setup: str, calls: int) -> dict[str, Any]:
+    from mcpclient import connect
+
+    server_name, transport = setup.split()
+    http = _HTTPServer(server_name) if transport == "http" else None
+    options: dict[str, Any] = {"protocol": "legacy", "timeout": 60}
+    if http is None:
+        options["stderr"] = None
+    try:
+        with connect(http.url if http is not None else SERVERS[server_name], **options) as client:
+            def run(texts: list[str], concurrency: int) -> list[str]:
                 rows = ({"text": text} for text in texts)
-                return [result.text for result in client.map_tool("echo", rows, concurrency=CONCURRENCY)]  # type: ignore[union-attr]
-            with ThreadPoolExecutor(CONCURRENCY) as pool:
-                return list(pool.map(lambda text: client.call_tool("echo", {"text": text}).text, texts))
+                return [r.text for r in client.map_tool("echo", rows, concurrency=concurrency)]  # type: ignore[union-attr]
 
-        run(_texts(WARM_UP, "w"))
-        sent = _texts(calls, "m")
-        cpu, start = time.process_time(), time.perf_counter()
-        got = run(sent)
-        elapsed, used = time.perf_counter() - start, time.process_time() - cpu
-    _check(got, sent)
-    return {"rate": calls / elapsed, "cpu_us": used / calls * 1e6}
+            run(_texts(WARM_UP, "w"), 8)
+            children = _Children()
+            results: dict[str, Any] = {}
+            for concurrency in CONCURRENCIES:
+                sent = _texts(calls, f"c{concurrency}")
+                clock = _Clock(children)
+                results[str(concurrency)] = clock.done(run(sent, concurrency), sent)
+            results["protocol"] = client.protocol_version
+            return results
+    finally:
+        if http is not None:
+            http.close()
 
 
-def _sdk_round(calls: int) -> dict[str, float]:
+def _sdk_worker(setup: str, calls: int) -> dict[str, Any]:
     import asyncio
 
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
+    from mcp.client.streamable_http import streamable_http_client
 
-    async def main() -> dict[str, float]:
-        params = StdioServerParameters(command=SERVER[0], args=SERVER[1:])
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            gate = asyncio.Semaphore(CONCURRENCY)
+    server_name, transport = setup.split()
+    http = _HTTPServer(server_name) if transport == "http" else None
 
-            async def one(text: str) -> str:
-                async with gate:
-                    result = await session.call_tool("echo", {"text": text})
-                return "".join(part.text for part in result.content if part.type == "text")
+    async def main() -> dict[str, Any]:
+        if http is not None:
+            streams = streamable_http_client(http.url)
+        else:
+            command = SERVERS[server_name]
+            streams = stdio_client(StdioServerParameters(command=command[0], args=command[1:]))
+        async with streams as pair:
+            read, write = pair[0], pair[1]
+            async with ClientSession(read, write) as session:
+                initialized = await session.initialize()
 
-            await asyncio.gather(*(one(text) for text in _texts(WARM_UP, "w")))
-            sent = _texts(calls, "m")
-            cpu, start = time.process_time(), time.perf_counter()
-            got = list(await asyncio.gather(*(one(text) for text in sent)))
-            elapsed, used = time.perf_counter() - start, time.process_time() - cpu
-        _check(got, sent)
-        return {"rate": calls / elapsed, "cpu_us": used / calls * 1e6}
+                async def run(texts: list[str], concurrency: int) -> list[str]:
+                    gate = asyncio.Semaphore(concurrency)
 
-    return asyncio.run(main())
+                    async def one(text: str) -> str:
+                        async with gate:
+                            result = await session.call_tool("echo", {"text": text})
+                        return "".join(part.text for part in result.content if part.type == "text")
+
+                    return list(await asyncio.gather(*(one(text) for text in texts)))
+
+                await run(_texts(WARM_UP, "w"), 8)
+                children = _Children()
+                results: dict[str, Any] = {}
+                for concurrency in CONCURRENCIES:
+                    sent = _texts(calls, f"c{concurrency}")
+                    clock = _Clock(children)
+                    results[str(concurrency)] = clock.done(await run(sent, concurrency), sent)
+                results["protocol"] = initialized.protocol_version
+                return results
+
+    try:
+        return asyncio.run(main())
+    finally:
+        if http is not None:
+            http.close()
 
 
-def worker_main(kind: str, calls: int) -> int:
-    result = _sdk_round(calls) if kind == "sdk" else _mcpclient_round(kind, calls)
+def worker_main(kind: str, setup: str, calls: int) -> int:
+    result = _sdk_worker(setup, calls) if kind == "sdk" else _mcpclient_worker(setup, calls)
     print(json.dumps(result))
     return 0
 
 
-def run(rounds: int, calls: int, log: Any) -> dict[str, Any]:
+def _summary(rows: list[float | None]) -> dict[str, Any]:
+    values = [v for v in rows if v is not None]
+    if not values:
+        return {"median": None, "min": None, "max": None}
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def run(rounds: int, calls: int, log: Callable[[str], None]) -> dict[str, Any]:
     env = child_env()
-    samples: dict[str, list[dict[str, float]]] = {kind: [] for kind in CLIENTS}
+    samples: dict[str, dict[str, list[dict[str, Any]]]] = {s: {k: [] for k in CLIENTS} for s in SETUPS}
     failures: list[str] = []
+    protocols: dict[str, dict[str, str]] = {s: {} for s in SETUPS}
+    started = time.monotonic()
     for number in range(rounds):
-        order = CLIENTS[number % len(CLIENTS):] + CLIENTS[:number % len(CLIENTS)]
-        for kind in order:
-            log(f"round {number + 1}/{rounds}: {kind}")
-            try:
-                line = run_child([str(Path(__file__).resolve()), "--worker", kind, "--calls", str(calls)], env)
-                samples[kind].append(json.loads(line))
-            except (BenchFailure, ValueError) as exc:
-                failures.append(f"{kind}: {exc}")
-    medians: dict[str, dict[str, float | None]] = {}
-    spread: dict[str, dict[str, tuple[float, float] | None]] = {}
-    for kind, rows in samples.items():
-        medians[kind] = {key: statistics.median(r[key] for r in rows) if rows else None for key in ("rate", "cpu_us")}
-        spread[kind] = {key: (min(r[key] for r in rows), max(r[key] for r in rows)) if rows else None
-                        for key in ("rate", "cpu_us")}
-    m, p, s = medians["map_tool"], medians["threadpool"], medians["sdk"]
-    ratios = {
-        "rate map/threadpool": ratio(m["rate"], p["rate"]), "rate map/sdk": ratio(m["rate"], s["rate"]),
-        "cpu threadpool/map": ratio(p["cpu_us"], m["cpu_us"]), "cpu sdk/map": ratio(s["cpu_us"], m["cpu_us"]),
-    }
-    return {"calls": calls, "rounds": rounds, "concurrency": CONCURRENCY, "medians": medians, "spread": spread,
-            "ratios": ratios, "failures": failures}
+        for index, setup in enumerate(SETUPS):
+            turn = (number + index) % len(CLIENTS)
+            for kind in CLIENTS[turn:] + CLIENTS[:turn]:
+                log(f"round {number + 1}/{rounds}: {setup}: {kind}")
+                try:
+                    line = run_child([str(Path(__file__).resolve()), "--worker", kind, "--setup", setup,
+                                      "--calls", str(calls)], env)
+                    sample = json.loads(line)
+                except (BenchFailure, ValueError, subprocess.TimeoutExpired) as exc:
+                    failures.append(f"{setup}: {kind}: {exc}")
+                    continue
+                protocols[setup][kind] = sample.pop("protocol")
+                samples[setup][kind].append(sample)
+    table: dict[str, dict[str, Any]] = {}
+    for setup in SETUPS:
+        table[setup] = {}
+        for concurrency in CONCURRENCIES:
+            cell: dict[str, Any] = {}
+            for kind in CLIENTS:
+                rows = [sample[str(concurrency)] for sample in samples[setup][kind]]
+                cell[kind] = {key: _summary([r[key] for r in rows]) for key in ("rate", "cpu_us", "server_busy")}
+            cell["rate map/sdk"] = ratio(cell["map_tool"]["rate"]["median"], cell["sdk"]["rate"]["median"])
+            cell["cpu sdk/map"] = ratio(cell["sdk"]["cpu_us"]["median"], cell["map_tool"]["cpu_us"]["median"])
+            table[setup][str(concurrency)] = cell
+    return {"rounds": rounds, "calls": calls, "concurrencies": list(CONCURRENCIES), "table": table,
+            "protocols": protocols, "seconds": round(time.monotonic() - started, 1), "failures": failures}
 
 
 def report(results: dict[str, Any]) -> str:
-    def cell(kind: str, key: str, fmt: str) -> str:
-        value, span = results["medians"][kind][key], results["spread"][kind][key]
-        if value is None:
-            return f"{'-':>22}"
-        return f"{value:{fmt}} ({span[0]:{fmt}}-{span[1]:{fmt}})".rjust(22)
+    def rate(s: dict[str, Any]) -> str:
+        if s["median"] is None:
+            return f"{'-':>19}"
+        return f"{s['median']:.0f} ({s['min']:.0f}-{s['max']:.0f})".rjust(19)
 
-    def shown(value: float | None) -> str:
-        return f"{value:.2f}x" if value is not None else "-"
+    def num(value: float | None, fmt: str, suffix: str = "") -> str:
+        return "-" if value is None else f"{value:{fmt}}{suffix}"
 
-    r = results["ratios"]
-    head = f"{'':<14}" + "".join(f"{kind:>22}" for kind in CLIENTS)
-    lines = [
-        f"{results['calls']} echo calls at concurrency {results['concurrency']}, median of {results['rounds']} rounds",
-        head + f"{'map/pool':>10}{'map/sdk':>10}",
-        f"{'calls/s':<14}" + "".join(cell(kind, "rate", ".0f") for kind in CLIENTS)
-        + f"{shown(r['rate map/threadpool']):>10}{shown(r['rate map/sdk']):>10}",
-        head + f"{'pool/map':>10}{'sdk/map':>10}",
-        f"{'CPU us/call':<14}" + "".join(cell(kind, "cpu_us", ".1f") for kind in CLIENTS)
-        + f"{shown(r['cpu threadpool/map']):>10}{shown(r['cpu sdk/map']):>10}",
-    ]
+    def busy(s: dict[str, Any]) -> str:
+        return "-" if s["median"] is None else f"{s['median'] * 100:.0f}%"
+
+    lines = [f"{results['calls']} echo calls per concurrency, median of {results['rounds']} rounds (min-max); "
+             f"client CPU per call; server busy (100% = one core)"]
+    head = (f"{'setup':<11}{'conc':>5}{'map_tool calls/s':>19}{'sdk calls/s':>19}{'map/sdk':>9}"
+            f"{'CPU us/call map':>16}{'sdk':>8}{'sdk/map':>9}{'server busy map':>17}{'sdk':>6}")
+    lines.append(head)
+    for setup in SETUPS:
+        for concurrency in results["concurrencies"]:
+            cell = results["table"][setup][str(concurrency)]
+            m, s = cell["map_tool"], cell["sdk"]
+            lines.append(
+                f"{setup:<11}{concurrency:>5}{rate(m['rate'])}{rate(s['rate'])}"
+                f"{num(cell['rate map/sdk'], '.2f', 'x'):>9}"
+                f"{num(m['cpu_us']['median'], '.0f'):>16}{num(s['cpu_us']['median'], '.0f'):>8}"
+                f"{num(cell['cpu sdk/map'], '.2f', 'x'):>9}{busy(m['server_busy']):>17}{busy(s['server_busy']):>6}"
+            )
+    versions = {version for kinds in results["protocols"].values() for version in kinds.values()}
+    shown = (f"protocol {versions.pop()} for every setup and client" if len(versions) == 1 else
+             "protocols: " + ", ".join(f"{setup} {kind} {version}" for setup, kinds in results["protocols"].items()
+                                       for kind, version in kinds.items()))
+    lines.append(f"{shown}; {results['seconds']:.0f} s in all")
     lines += [f"FAILED {failure}" for failure in results["failures"]]
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="2 rounds of 800 calls")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1 round of 100 calls per concurrency")
     parser.add_argument("--json", action="store_true", help="print JSON on stdout (progress on stderr)")
     parser.add_argument("--worker", choices=CLIENTS, help=argparse.SUPPRESS)
+    parser.add_argument("--setup", choices=SETUPS, help=argparse.SUPPRESS)
     parser.add_argument("--calls", type=int, default=None)
+    parser.add_argument("--rounds", type=int, default=None)
     args = parser.parse_args(argv)
-    calls = args.calls or (800 if args.quick else 4000)
+    profile = PROFILES["quick" if args.quick else "full"]
+    calls = args.calls or profile["calls"]
     if args.worker:
-        return worker_main(args.worker, calls)
-    results = run(2 if args.quick else 5, calls, lambda msg: print(msg, file=sys.stderr, flush=True))
+        return worker_main(args.worker, args.setup, calls)
+    results = run(args.rounds or profile["rounds"], calls, lambda msg: print(msg, file=sys.stderr, flush=True))
     print(json.dumps(results) if args.json else report(results))
     return 1 if results["failures"] else 0
 
