@@ -129,6 +129,20 @@ def run_child(args: list[str], env: dict[str, str]) -> str:
     return lines[-1]
 
 
+def stop_server(proc: subprocess.Popen[str], *, terminate: bool = False, wait: float = 5.0) -> None:
+    """Stop a server the benchmark started: close its stdin (a server run with
+    ``--exit-on-eof`` ends there), terminate it if asked, wait, else kill it."""
+    proc.stdin.close()  # type: ignore[union-attr]
+    if terminate:
+        proc.terminate()
+    try:
+        proc.wait(wait)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    proc.stdout.close()  # type: ignore[union-attr]
+
+
 def ratio(a: float | None, b: float | None) -> float | None:
     return a / b if a and b else None
 

@@ -66,6 +66,7 @@ from _common import (
     run_child,
     sdk_call_text,
     sdk_echo_loop,
+    stop_server,
     sync_count,
     target_lines,
 )
@@ -134,13 +135,7 @@ class Server:
         stats = getattr(self, "_stats", None)
         if stats is not None:
             stats.close()
-        self._proc.stdin.close()  # type: ignore[union-attr]
-        try:
-            self._proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        self._proc.stdout.close()  # type: ignore[union-attr]
+        stop_server(self._proc)
 
 
 # -- the raw floor ---------------------------------------------------------------------------

@@ -44,7 +44,7 @@ from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import REPO, BenchFailure, child_env, ratio, run_child  # noqa: E402
+from _common import REPO, BenchFailure, child_env, ratio, run_child, stop_server  # noqa: E402
 
 SERVERS = {
     "fast": [sys.executable, str(REPO / "tests" / "servers" / "fast_server.py")],
@@ -128,14 +128,7 @@ class _HTTPServer:
             raise BenchFailure(f"the {name} server did not start (it printed {line!r})")
 
     def close(self) -> None:
-        self._proc.stdin.close()  # type: ignore[union-attr]
-        self._proc.terminate()
-        try:
-            self._proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        self._proc.stdout.close()  # type: ignore[union-attr]
+        stop_server(self._proc, terminate=True, wait=10)
 
 
 def _mcpclient_worker(setup: str, calls: int) -> dict[str, Any]:
