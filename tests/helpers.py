@@ -108,9 +108,11 @@ def require_mcp_sdk() -> None:
     pytest.importorskip("mcp", reason="needs the official mcp SDK (pip install mcp)")
 
 
-#: How soon a blocked call must return after what ends it (its timeout, a cancel, close(),
-#: the server's death): the promise is "about a second", with room for a loaded machine.
-RELEASED_WITHIN = 2.0
+#: How long a test allows a blocked call to return after what ends it (its timeout, a cancel,
+#: close(), the server's death). The promise is "about a second"; the tests hold every stall
+#: for 30 s or more (a hang, a server stopped with SIGSTOP, a 30 s provider or grace), so 10 s
+#: tells a release from a stall however loaded the machine is, and load cannot decide it.
+RELEASED_WITHIN = 10.0
 
 
 class InBackground:

@@ -91,7 +91,7 @@ def test_close_releases_every_pending_call_at_once(ending_servers, kind):
     closer.join(RELEASED_WITHIN)
     assert not closer.is_alive(), "close() itself blocked"
     for call in calls[:3]:
-        assert server.gone[call.key].wait(2), "the held connection was not closed"
+        assert server.gone[call.key].wait(RELEASED_WITHIN), "the held connection was not closed"
 
 
 @pytest.mark.parametrize("cancel_kind", ["token", "event"])
@@ -108,7 +108,7 @@ def test_a_cancel_ends_a_call_waiting_for_headers_and_closes_its_connection(endi
         start = time.monotonic()
         cancel.cancel() if isinstance(cancel, CancelToken) else cancel.set()
         assert isinstance(call.released_within(start), RequestCancelled)
-        assert server.gone[call.key].wait(2), "the cancelled request's connection stayed open"
+        assert server.gone[call.key].wait(RELEASED_WITHIN), "the cancelled request's connection stayed open"
         assert client.call_tool("work", {"key": "after"}).text == "done"
 
 
@@ -129,7 +129,7 @@ def test_the_timeout_holds_for_the_whole_reply_of_a_trickling_server(ending_serv
         start = time.monotonic()
         call = Call(client, {"mode": mode}, timeout=1)
         assert isinstance(call.released_within(start, 1 + RELEASED_WITHIN), RequestTimeout)
-        assert server.gone[call.key].wait(2), "the trickling exchange was not aborted"
+        assert server.gone[call.key].wait(RELEASED_WITHIN), "the trickling exchange was not aborted"
 
 
 @pytest.mark.parametrize("content_type", ["application/json", "text/event-stream"])
@@ -144,7 +144,7 @@ def test_close_is_quick_while_a_close_delimited_reply_is_being_read(ending_serve
     client.close()
     assert time.monotonic() - start < RELEASED_WITHIN, "close() blocked"
     assert isinstance(call.released_within(start), (ClientClosedError, ConnectionClosed))
-    assert server.gone[call.key].wait(2)
+    assert server.gone[call.key].wait(RELEASED_WITHIN)
 
 
 @pytest.mark.parametrize("kind", ALL)
@@ -171,7 +171,7 @@ def test_a_call_kept_alive_by_progress_is_cancelled_by_ending_its_stream(ending_
         error = call.released_within(start, 1.5 + RELEASED_WITHIN)
         assert isinstance(error, RequestTimeout)
         assert len(seen) >= 5, "progress did not keep the stream alive past its idle timeout"
-        assert server.gone[call.key].wait(2), "the request's stream stayed open after the timeout"
+        assert server.gone[call.key].wait(RELEASED_WITHIN), "the request's stream stayed open after the timeout"
         assert "max_total=1.5s" in str(error) and "told to cancel" in str(error), str(error)
 
 
@@ -183,7 +183,7 @@ def test_a_connection_dropped_on_the_era_probe_goes_straight_to_initialize(endin
     server = ending_servers(drop_discover=True)
     caplog.set_level(logging.DEBUG, logger="mcpclient")
     start = time.monotonic()
-    with Client(StreamableHTTPTransport(server.url), timeout=10) as client:
+    with Client(StreamableHTTPTransport(server.url), timeout=60) as client:  # a probe left to time out: 60 s
         assert time.monotonic() - start < RELEASED_WITHIN
         assert client.protocol_version == "2025-11-25"
         assert client.call_tool("work", {"key": "k"}).text == "done"
@@ -201,8 +201,8 @@ def test_close_is_quick_with_a_close_delimited_get_stream(ending_servers):
     assert server.stream_open.wait(5)
     start = time.monotonic()
     client.close()
-    assert time.monotonic() - start < 1.0
-    assert server.stream_gone.wait(2)
+    assert time.monotonic() - start < RELEASED_WITHIN
+    assert server.stream_gone.wait(RELEASED_WITHIN)
 
 
 def test_the_sse_transport_closes_at_once_on_a_silent_close_delimited_stream(ending_servers):
@@ -211,8 +211,8 @@ def test_the_sse_transport_closes_at_once_on_a_silent_close_delimited_stream(end
     assert server.stream_open.wait(5)
     start = time.monotonic()
     client.close()
-    assert time.monotonic() - start < 1.0
-    assert server.stream_gone.wait(2)
+    assert time.monotonic() - start < RELEASED_WITHIN
+    assert server.stream_gone.wait(RELEASED_WITHIN)
 
 
 @pytest.mark.parametrize("framing", ["chunked", "close_delimited"])
@@ -234,7 +234,7 @@ def test_a_retry_after_backoff_ends_on_cancel_and_close_and_never_resends(ending
     client = Client(transport, timeout=None, protocol="legacy")
     client.initialize()
     token = CancelToken()
-    call = Call(client, {"mode": "retry_after", "seconds": 3}, cancel=token)
+    call = Call(client, {"mode": "retry_after", "seconds": 30}, cancel=token)  # a wait for it: 30 s
     assert server.arrived[call.key].wait(5)
     time.sleep(0.1)  # the 503 is read and the backoff begun
     start = time.monotonic()
@@ -349,12 +349,12 @@ def test_the_deadline_watchdog_comes_back_after_idling_out():
 
     exchanges = _exchange.Exchanges("test")
     first = exchanges.open("first", time.monotonic() + 0.2)
-    assert first.wait(2) and first.reason == _exchange.TIMEOUT
+    assert first.wait(RELEASED_WITHIN) and first.reason == _exchange.TIMEOUT
     exchanges.end(first)
     deadline = time.monotonic() + _exchange.IDLE_EXIT + 2
     while exchanges._thread is not None and time.monotonic() < deadline:  # it idles out...
         time.sleep(0.05)
     assert exchanges._thread is None
     second = exchanges.open("second", time.monotonic() + 0.2)  # ...and the next deadline restarts it
-    assert second.wait(2) and second.reason == _exchange.TIMEOUT
+    assert second.wait(RELEASED_WITHIN) and second.reason == _exchange.TIMEOUT
     exchanges.stop()

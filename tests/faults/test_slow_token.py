@@ -29,16 +29,23 @@ KINDS = {
 
 
 class SlowProvider:
-    """A plain callable: fast for the handshake, then ``seconds`` per token once ``slow`` is set."""
+    """A plain callable: fast for the handshake, then ``seconds`` per token once ``slow`` is
+    set (or until ``release()``: the test's end frees the helper thread it holds)."""
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float = 30.0) -> None:
         self.seconds = seconds
         self.slow = threading.Event()
+        self.asked = threading.Event()  # a slow fetch began
+        self.released = threading.Event()
 
     def __call__(self) -> str:
         if self.slow.is_set():
-            time.sleep(self.seconds)
+            self.asked.set()
+            self.released.wait(self.seconds)
         return "tok"
+
+    def release(self) -> None:
+        self.released.set()
 
 
 def connect(server: EndingServer, provider: Any) -> Client:
@@ -54,7 +61,7 @@ def connect(server: EndingServer, provider: Any) -> Client:
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_slow_token_provider_ends_the_call_at_its_timeout_and_nothing_is_sent(ending_servers, kind):
     server = ending_servers(**KINDS[kind])
-    provider = SlowProvider(3.0)
+    provider = SlowProvider()  # 30 s a token: a call waiting for it is far past its timeout
     client = connect(server, provider)
     try:
         provider.slow.set()
@@ -70,17 +77,18 @@ def test_a_slow_token_provider_ends_the_call_at_its_timeout_and_nothing_is_sent(
         start = time.monotonic()
         client.close()
         assert time.monotonic() - start < RELEASED_WITHIN
+        provider.release()
 
 
 def test_a_cancel_ends_the_wait_for_a_token_and_sends_nothing(ending_servers):
     server = ending_servers(reply="json")
-    provider = SlowProvider(5.0)
+    provider = SlowProvider()
     client = connect(server, provider)
     try:
         provider.slow.set()
         token = CancelToken()
         call = BackgroundCall(client, "work", {"key": "k"}, cancel=token, timeout=30)
-        time.sleep(0.3)
+        assert provider.asked.wait(10)
         start = time.monotonic()
         token.cancel()
         assert isinstance(call.released_within(start), RequestCancelled)
@@ -89,19 +97,23 @@ def test_a_cancel_ends_the_wait_for_a_token_and_sends_nothing(ending_servers):
         assert server.methods["notifications/cancelled"] == 0
     finally:
         client.close()
+        provider.release()
 
 
 def test_close_ends_the_wait_for_a_token_of_a_call_without_timeout(ending_servers):
     server = ending_servers(reply="json")
-    provider = SlowProvider(5.0)
+    provider = SlowProvider()
     client = connect(server, provider)
     provider.slow.set()
     call = BackgroundCall(client, "work", {"key": "k"}, timeout=None)
-    time.sleep(0.3)
+    assert provider.asked.wait(10)
     start = time.monotonic()
-    client.close()
-    assert time.monotonic() - start < RELEASED_WITHIN
-    assert call.released_within(start) is not None
+    try:
+        client.close()
+        assert time.monotonic() - start < RELEASED_WITHIN
+        assert call.released_within(start) is not None
+    finally:
+        provider.release()
 
 
 def test_a_token_provider_subclass_is_given_the_time_left(ending_servers):

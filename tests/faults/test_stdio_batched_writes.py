@@ -12,7 +12,7 @@ import pytest
 
 from mcpclient import Client, ClientClosedError, ConnectionClosed, RequestTimeout, StdioTransport
 from tests.faults.conftest import HOSTILE, Lines, echo_from_threads
-from tests.helpers import wait_for
+from tests.helpers import RELEASED_WITHIN, wait_for
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -49,12 +49,12 @@ def test_eight_callers_hand_requests_to_each_other_and_each_is_sent_once():
 
 
 def test_a_request_handed_to_a_writer_stuck_on_a_full_pipe_ends_by_its_own_timeout():
-    client = Client(StdioTransport(HOSTILE + ["--no-read"], stderr=None), timeout=10, protocol="legacy")
+    client = Client(StdioTransport(HOSTILE + ["--no-read"], stderr=None), timeout=60, protocol="legacy")
     outcome: dict[str, BaseException] = {}
 
     def stuck() -> None:  # more than the pipe holds, to a server that never reads: it blocks
         try:
-            client._engine.request("tools/call", {"pad": "x" * 1_000_000}, timeout=5)
+            client._engine.request("tools/call", {"pad": "x" * 1_000_000}, timeout=60)  # the writer's: 60 s
         except BaseException as exc:  # noqa: BLE001 - looked at below
             outcome["stuck"] = exc
 
@@ -66,10 +66,10 @@ def test_a_request_handed_to_a_writer_stuck_on_a_full_pipe_ends_by_its_own_timeo
         with pytest.raises(RequestTimeout) as info:
             client._engine.request("ping", None, timeout=0.3)  # handed to the stuck writer
         # Taken back at its deadline, not after the writer's: and never sent, so not cancelled.
-        assert time.monotonic() - start < 0.3 + 1.0
+        assert time.monotonic() - start < 0.3 + RELEASED_WITHIN
         assert not info.value.delivered and "could not be sent" in str(info.value)
     finally:
         client.close()
-        writer.join(8)
+        writer.join(RELEASED_WITHIN)
     assert not writer.is_alive()
     assert isinstance(outcome.get("stuck"), (ConnectionClosed, ClientClosedError, RequestTimeout))
