@@ -129,6 +129,16 @@ def shared_sdk_server():
 
 
 @pytest.fixture
+def long_delete(monkeypatch):
+    """The DELETE that ends an HTTP session gives up after 60 s, not 5: a close() that waited for
+    a stalled server's answer (it waits 1 s, then leaves it to the background) would take 60 s,
+    far from the 10 s a test allows."""
+    from mcpclient.transports import http
+
+    monkeypatch.setattr(http, "DELETE_TIMEOUT", 60.0)
+
+
+@pytest.fixture
 def transport() -> QueueTransport:
     return QueueTransport()
 

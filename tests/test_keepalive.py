@@ -82,7 +82,7 @@ def test_a_modern_client_does_not_ping(shared_sdk_server):
 
 
 @pytest.mark.parametrize("args", [(), ("--json-response",)], ids=["sse", "json"])
-def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(stoppable_sdk_server, args):
+def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(stoppable_sdk_server, long_delete, args):
     server = stoppable_sdk_server("--transport", "streamable-http", *args)
     client = Client(StreamableHTTPTransport(server.url), protocol="legacy", timeout=None, keepalive=INTERVAL)
     try:

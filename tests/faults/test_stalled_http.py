@@ -26,14 +26,6 @@ from tests.helpers import RELEASED_WITHIN, BackgroundCall, wait_for
 
 pytestmark = pytest.mark.timeout(90)
 
-
-@pytest.fixture
-def long_delete(monkeypatch):
-    """A close() that waited for the stalled DELETE would take 60 s, far from what is allowed."""
-    from mcpclient.transports import http
-
-    monkeypatch.setattr(http, "DELETE_TIMEOUT", 60.0)
-
 TIMEOUT = 1.0
 CANCEL_AFTER = 0.3
 
