@@ -1,4 +1,8 @@
-"""Progress, cancellation from another thread, and server log messages."""
+"""Progress, cancellation from another thread, and server log messages.
+
+Progress renewing a call's timeout and ``max_total`` capping it are shown on the official
+SDK's server too (its ``slow`` tool reports progress after each step), in both eras.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +12,11 @@ import time
 
 import pytest
 
-from mcpclient import CancelToken, CapabilityError, Client, RequestCancelled, RequestTimeout
+from mcpclient import CancelToken, CapabilityError, Client, RequestCancelled, RequestTimeout, StdioTransport
+from mcpclient._rpc import engine as engine_module
+from tests.conftest import SDK_SERVER
 from tests.doubles import LEGACY_INIT_RESULT, Reply, ScriptedServer
-from tests.helpers import wait_for
+from tests.helpers import RELEASED_WITHIN, require_mcp_sdk, wait_for
 
 
 def slow_with_progress(transport, steps, interval, final=True):
@@ -45,32 +51,89 @@ def test_progress_reaches_the_callback_with_a_token_sent(transport):
 
 
 def test_progress_renews_the_idle_timeout(transport):
+    # Progress every 0.4 s against a 2 s timeout, 4 s in all: a step 1.6 s late still renews.
     server = ScriptedServer(transport)
-    server.handlers["tools/call"] = slow_with_progress(transport, 6, 0.1)  # 0.6 s in all
-    with Client(transport, timeout=5) as client:
-        result = client.call_tool("slow", timeout=0.3, on_progress=lambda *a: None)
+    server.handlers["tools/call"] = slow_with_progress(transport, 10, 0.4)
+    with Client(transport, timeout=60) as client:
+        result = client.call_tool("slow", timeout=2, on_progress=lambda *a: None)
     assert result.content == []
     server.stop()
 
 
 def test_max_total_still_caps_a_call_that_keeps_reporting_progress(transport):
+    # Progress every 0.2 s for 30 s, never a result: only max_total (3 s) ends the call.
     server = ScriptedServer(transport)
-    server.handlers["tools/call"] = slow_with_progress(transport, 50, 0.05, final=False)
-    with Client(transport, timeout=5) as client:
+    server.handlers["tools/call"] = slow_with_progress(transport, 150, 0.2, final=False)
+    with Client(transport, timeout=60) as client:
         t0 = time.monotonic()
-        with pytest.raises(RequestTimeout):
-            client.call_tool("slow", timeout=0.3, max_total=0.8, on_progress=lambda *a: None)
-        assert 0.7 < time.monotonic() - t0 < 2
+        with pytest.raises(RequestTimeout, match="max_total"):
+            client.call_tool("slow", timeout=2, max_total=3, on_progress=lambda *a: None)
+        assert 3 <= time.monotonic() - t0 < 3 + RELEASED_WITHIN
     server.stop()
 
 
 def test_without_progress_the_timeout_is_not_renewed(transport):
+    # The first progress comes after 10 s and the result after 30: a renewed call would wait.
     server = ScriptedServer(transport)
-    server.handlers["tools/call"] = slow_with_progress(transport, 6, 0.1)
-    with Client(transport, timeout=5) as client:
+    server.handlers["tools/call"] = slow_with_progress(transport, 3, 10)
+    with Client(transport, timeout=60) as client:
+        t0 = time.monotonic()
         with pytest.raises(RequestTimeout):
             client.call_tool("slow", timeout=0.3)
+        assert time.monotonic() - t0 < 0.3 + RELEASED_WITHIN
     server.stop()
+
+
+# -- the same against the official SDK's server -----------------------------------------------
+
+SDK_ERAS = {"legacy": ["--legacy-only"], "2026-07-28": []}
+
+
+def sdk_client(era: str, events: list[str]) -> Client:
+    require_mcp_sdk()
+    transport = StdioTransport(SDK_SERVER + SDK_ERAS[era], stderr=lambda line: events.append(line))
+    client = Client(transport, timeout=60)
+    client.initialize()
+    assert client.protocol_version.startswith("2026" if era != "legacy" else "2025")
+    return client
+
+
+def sdk_events(lines: list[str], name: str) -> list[str]:
+    return [line for line in lines if line.startswith("EVENT ") and f'"event": "{name}"' in line]
+
+
+@pytest.mark.parametrize("era", SDK_ERAS)
+def test_the_sdk_servers_progress_renews_the_timeout_and_max_total_caps_it(era):
+    events: list[str] = []
+    seen: list[float] = []
+    with sdk_client(era, events) as client:
+        # Its slow tool: 10 steps of 0.3 s, progress after each, against a 1.5 s timeout.
+        result = client.call_tool("slow", {"seconds": 3, "steps": 10}, timeout=1.5,
+                                  on_progress=lambda progress, total, message: seen.append(progress))
+        assert result.text == "done after 10 steps"
+        assert seen == [float(i) for i in range(1, 11)]
+
+        # Without on_progress no token is sent, the server reports nothing, and 1.5 s is the end.
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout):
+            client.call_tool("slow", {"seconds": 30, "steps": 10}, timeout=1.5)
+        assert time.monotonic() - started < 1.5 + RELEASED_WITHIN
+        wait_for(lambda: len(sdk_events(events, "slow_cancelled")) == 1, timeout=RELEASED_WITHIN,
+                 what="the server cancelled the call")
+
+        # Progress every 0.3 s for 45 s: the idle timeout never ends it, max_total (3 s) does,
+        # and the server is told to stop.
+        del seen[:]
+        started = time.monotonic()
+        with pytest.raises(RequestTimeout, match="max_total"):
+            client.call_tool("slow", {"seconds": 45, "steps": 150}, timeout=1.5, max_total=3,
+                             on_progress=lambda progress, total, message: seen.append(progress))
+        took = time.monotonic() - started
+        assert 3 <= took < 3 + RELEASED_WITHIN, took
+        assert len(seen) >= 5, seen  # renewed past the 1.5 s idle timeout
+        wait_for(lambda: len(sdk_events(events, "slow_cancelled")) == 2, timeout=RELEASED_WITHIN,
+                 what="the server cancelled the capped call")
+        assert client.call_tool("echo", {"text": "after"}).text == "after"
 
 
 @pytest.mark.parametrize("kind", ["token", "event"])
@@ -82,8 +145,8 @@ def test_a_call_can_be_cancelled_from_another_thread(transport, kind):
         threading.Timer(0.2, trigger).start()
         t0 = time.monotonic()
         with pytest.raises(RequestCancelled):
-            client.call_tool("slow", timeout=10, cancel=cancel)
-        assert time.monotonic() - t0 < 2
+            client.call_tool("slow", timeout=60, cancel=cancel)  # a cancel not heeded: 60 s
+        assert time.monotonic() - t0 < 0.2 + RELEASED_WITHIN
         call = next(m for m in server.received if m.get("method") == "tools/call")
         assert wait_for(lambda: any(m["params"]["requestId"] == call["id"]
                                     for m in server.notifications("notifications/cancelled")))
@@ -165,7 +228,7 @@ def test_every_progress_callback_has_run_when_the_call_returns(transport):
     server.stop()
 
 
-def test_a_call_with_progress_made_from_a_progress_callback_does_not_wait_for_the_drain(transport):
+def test_a_call_with_progress_made_from_a_progress_callback_does_not_wait_for_the_drain(transport, monkeypatch):
     # The inner call's own progress callback queues behind the callback that makes it (one
     # lane): waiting for it before returning could only time out.
     def tool(params, message):
@@ -185,8 +248,10 @@ def test_a_call_with_progress_made_from_a_progress_callback_does_not_wait_for_th
         client.call_tool("inner", on_progress=lambda *a: inner_progress.set())
         inner_took.append(time.monotonic() - t0)
 
-    with Client(transport, timeout=5) as client:
+    # A wait for the drain would take its whole timeout: 30 s here, far from the 10 s allowed.
+    monkeypatch.setattr(engine_module, "PROGRESS_DRAIN_TIMEOUT", 30.0)
+    with Client(transport, timeout=60) as client:
         client.call_tool("outer", on_progress=outer_progress)
-        assert inner_progress.wait(5)
-    assert inner_took and inner_took[0] < 1.0
+        assert inner_progress.wait(RELEASED_WITHIN)
+    assert inner_took and inner_took[0] < RELEASED_WITHIN
     server.stop()
