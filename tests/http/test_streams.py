@@ -1,16 +1,23 @@
-"""SSE streams: the parser, resumption with Last-Event-ID, and the GET stream."""
+"""SSE streams: the parser, resumption with Last-Event-ID, and the GET stream.
+
+Resumption is shown on a fake server (``responses``) for its edge cases, and on the official
+SDK's server with an event store, behind a relay that drops the link (tests/http/relay.py).
+"""
 
 from __future__ import annotations
 
 import json
+import re
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
-from mcpclient import Client, StreamableHTTPTransport, TransportError
+from mcpclient import Client, StreamableHTTPTransport, TransportError, connect
 from mcpclient.transports._sse_parser import SSEParser
 
 from .conftest import BLOCK, URL, StreamBody, result, sse, wait_for
+from .relay import CuttingRelay, last_method
 
 
 def parse(*chunks: bytes) -> tuple[list, SSEParser]:
@@ -157,3 +164,58 @@ def test_the_get_stream_reconnects_with_last_event_id(fake):
     with open_client(listen=True):
         wait_for(lambda: len(seen) >= 2)
     assert seen[:2] == [None, "a1"]
+
+
+# -- against the official SDK's server with an event store ------------------------------------
+
+
+def test_a_calls_stream_cut_mid_way_is_resumed_and_the_sdk_replays_what_it_missed(shared_sdk_server):
+    """The call's SSE stream is cut (a relay drops the link) right after its first progress
+    event (at 2 s; one every 2 s) and the link stays down 3 s; the client resumes with a GET
+    carrying that event's id, and the SDK's server replays the one it sent meanwhile and goes
+    on: every progress step once, and the result. (The SDK leaves a short window between its
+    replay and the stream's new home, where an event would be lost: none falls in it here.)
+    (A legacy session's stream: the 2026-07-28 era has no GET to resume with, and a tool
+    call whose stream broke there ends with ``StreamInterrupted``.)"""
+    server = shared_sdk_server("--transport", "streamable-http", "--event-store")
+    seen: list[float] = []
+    with CuttingRelay(urlsplit(server.url).port, cut_after=b"notifications/progress", hold=3) as relay:
+        with connect(relay.url(), protocol="legacy", timeout=60) as client:
+            result = client.call_tool("slow", {"seconds": 8, "steps": 4},
+                                      on_progress=lambda progress, total, message: seen.append(progress))
+        cut = relay.cut_link
+        assert cut is not None, "no stream carried progress: nothing was cut"
+        last_id = re.findall(rb"(?m)^id: ?(\S+)", bytes(cut.received))[-1]
+        resumed = [link for link in relay.links
+                   if re.search(rb"(?im)^last-event-id: ?" + re.escape(last_id) + rb"\r$", bytes(link.sent))]
+    assert result.text == "done after 4 steps"
+    assert resumed, "no request resumed the stream from its last event id"
+    assert seen == [1.0, 2.0, 3.0, 4.0]
+
+
+def test_the_get_stream_cut_is_reopened_from_its_last_event_id_and_the_sdk_replays_what_it_missed(
+        shared_sdk_server):
+    """The legacy GET stream carries the server's list_changed notices (its toggle_tool): a
+    relay drops it right after the first and keeps the link down 5 s, the second is sent while
+    it is down, and the client comes back with the first one's id: the SDK's server replays
+    the second, once."""
+    server = shared_sdk_server("--transport", "streamable-http", "--event-store")
+    changed: list[str] = []
+    with CuttingRelay(urlsplit(server.url).port, cut_after=b"notifications/tools/list_changed", hold=5,
+                      cut_methods=(b"GET",)) as relay:
+        with connect(relay.url(), protocol="legacy", timeout=60) as client:
+            client.set_list_changed_handler(changed.append)
+            wait_for(lambda: [link for link in relay.links if last_method(link.sent) == b"GET"
+                              and link.received.rfind(b" 200 ") > link.received.rfind(b"HTTP/1.1 202")],
+                     timeout=30, what="the GET stream open")
+            assert client.call_tool("toggle_tool").text == "added"
+            wait_for(lambda: relay.cut_link is not None, timeout=30, what="the GET stream cut")
+            assert client.call_tool("toggle_tool").text == "removed"  # while the stream is down
+            wait_for(lambda: len(changed) >= 2, timeout=30, what=lambda: f"two list changes (saw {changed})")
+        cut = relay.cut_link
+        last_id = re.findall(rb"(?m)^id: ?(\S+)", bytes(cut.received))[-1]
+        resumed = [link for link in relay.links
+                   if re.search(rb"(?im)^last-event-id: ?" + re.escape(last_id) + rb"\r$", bytes(link.sent))]
+    assert last_method(cut.sent) == b"GET", "the GET stream was not the one cut"
+    assert resumed, "the GET stream was not reopened from its last event id"
+    assert changed == ["tools", "tools"]

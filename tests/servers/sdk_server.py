@@ -69,6 +69,9 @@ What the SDK (2.3.0) supports, as found by reading its source
   server cannot send requests to the client there: in the handshake era
   ``sample``/``elicit``/``roots`` then fail with a JSON-RPC error -32600
   ("... has no back-channel for server-initiated requests").
+* ``--event-store`` (streamable HTTP only): every SSE event gets an id and is kept in
+  memory, so that a client whose stream broke resumes it with ``Last-Event-ID`` (a GET)
+  and the SDK replays the events of that stream it missed, then goes on on the new one.
 * ``--json-response`` (streamable HTTP only): POST responses are a single
   ``application/json`` body instead of an SSE stream; notifications raised
   during a call (progress, log) are then not delivered on that POST, and in
@@ -584,6 +587,36 @@ def _free_socket(port: int) -> socket.socket:
     return sock
 
 
+class MemoryEventStore:
+    """The SDK's ``EventStore`` in memory: each stream's events, in order, by id."""
+
+    def __init__(self) -> None:
+        from mcp.server.streamable_http import EventMessage
+
+        self._message = EventMessage
+        self._streams: dict[str, list[tuple[str, Any]]] = {}
+        self._stream_of: dict[str, str] = {}
+        self._next = 0
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        self._next += 1
+        event_id = f"{stream_id}-{self._next}"
+        self._streams.setdefault(stream_id, []).append((event_id, message))
+        self._stream_of[event_id] = stream_id
+        return event_id
+
+    async def replay_events_after(self, last_event_id: str, send_callback: Any) -> str | None:
+        stream_id = self._stream_of.get(last_event_id)
+        if stream_id is None:
+            return None
+        events = self._streams[stream_id]
+        after = [i for i, (event_id, _) in enumerate(events) if event_id == last_event_id][0] + 1
+        for event_id, message in events[after:]:
+            if message is not None:  # (a priming event)
+                await send_callback(self._message(message, event_id))
+        return stream_id
+
+
 async def run_http(mcp: MCPServer, args: argparse.Namespace) -> None:
     import uvicorn
 
@@ -594,7 +627,8 @@ async def run_http(mcp: MCPServer, args: argparse.Namespace) -> None:
             app = mcp.sse_app()
         path = "/sse"
     else:
-        app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless)
+        app = mcp.streamable_http_app(json_response=args.json_response, stateless_http=args.stateless,
+                                      event_store=MemoryEventStore() if args.event_store else None)
         if args.legacy_only:
             app = legacy_only_http(app)
         path = "/mcp"
@@ -683,6 +717,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=0, help="HTTP port on 127.0.0.1 (0 = pick a free one)")
     parser.add_argument("--stateless", action="store_true", help="streamable-http: no sessions")
     parser.add_argument("--json-response", action="store_true", help="streamable-http: JSON instead of SSE bodies")
+    parser.add_argument("--event-store", action="store_true", help="streamable-http: keep SSE events for resumption")
     parser.add_argument("--legacy-only", action="store_true", help="refuse the 2026-07-28 protocol (no server/discover)")
     args = parser.parse_args(argv)
 
