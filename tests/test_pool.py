@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import pickle
+import sys
 import threading
 import time
 from pathlib import Path
@@ -115,6 +116,32 @@ def test_a_client_in_use_is_never_taken_a_call_waits_for_a_place_and_goes_on_whe
     waiter.join(60)
     assert outcome == {"text": f"{token_of('bob')} later"}
     assert "alice" not in pool and pool.stats()["evicted"] == 1
+
+
+def test_a_call_waiting_for_a_place_is_served_before_one_that_came_after_it(server, pools):
+    factory = Counting(server.url)
+    pool = ClientPool(factory, max_clients=1)
+    pools.append(pool)
+    outcome: dict[str, Any] = {}
+
+    def first() -> None:
+        outcome["first"] = pool.get("bob").call_tool("whoami", {"tag": "first"}, timeout=60).text
+
+    switch = sys.getswitchinterval()
+    with pool.client("alice"):
+        waiter = threading.Thread(target=first)
+        waiter.start()
+        wait_for(lambda: pool.stats()["waiting"] == 1, timeout=30)
+        sys.setswitchinterval(5.0)  # this thread keeps running past the release, as a busy server's may
+    try:
+        # alice's client was just given back, for bob's call, which waited; carol's, coming
+        # before bob's thread got to run, waits behind it.
+        whoami(pool.get("carol"), "carol")
+    finally:
+        sys.setswitchinterval(switch)
+    waiter.join(60)
+    assert outcome == {"first": f"{token_of('bob')} first"}
+    assert factory.asked == ["alice", "bob", "carol"]
 
 
 def test_slot_timeout_zero_refuses_at_once_when_every_client_is_in_use(server, pools):

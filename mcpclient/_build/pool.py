@@ -136,6 +136,7 @@ class ClientPool(Generic[K]):
         self._lock = threading.Lock()  # held for a look or a change, never while waiting or opening
         self._slots: OrderedDict[K, _Slot] = OrderedDict()  # least recently used first
         self._waiters: deque[Signal] = deque()  # calls waiting for a free place, first come first
+        self._woken = 0  # calls woken for a free place that have not taken it yet
         self._life = Lifetime()  # ended by close(): every wait of the pool ends with it
         self._reaping = False  # whether the idle clock's thread runs
         self._given: weakref.WeakKeyDictionary[Client, K] = weakref.WeakKeyDictionary()
@@ -197,6 +198,7 @@ class ClientPool(Generic[K]):
             self._slots.clear()
             life, self._life = self._life, Lifetime()
             self._waiters.clear()
+            self._woken = 0
             self._reaping = False
         life.end(ClientClosedError("the client pool was closed"))
         _let_go(inherited)
@@ -314,8 +316,12 @@ class ClientPool(Generic[K]):
         return slot, client
 
     def _place(self, key: K, until: Until) -> tuple[_Slot, Lifetime]:
-        """The key's slot with a lease taken, waiting for a free place if every one is in use."""
+        """The key's slot with a lease taken, waiting for a free place if every one is in use.
+
+        First come, first served: a call that finds others waiting for a place (or one woken
+        for a place and not there yet) waits behind them; the one woken takes the place."""
         mine: Signal | None = None
+        life: Lifetime | None = None
         free_until: Until | None = None  # the wait for a free place
         try:
             while True:
@@ -323,23 +329,30 @@ class ClientPool(Generic[K]):
                 with self._lock:
                     inherited = self._after_fork()
                     life = self._life
+                    woken = mine is not None and mine.is_set()
+                    if mine is not None and woken:
+                        mine.clear()
+                        self._woken -= 1
                     slot = self._slots.get(key)
-                    if slot is None:
+                    took = False
+                    if slot is None and (woken or not (self._waiters or self._woken)):
                         if len(self._slots) >= self.max_clients:
                             victim = self._evict()
                         if len(self._slots) < self.max_clients:
                             slot = self._slots[key] = self._new_slot(key)
+                            took = True
                     if slot is not None:
                         slot.leases += 1
                         self._slots.move_to_end(key)
                         if mine is not None and mine in self._waiters:
                             self._waiters.remove(mine)
                         mine = None
+                        if (woken and not took) or self._has_room():
+                            self._wake_one()  # the place it was woken for, or another free one: the next's
                     elif mine is None:
                         mine = Signal()
                         self._waiters.append(mine)
-                    elif mine not in self._waiters:  # woken, but another call took the place first
-                        mine.clear()
+                    elif woken:  # the place was taken back by its own key's call: first in line again
                         self._waiters.appendleft(mine)
                 _let_go(inherited)
                 if victim is not None:
@@ -357,7 +370,9 @@ class ClientPool(Generic[K]):
                 with self._lock:
                     if mine in self._waiters:
                         self._waiters.remove(mine)
-                    elif mine.is_set():  # woken for a place it will not take: the next one may
+                    if mine.is_set() and self._life is life:  # woken for a place it will not take
+                        mine.clear()
+                        self._woken -= 1
                         self._wake_one()
             raise
 
@@ -388,9 +403,17 @@ class ClientPool(Generic[K]):
         return None
 
     def _wake_one(self) -> None:
-        """(With the lock held.) A place may be free: wake the call that waited longest."""
+        """(With the lock held.) A place may be free: wake the call that waited longest (it is
+        counted in ``_woken`` until it takes a place or leaves)."""
         if self._waiters:
+            self._woken += 1
             self._waiters.popleft().set()
+
+    def _has_room(self) -> bool:
+        """(With the lock held.) Whether a call could take a place now (a free one, or an idle
+        client's) beyond those the woken calls will take."""
+        room = self.max_clients - len(self._slots) + sum(1 for slot in self._slots.values() if not slot.leases)
+        return room > self._woken
 
     # -- opening and closing ------------------------------------------------------------------
 
@@ -462,6 +485,8 @@ class ClientPool(Generic[K]):
                         next_at = slot.last_used + idle
                 if next_at is None:
                     self._reaping = False
+                for _ in expired:
+                    self._wake_one()  # a call may wait behind one woken before (first come, first served)
             for slot in expired:
                 slot.end()
             if next_at is None:
@@ -480,6 +505,7 @@ class ClientPool(Generic[K]):
         inherited = list(self._slots.values())
         self._slots.clear()
         self._waiters.clear()
+        self._woken = 0
         self._life = Lifetime()
         self._reaping = False
         self._given = weakref.WeakKeyDictionary()
