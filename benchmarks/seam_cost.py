@@ -23,7 +23,9 @@ fresh interpreter of the side's venv (``python -I``: nothing else on its path):
   a window of calls, after a warm-up) and calls per second, against the raw servers of the
   perf bench: ``tests/servers/fast_server.py`` over stdio, ``benchmarks/fast_http_server.py``
   (JSON replies) over Streamable HTTP;
-* ``import mcpclient`` (interpreter start excluded; best of several per round);
+* ``import mcpclient`` (interpreter start excluded; best of several per round), and under
+  callgrind its instructions (those of ``python -I -c "import mcpclient"`` minus those of
+  the interpreter alone), which no load moves;
 * the first ``connect()`` to the stdio server and its first call, in wall time and client
   CPU, and whether it imported the HTTP stack (requests, urllib3) or OpenTelemetry;
 * the Python and C functions a stdio ``call_tool`` enters on the calling thread
@@ -137,6 +139,8 @@ elif mode == "profile":  # Python and C functions entered per call on the callin
     sys.setprofile(None)
     client.close()
     print(json.dumps({"python": counts["call"] / n, "c": counts["c_call"] / n}))
+elif mode == "pass":  # under callgrind: the interpreter alone, what "import" is measured over
+    print(json.dumps({}))
 elif mode == "calls":  # under callgrind: N calls, the spinning read off (it burns a varying count)
     kind, target, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
     client = open_client(kind, target, spin=False)
@@ -232,14 +236,17 @@ def worker(side: Side, *args: str, prefix: list[str] | None = None) -> dict[str,
     return result
 
 
+def callgrind_total(side: Side, *args: str) -> int:
+    """The client process's instructions under callgrind, the worker run with ``args``."""
+    out = worker(side, *args, prefix=[
+        "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--trace-children=no"])
+    line = next(line for line in out["stderr"].splitlines() if "Collected :" in line)
+    return int(line.rsplit(":", 1)[1].strip())
+
+
 def callgrind_per_call(side: Side, kind: str, target: str, n1: int, n2: int) -> float:
     """Instructions of one call: the client process's total for ``n2`` calls minus ``n1``'s."""
-    totals = []
-    for n in (n1, n2):
-        out = worker(side, "calls", kind, target, str(n), prefix=[
-            "valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", "--trace-children=no"])
-        line = next(line for line in out["stderr"].splitlines() if "Collected :" in line)
-        totals.append(int(line.rsplit(":", 1)[1].strip()))
+    totals = [callgrind_total(side, "calls", kind, target, str(n)) for n in (n1, n2)]
     return (totals[1] - totals[0]) / (n2 - n1)
 
 
@@ -296,6 +303,10 @@ def measure(sides: list[Side], args: argparse.Namespace) -> dict[str, dict[str, 
             add(side, "stdio Python functions/call", out["python"])
             add(side, "stdio C functions/call", out["c"])
         if args.callgrind:
+            for side in sides:  # one process, no threads: the same count every run
+                log(f"callgrind: {side.name} import")
+                add(side, "import mcpclient instructions (M)",
+                    (callgrind_total(side, "import") - callgrind_total(side, "pass")) / 1e6)
             for round_ in range(args.callgrind_rounds):
                 for side in sides:
                     for kind, target in (("stdio", sys.executable), ("http", url)):

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import html
 from typing import Any, Callable, Literal, TypeVar
 
 from attrs import field, frozen
@@ -61,6 +60,8 @@ def decode_base64(data: str) -> bytes:
 
 
 def _plain_html(value: Any) -> str:
+    import html  # here: its entity table costs import time, and a renderer replaces this one
+
     return "<pre>" + html.escape(repr(value)) + "</pre>"
 
 

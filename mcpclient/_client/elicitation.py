@@ -17,7 +17,6 @@ import collections
 import logging
 import threading
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from .. import types as t
 from .._core import bounded as _bounded
@@ -214,6 +213,8 @@ def _is_email(value: str) -> bool:
 
 
 def _is_uri(value: str) -> bool:
+    from urllib.parse import urlsplit  # here: only a form with a uri field needs it, and it costs import time
+
     parts = urlsplit(value)
     return bool(parts.scheme) and bool(parts.netloc or parts.path)
 

@@ -31,7 +31,6 @@ import base64
 import json
 import threading
 from typing import Iterable, Mapping
-from urllib.parse import unquote, unquote_plus, urlsplit
 
 from .redact import Redactor, credential_secrets
 
@@ -96,6 +95,8 @@ class Credentials:
 
     def url(self, url: str) -> None:
         """The credentials a URL carries: its user info and each value of its query."""
+        from urllib.parse import unquote, unquote_plus, urlsplit  # here: it costs import time (issue #45)
+
         parts = urlsplit(url)
         if parts.username is not None or parts.password is not None:
             user, password = unquote(parts.username or ""), unquote(parts.password or "")

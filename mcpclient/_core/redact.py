@@ -38,7 +38,6 @@ import re
 import threading
 from types import TracebackType
 from typing import Any, Iterable, Literal, TypeVar
-from urllib.parse import quote, quote_plus, unquote
 
 from . import bounded as _bounded
 from .exceptions import MCPError
@@ -241,6 +240,8 @@ def credential_secrets(value: str | None) -> list[str]:
 
 
 def _basic_parts(credential: str) -> list[str]:
+    from urllib.parse import unquote  # here: it costs import time (issue #45)
+
     try:
         pair = base64.b64decode(credential, validate=True).decode("utf-8")
     except (binascii.Error, ValueError):
@@ -256,6 +257,8 @@ def _basic_parts(credential: str) -> list[str]:
 
 
 def _forms(secret: str) -> Iterable[str]:
+    from urllib.parse import quote, quote_plus  # here: it costs import time (issue #45)
+
     yield secret
     raw = secret.encode("utf-8")
     for encoded in (quote(secret, safe=""), quote(secret), quote_plus(secret)):
