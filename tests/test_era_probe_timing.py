@@ -43,7 +43,7 @@ class Lines:
 
 def fresh_client(*args: str, sink: Lines) -> Client:
     transport = StdioTransport(PROBE_SERVER + list(args), stderr=sink)
-    _era_cache.pop(transport.server_key, None)
+    _era_cache.pop(transport.about.server_key, None)
     return Client(transport, timeout=20)
 
 
@@ -119,7 +119,7 @@ def old_sdk_server(tmp_path_factory) -> list[str]:
 
 def test_a_server_the_probe_kills_is_started_again_and_initialized(old_sdk_server, caplog):
     transport = StdioTransport(old_sdk_server, stderr=None)
-    _era_cache.pop(transport.server_key, None)
+    _era_cache.pop(transport.about.server_key, None)
     transport.close()
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
         with connect(old_sdk_server, stderr=None, timeout=30) as client:

@@ -17,6 +17,7 @@ from mcpclient import (
     Root,
 )
 from mcpclient._client.conversation import _era_cache
+from mcpclient.transports.base import About
 from tests.doubles import LEGACY_INIT_RESULT, QueueTransport, Reply, ScriptedServer, error
 from tests.helpers import wait_for
 
@@ -131,7 +132,7 @@ def test_an_unknown_protocol_choice_is_refused(transport):
 
 
 def test_the_era_is_remembered_per_server(monkeypatch):
-    monkeypatch.setattr(QueueTransport, "server_key", ("test", "remembered"), raising=False)
+    monkeypatch.setattr(QueueTransport, "about", About(server_key=("test", "remembered")))
     _era_cache.pop(("test", "remembered"), None)
     try:
         for attempt in range(2):
@@ -146,7 +147,7 @@ def test_the_era_is_remembered_per_server(monkeypatch):
 
 
 def test_an_explicit_legacy_choice_is_not_remembered_as_the_servers_era(monkeypatch):
-    monkeypatch.setattr(QueueTransport, "server_key", ("test", "dual-era"), raising=False)
+    monkeypatch.setattr(QueueTransport, "about", About(server_key=("test", "dual-era")))
     _era_cache.pop(("test", "dual-era"), None)
     try:
         transport = QueueTransport()

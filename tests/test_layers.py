@@ -249,7 +249,7 @@ def test_the_error_tree_and_the_models_stand_alone() -> None:
 @pytest.mark.parametrize("package", ["mcpclient.transports", "mcpclient.auth"])
 def test_the_transports_know_neither_eras_nor_models_nor_the_seam(package: str) -> None:
     """A transport moves messages: what a message carries besides itself comes down as data
-    (``SendOptions``), what its auth declares goes up as data (``declared_extensions``), so
+    (``SendOptions``), what its auth declares goes up as data (``About.extensions``), so
     it imports neither the eras, the models, nor the seam (``extensions``, the client's side
     of it), not even lazily."""
     for importer, targets in graph().items():

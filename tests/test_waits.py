@@ -134,8 +134,8 @@ ALLOWED: dict[tuple[str, str], str] = {
         "the in-process server's loop thread joined at close, at most CLOSE_WAIT",
     ("testing/_in_process.py", "InProcessTransport.receive"):
         "the in-process transport's receive (the reader thread's), ended by close",
-    ("testing/_recording.py", "RecordingTransport.deliver"):
-        "serialised sends to a transport that is not ConcurrentSends, within the send's timeout",
+    ("testing/_recording.py", "RecordingTransport.send"):
+        "serialised sends to a transport that is not an ExchangeTransport, within the send's timeout",
     ("testing/_replay.py", "ReplayTransport.receive"):
         "the replay transport's receive (the reader thread's), ended by close",
     # -- the client's own threads, ended by close() -------------------------------------------

@@ -129,7 +129,7 @@ def credentials_of(target: object, options: Mapping[str, Any] | None = None) -> 
                   "headers": {**target.headers, **(options.get("headers") or {})}}
         return credentials_of(target.target(), merged)
     if isinstance(target, Transport):
-        return target.credentials
+        return target.about.credentials
     if isinstance(target, str):
         from ..transports._requester import credentials_for
 

@@ -175,7 +175,7 @@ class SharedClient(Reopening, ClientSurface):
         client's transport's (a function target's, which only its transport knows)."""
         text = self._credentials.redactor.redact(text)
         client = self._holder.current() if hasattr(self, "_holder") else None
-        return client.transport.credentials.redactor.redact(text) if client is not None else text
+        return client.transport.about.credentials.redactor.redact(text) if client is not None else text
 
     def _open(self) -> Client:
         client = self._open_client()

@@ -26,7 +26,7 @@ from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .._core.version import __version__
 from .._rpc.engine import Engine, ProgressCallback
 from ..extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
-from ..transports.base import LEGACY, Transport
+from ..transports.base import LEGACY, PipeTransport, Transport
 from .batch import map_tool as _map_tool
 from .calls import Calls
 from .conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
@@ -137,7 +137,7 @@ class Client:
                 "output_validation": output_validation, "keepalive": keepalive,
             }),
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
-            declared=transport.declared_extensions(),
+            declared=transport.about.extensions,
         )
         self._handlers = Handlers(self._seam)
         self._state = UNOPENED
@@ -215,20 +215,20 @@ class Client:
         connection to the same server (a new process for stdio); the legacy era is remembered
         for it, so this happens once per server configuration per process.
         """
-        fresh = self.transport.reopen()
+        fresh = self.transport.reopen() if isinstance(self.transport, PipeTransport) else None
         if fresh is None:
             return False
         log.debug("the server closed the connection when probed with server/discover (%s): starting it again", error)
         self._finalizer.detach()  # the new wiring registers its own
         self._engine.close()
-        remember_era(fresh.server_key, LEGACY)  # so the new conversation goes straight to initialize
+        remember_era(fresh.about.server_key, LEGACY)  # so the new conversation goes straight to initialize
         self._wire(fresh)
         return True
 
     def _open_restarted(self, probed: ConnectionClosed, timeout: float | None) -> None:
         """``initialize`` with the server started again; a server that dies again before any
         answer crashes at start-up, whatever it was sent: one error says so, nothing is remembered."""
-        key = self.transport.server_key
+        key = self.transport.about.server_key
         try:
             self._conversation.open(timeout)
         except ConnectionClosed as again:

@@ -36,7 +36,7 @@ from .._protocol.eras import legacy, modern
 from .._protocol.eras.base import Era, HandshakeResult, Messenger
 from .._rpc.engine import Engine, ProgressCallback
 from ..extensions import Message, Options
-from ..transports.base import LEGACY, MODERN, RESENDABLE, SendOptions, Transport
+from ..transports.base import LEGACY, MODERN, RESENDABLE, ExchangeTransport, SendOptions, Transport
 from .elicitation import url_elicitation_error
 from .handlers import Handlers
 from .seam import compose, merge_meta
@@ -110,9 +110,10 @@ class Conversation:
         self.handlers = handlers
         self.client_info = client_info
         self.protocol = protocol
-        #: Told the era and version once they are known (``Transport.set_protocol``).
         self.transport = transport
-        self.server_key: Hashable | None = transport.server_key
+        #: Told the era and version once they are known (``ExchangeTransport.set_protocol``).
+        self._exchanges = transport if isinstance(transport, ExchangeTransport) else None
+        self.server_key: Hashable | None = transport.about.server_key
         #: "legacy" or "modern", as the opening found it.
         self.era: str | None = None
         #: The era's rules, chosen once at the end of ``open`` (None until then).
@@ -152,7 +153,8 @@ class Conversation:
             self.era = None
             self.era_strategy = None
             self.declared = {}
-            said = self.transport.last_words() if isinstance(exc, RequestTimeout) else ""
+            side = self.transport.about.side_output
+            said = side.last_words() if side is not None and isinstance(exc, RequestTimeout) else ""
             if not said or not isinstance(exc, RequestTimeout):
                 raise
             raise RequestTimeout(
@@ -162,7 +164,7 @@ class Conversation:
 
     def _open(self, timeout: float | None) -> None:
         self.recalled = False
-        recalled = self.discoveries.recall(identity(self.server_key), self.transport.credentials) if (
+        recalled = self.discoveries.recall(identity(self.server_key), self.transport.about.credentials) if (
             self.discoveries is not None and self.protocol == "auto") else None
         if self.resume is not None:
             self._resume(self.resume, timeout)
@@ -193,7 +195,7 @@ class Conversation:
             if self.discoveries is not None and not self.recalled:
                 self.discoveries.remember(identity(self.server_key), self.era, self.version,
                                           self._discover_result if self.era == MODERN else None,
-                                          self.transport.credentials)
+                                          self.transport.about.credentials)
         self.era_strategy = self._choose_era()
 
     def _probe(self, timeout: float | None, *, grace: float) -> None:
@@ -203,15 +205,21 @@ class Conversation:
         The server's side output is held meanwhile: a server that refuses the probe may
         complain about it there (the Python SDK 1.x logs a hundred-line validation error), and
         the complaint is left out when it is released (``_refused``)."""
-        self.transport.hold_side_output()
+        side = self.transport.about.side_output
+        if side is None:
+            self._race(timeout, grace=grace)
+            return
+        side.hold()
         try:
             self._race(timeout, grace=grace)
         finally:
-            self.transport.release_side_output()
+            side.release()
 
     def _refused(self) -> None:
         """The server refused the probe: pass its side output on without its complaint."""
-        self.transport.release_side_output(refused="server/discover")
+        side = self.transport.about.side_output
+        if side is not None:
+            side.release(refused="server/discover")
 
     def _race(self, timeout: float | None, *, grace: float) -> None:
         deadline = Deadline(timeout)  # the whole opening: the grace does not come on top of it
@@ -373,7 +381,8 @@ class Conversation:
         self._discover_result = result
         self.handlers.server = self.state.server_info
         self.era = MODERN
-        self.transport.set_protocol(MODERN, self.state.protocol_version)
+        if self._exchanges is not None:
+            self._exchanges.set_protocol(MODERN, self.state.protocol_version)
 
     def _initialize(self, timeout: float | None, *, may_be_modern: bool = False) -> None:
         self.declared = self.handlers.capabilities()
@@ -394,7 +403,8 @@ class Conversation:
         self._initialize_result = result
         self.handlers.server = self.state.server_info  # before initialized: the server may ask at once
         self.era = LEGACY
-        self.transport.set_protocol(LEGACY, self.state.protocol_version)
+        if self._exchanges is not None:
+            self._exchanges.set_protocol(LEGACY, self.state.protocol_version)
         self.notify("notifications/initialized", None, timeout)
 
     def _resume(self, saved: t.SessionState, timeout: float | None) -> None:
@@ -416,11 +426,14 @@ class Conversation:
         self.state, self._initialize_result = state, result
         self.handlers.server = state.server_info
         self.era = LEGACY
-        self.transport.resume_session(saved.session_id, saved.protocol_version, replay, timeout=timeout)
+        if self._exchanges is None:
+            raise ValueError(f"{type(self.transport).__name__} has no sessions to resume: resume= needs a "
+                             "Streamable HTTP transport")
+        self._exchanges.resume_session(saved.session_id, saved.protocol_version, replay, timeout=timeout)
 
     def session_state(self) -> t.SessionState | None:
         """The session to save for ``resume=``: None unless a legacy session with an id is open."""
-        result, session_id = self._initialize_result, self.transport.peer.session_id
+        result, session_id = self._initialize_result, self.transport.about.peer.session_id
         if self.era != LEGACY or self.state is None or result is None or not session_id:
             return None
         info, instructions = result.get("serverInfo"), result.get("instructions")

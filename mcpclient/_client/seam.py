@@ -163,7 +163,7 @@ class Seam:
         declared: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
         self.extensions: tuple[Extension, ...] = tuple(extensions)
-        #: What the transport declares as data (``Transport.declared_extensions``: an auth
+        #: What the transport declares as data (``About.extensions``: an auth
         #: grant that is an MCP extension), advertised under ``capabilities.extensions``.
         self.declared: dict[str, dict[str, Any]] = {name: dict(settings) for name, settings in (declared or {}).items()}
         for ext in self.extensions:

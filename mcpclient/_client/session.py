@@ -80,15 +80,15 @@ class BoundSession(Session):
 
     @property
     def server_directory(self) -> str | None:
-        return self._conversation.transport.server_directory
+        return self._conversation.transport.about.directory
 
     @property
     def credentials(self) -> Credentials:
-        return self._conversation.transport.credentials
+        return self._conversation.transport.about.credentials
 
     @property
     def peer(self) -> Any:
-        return self._conversation.transport.peer
+        return self._conversation.transport.about.peer
 
     @property
     def ended(self) -> BaseException | None:

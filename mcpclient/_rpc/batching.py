@@ -1,6 +1,6 @@
 """The stdio write batching: a request sent while another thread writes goes out with it.
 
-Over a ``BatchedWrites`` transport (stdio), a request whose thread finds the write turn taken
+Over a ``PipeTransport`` (stdio), a request whose thread finds the write turn taken
 is framed and handed to the thread writing now (``Outbox.hand_over``) instead of waiting for
 its turn; that writer, once its own message is out, writes what was handed over meanwhile in
 as few system calls as the pipe takes (``write_handed``), and gives back to its caller what
@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from .._core.exceptions import TransportError
-from ..transports.base import BatchedWrites
+from ..transports.base import PipeTransport
 from .slots import _Slot
 
 __all__ = ["Outbox"]
@@ -25,7 +25,7 @@ class Outbox:
 
     __slots__ = ("_frames", "lock", "queue", "writing")
 
-    def __init__(self, frames: BatchedWrites) -> None:
+    def __init__(self, frames: PipeTransport) -> None:
         self._frames = frames
         self.queue: list[tuple[bytes, _Slot]] = []
         self.lock = threading.Lock()

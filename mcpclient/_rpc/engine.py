@@ -11,10 +11,10 @@ caller that finds it free reads its own reply, for at most ``INLINE_READ_BUDGET`
 comes before it in order. That saves two thread switches a call. The reader thread takes the
 pipe back when a caller hands it over or no caller has read for ``INLINE_LEND``. A caller
 reading alone from a server whose replies come within ``SPIN_WORTH`` first looks for its
-reply without sleeping, for up to ``SPIN_READ`` (``SpinReads``), which saves the wake-up of
-a sleeping thread. What a transport can do besides its three methods (``InlineReads``,
-``SpinReads``, ``BatchedWrites``, ``ConcurrentSends``) is read once, when the engine is made
-(``transports.base.capabilities``).
+reply without sleeping, for up to ``SPIN_READ``, which saves the wake-up of a sleeping
+thread. What a transport can do besides its three methods (``PipeTransport``: inline reads,
+spinning, batched writes; ``ExchangeTransport``: concurrent sends with options, abandon,
+renew) is read once, when the engine is made.
 
 The engine's mechanisms each have a module: the pending slots (``slots``), the reader thread
 and its lending of the pipe (``reader``), the stdio write batching (``batching``); this one
@@ -46,7 +46,16 @@ from .._core.exceptions import (
     TransportError,
 )
 from .._core.waiting import Lifetime
-from ..transports.base import NOTHING, BatchedWrites, Failure, InlineReads, SendOptions, Transport, capabilities
+from ..transports.base import (
+    NOTHING,
+    ExchangeTransport,
+    Failure,
+    PipeTransport,
+    SendOptions,
+    Transport,
+    reads_inline,
+    writes_batched,
+)
 from .batching import Outbox
 from .dispatch import REPLY_SEND_TIMEOUT, Dispatcher, NotificationHandler, RequestHandler, hashable
 from .reader import connection_error, read_loop, reply_taker
@@ -65,7 +74,7 @@ PROGRESS_DRAIN_TIMEOUT = 2.0
 #: Over a transport that reads inline: how long a caller reads for its own reply before it
 #: hands the pipe to the reader thread and waits on its slot (a cancel waits at most this).
 INLINE_READ_BUDGET = 0.02
-#: Over a ``SpinReads`` transport (stdio), on a machine with more than one CPU: how long
+#: Over a ``PipeTransport`` (stdio), on a machine with more than one CPU: how long
 #: a call waiting alone at most looks for its reply without sleeping before it waits in the
 #: kernel (see ``_read_inline``). 0 turns it off.
 SPIN_READ = 0.0001
@@ -127,16 +136,18 @@ class Engine:
         max_queue: int | None = None,
     ) -> None:
         self._transport = transport
-        can = capabilities(transport)
+        #: The transport as the interface it honours, or None (read once: ``isinstance``).
+        pipe = transport if isinstance(transport, PipeTransport) else None
+        self._exchanges = transport if isinstance(transport, ExchangeTransport) else None
         self._ids = itertools.count(1)
         self._pending: dict[Any, _Slot] = {}
         self._lock = threading.Lock()
-        self._write_lock = None if can.concurrent_sends else threading.Lock()
+        # An exchange's send may last until its reply: such sends go out side by side.
+        self._write_lock = None if self._exchanges is not None else threading.Lock()
         # Requests handed to the thread writing now (see _send and batching.Outbox).
-        self._batched = self._write_lock is not None and can.batched_writes
-        self._outbox = Outbox(cast(BatchedWrites, transport))
-        #: The transport as the interface it honours (used only where ``can`` says so).
-        self._inline_reader = cast(InlineReads, transport)
+        self._batched = self._write_lock is not None and pipe is not None and writes_batched(type(pipe))
+        self._outbox = Outbox(cast(PipeTransport, transport))
+        self._inline_reader = cast(PipeTransport, transport)  # (used only where _inline says so)
         self._dead: MCPError | None = None
         self._closed = False
         #: Ended at ``close()`` and at the connection's death, with the error calls then get:
@@ -150,11 +161,11 @@ class Engine:
         self._in_handler = self._dispatch.handler_flag  # read on every call
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
-        self._inline = can.inline_reads
+        self._inline = pipe is not None and reads_inline(type(pipe))
         self._read_token = threading.Lock()  # held by the one thread reading the transport
         self._reader_wake = threading.Event()  # a caller hands the pipe back to the reader thread
         self._inline_reads = 0  # how many calls read inline: the reader thread's sign of life
-        self._spin = can.spin_reads and SPIN_READ > 0 and _cpus() > 1
+        self._spin = pipe is not None and self._inline and pipe.spin_reads and SPIN_READ > 0 and _cpus() > 1
         self._spin_wait = 0.0  # how long spinning calls waited for their replies, on average
         self._spin_skip = 0  # calls to let go by before the next spin (see SPIN_PROBE)
         self._reader = threading.Thread(
@@ -163,7 +174,8 @@ class Engine:
             name="mcpclient-reader",
             daemon=True,
         )
-        transport.deliver_replies_to(reply_taker(weakref.ref(self)))  # weakly, for the same reason
+        if self._exchanges is not None:
+            self._exchanges.deliver_replies_to(reply_taker(weakref.ref(self)))  # weakly, for the same reason
         self._started = False
         self._forked = False
         _live_engines.add(self)
@@ -298,7 +310,8 @@ class Engine:
         whole call. ``on_progress(progress, total, message)`` runs on a dispatch thread.
         ``cancel`` (a CancelToken or threading.Event) abandons the call from another thread.
         ``on_sent(request_id)`` learns the id before the request is written (for telemetry).
-        ``options`` (headers, whether it may be re-sent) go down with it (``Transport.deliver``).
+        ``options`` (headers, whether it may be re-sent) go down with it to an
+        ``ExchangeTransport``'s ``send``.
 
         Raises ``RPCError`` for an error reply, ``RequestTimeout`` when the time runs out
         (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
@@ -357,7 +370,7 @@ class Engine:
         watch: EventWatch | None = None
         if cancel is not None:
             # A send still blocked on this request (an HTTP exchange) must end too.
-            wake = functools.partial(_wake_and_abandon, slot.event, self._transport, request_id)
+            wake = functools.partial(_wake_and_abandon, slot.event, self._exchanges, request_id)
             if isinstance(cancel, CancelToken):
                 cancel.add_callback(wake)
             else:  # a plain Event has no callbacks: the process's watcher thread looks at it
@@ -530,7 +543,8 @@ class Engine:
     def _renew(self, request_id: Any, timeout: float, hard_deadline: float | None, now: float) -> None:
         """Progress came at ``now``: the transport's bound on the exchange moves with the call's."""
         deadline = now + timeout if hard_deadline is None else min(now + timeout, hard_deadline)
-        self._transport.renew(request_id, deadline)
+        if self._exchanges is not None:
+            self._exchanges.renew(request_id, deadline)
 
     def _timed_out(
         self, request_id: Any, method: str, timeout: float | None, cancel: bool, max_total: float | None = None
@@ -577,7 +591,8 @@ class Engine:
         """
         if self._closed or self._dead is not None:
             return
-        self._transport.abandon(request_id)
+        if self._exchanges is not None:
+            self._exchanges.abandon(request_id)
         try:
             threading.Thread(
                 target=self._send_cancelled, args=(request_id, reason), name="mcpclient-cancel", daemon=True
@@ -600,9 +615,10 @@ class Engine:
         options: SendOptions | None = None,
     ) -> None:
         """Write one message, within ``deadline``, one writer at a time (unless the transport
-        serializes its own sends); with ``options``, through ``Transport.deliver``.
+        is an ``ExchangeTransport``, whose sends go out side by side); ``options`` go down to
+        an ``ExchangeTransport``'s ``send``.
 
-        Over a ``BatchedWrites`` transport, a request (one with its ``slot``) sent while
+        Over a ``PipeTransport``, a request (one with its ``slot``) sent while
         another thread writes is handed to that writer instead of waiting for its turn: the
         writer sends it, with whatever else was handed over meanwhile, in one system call
         once its own message is out (``Outbox.write_handed``); what the pipe does not take at once
@@ -620,10 +636,10 @@ class Engine:
             if self._batched:  # (which needs the write lock)
                 self._outbox.writing = True  # from here until write_handed finds nothing more
             left = None if deadline is None else max(0.0, deadline - time.monotonic())
-            if options is None:
+            if options is None or self._exchanges is None:
                 self._transport.send(message, timeout=left)
             else:
-                self._transport.deliver(message, options, timeout=left)
+                self._exchanges.send(message, timeout=left, options=options)
         except MCPError:
             if self._dead is not None:
                 self._raise_dead()
@@ -762,9 +778,10 @@ def _unsent_timeout(method: str, timeout: float | None, why: str = "") -> Reques
     return RequestTimeout(f"{method!r} could not be sent within {timeout}s{because}", method=method, timeout=timeout)
 
 
-def _wake_and_abandon(event: threading.Event, transport: Transport, request_id: Any) -> None:
+def _wake_and_abandon(event: threading.Event, exchanges: ExchangeTransport | None, request_id: Any) -> None:
     event.set()
-    transport.abandon(request_id)
+    if exchanges is not None:
+        exchanges.abandon(request_id)
 
 
 def _read_reply(reply: Any, method: str, request_id: Any) -> dict[str, Any]:

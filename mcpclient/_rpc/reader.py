@@ -2,7 +2,7 @@
 
 ``read_loop`` runs on the one daemon reader thread of an engine. It holds the engine only
 through a weak reference, and only while it routes one message, so a Client dropped without
-``close()`` stays collectable. Over an ``InlineReads`` transport it reads only while it holds
+``close()`` stays collectable. Over a ``PipeTransport`` it reads only while it holds
 the engine's read token, and after a reply that left no call waiting it lends the token to the
 callers (``_lend``): the next call reads its own reply (``Engine._read_inline``). What it needs
 of the engine is ``Reading``; routing is the engine's (``Engine._take_in``).
@@ -111,7 +111,7 @@ def connection_error(exc: BaseException, closed: bool) -> MCPError:
 
 
 def reply_taker(ref: weakref.ref[Any]) -> Callable[[dict[str, Any]], bool]:
-    """``Engine._take_reply`` through a weak reference (see ``Transport.deliver_replies_to``)."""
+    """``Engine._take_reply`` through a weak reference (see ``ExchangeTransport.deliver_replies_to``)."""
 
     def take(message: dict[str, Any]) -> bool:
         engine = ref()

@@ -29,7 +29,7 @@ def _cache_wanted(options: Mapping[str, Any]) -> bool:
 def _speaks_http(options: Mapping[str, Any]) -> bool:
     """The header mirroring is for a transport whose peer speaks HTTP."""
     transport = options.get("transport")
-    return transport is not None and transport.peer.protocol == "http"
+    return transport is not None and transport.about.peer.protocol == "http"
 
 
 # The outer builders run in this order, their extensions first of all: telemetry outermost,

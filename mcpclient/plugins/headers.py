@@ -263,4 +263,4 @@ def header_extensions(options: Mapping[str, Any], gathered: Sequence[Extension])
     """The modern era's header mirroring, for a transport whose peer speaks HTTP (the headers
     are HTTP's); outside the result cache, so that it learns from cached tool lists too."""
     transport = options.get("transport")
-    return (HeaderMirroring(),) if transport is not None and transport.peer.protocol == "http" else ()
+    return (HeaderMirroring(),) if transport is not None and transport.about.peer.protocol == "http" else ()

@@ -104,7 +104,7 @@ def _make_instruments(provider: metrics.MeterProvider | None) -> tuple[Histogram
 
 def network_attributes(peer: Peer | None) -> dict[str, Any]:
     """``network.transport``, ``network.protocol.name`` and ``server.address``/``server.port``,
-    from what a transport shows of its peer (``Transport.peer``); a transport that shows
+    from what a transport shows of its peer (``About.peer``); a transport that shows
     nothing (a test double, a replay) gets none."""
     if peer is None:
         return {}

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, RequestTimeout, RPCError, TransportError, method_not_found
-from ..transports.base import ConcurrentSends, Transport
+from ..transports.base import About, Transport
 
 __all__ = ["Context", "FakeConnection"]
 
@@ -81,10 +81,10 @@ class _Pending:
         self.reply: dict[str, Any] | None = None
 
 
-_NONE = Credentials()
+_ABOUT = About(credentials=Credentials())
 
 
-class FakeConnection(Transport, ConcurrentSends):
+class FakeConnection(Transport):
     """Transport mechanics of the fake server; subclasses implement ``handle``."""
 
     def __init__(self, *, latency: float = 0.0) -> None:
@@ -113,9 +113,9 @@ class FakeConnection(Transport, ConcurrentSends):
     # -- Transport --------------------------------------------------------------------------
 
     @property
-    def credentials(self) -> Credentials:
-        """None: a fake server is handed messages, nothing else."""
-        return _NONE
+    def about(self) -> About:
+        """No credentials: a fake server is handed messages, nothing else."""
+        return _ABOUT
 
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         if self._closed.is_set():

@@ -28,7 +28,7 @@ from .._build.factory import make_client
 from .._client.client import Client
 from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, ProtocolError
-from ..transports.base import Peer, Transport, decode_message, encode_message
+from ..transports.base import About, Peer, Transport, decode_message, encode_message
 
 __all__ = ["CLOSE_WAIT", "SERVER_GRACE", "InProcessTransport", "connect_in_process"]
 
@@ -222,6 +222,7 @@ class _ServerLoop:
 
 
 _NONE = Credentials()
+_IN_PROCESS = Peer(network="inproc")
 
 
 class InProcessTransport(Transport):
@@ -267,22 +268,11 @@ class InProcessTransport(Transport):
     def close(self) -> None:
         self._finalizer()
 
-    def reopen(self) -> Transport:
-        return InProcessTransport(self.server, raise_exceptions=self._raise_exceptions)
-
     @property
-    def peer(self) -> Peer:
-        return Peer(network="inproc")
-
-    @property
-    def server_directory(self) -> str:
-        """This process's directory, now: the server runs here."""
-        return os.getcwd()
-
-    @property
-    def credentials(self) -> Credentials:
-        """None: an in-process server is handed messages, nothing else."""
-        return _NONE
+    def about(self) -> About:
+        """In process, no credentials (the server is handed messages, nothing else), and this
+        process's directory, now: the server runs here."""
+        return About(peer=_IN_PROCESS, credentials=_NONE, directory=os.getcwd())
 
     def __repr__(self) -> str:
         return f"InProcessTransport({self._name!r})"

@@ -14,13 +14,15 @@ import re
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Hashable, Iterable, Mapping, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Sequence, Union
 from urllib.parse import urlsplit, urlunsplit
+
+import attrs
 
 from .._core.credentials import Credentials
 from .._core.redact import REDACTED
 from .._core.text import inert_json
-from ..transports.base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, capabilities
+from ..transports.base import PLAIN, About, ExchangeTransport, SendOptions, Transport
 from ..transports.http import StreamableHTTPTransport
 from ..transports.stdio import StdioTransport
 
@@ -97,21 +99,24 @@ def _open(target: Target, options: Mapping[str, Any]) -> Transport:
     return StdioTransport(list(target), **options)
 
 
-class RecordingTransport(Transport, ConcurrentSends):
+class RecordingTransport(ExchangeTransport):
     """Passes every message through to ``inner`` and appends it, redacted, to ``path``.
 
-    ``ConcurrentSends`` like HTTP, whose ``send`` may block until its reply: sends to an inner
-    transport that is not (stdio) are serialized here, within their timeout.
+    An ``ExchangeTransport`` like HTTP, whose ``send`` may block until its reply, and whose
+    messages' options it passes on: sends to an inner transport that is not one (stdio) are
+    serialized here, within their timeout. It reads nothing inline: every message goes
+    through ``receive``, and so into the recording.
     """
 
     def __init__(self, inner: Transport, path: Path_, *, secrets: Iterable[str] = (), target: Target | None = None) -> None:
         self.inner = inner
         self.path = Path(path)
-        self._scrubber = _Scrubber(inner.credentials, secrets)
+        self._scrubber = _Scrubber(inner.about.credentials, secrets)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._file = self.path.open("w", encoding="utf-8")
         self._lock = threading.Lock()
-        self._send_lock = None if capabilities(inner).concurrent_sends else threading.Lock()
+        self._exchanges = inner if isinstance(inner, ExchangeTransport) else None
+        self._send_lock = None if self._exchanges is not None else threading.Lock()
         self._start = time.monotonic()
         header = {"mcpclient_recording": FORMAT, **_describe(inner if target is None else target, self._scrubber)}
         self._write(header)
@@ -130,21 +135,20 @@ class RecordingTransport(Transport, ConcurrentSends):
     def _log(self, direction: str, message: Any) -> None:
         self._write({"dir": direction, "t": round(time.monotonic() - self._start, 4), "message": self._scrubber.scrub(message)})
 
-    def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
-        self.deliver(message, PLAIN, timeout=timeout)
-
-    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+    def send(self, message: dict[str, Any], *, timeout: float | None = None, options: SendOptions = PLAIN) -> None:
         """Record ``message`` and pass it, with its ``options``, to the inner transport."""
-        lock = self._send_lock
-        if lock is None:
+        exchanges = self._exchanges
+        if exchanges is not None:
             self._log("send", message)
-            self.inner.deliver(message, options, timeout=timeout)
+            exchanges.send(message, timeout=timeout, options=options)
             return
+        lock = self._send_lock
+        assert lock is not None
         if not lock.acquire(timeout=-1 if timeout is None else timeout):
             raise TimeoutError("another message was still being written")
         try:
             self._log("send", message)  # in the order the messages are written
-            self.inner.deliver(message, options, timeout=timeout)
+            self.inner.send(message, timeout=timeout)
         finally:
             lock.release()
 
@@ -163,38 +167,23 @@ class RecordingTransport(Transport, ConcurrentSends):
 
     # The rest of the contract is the inner transport's: recording changes none of it.
     def abandon(self, request_id: Any) -> None:
-        self.inner.abandon(request_id)
+        if self._exchanges is not None:
+            self._exchanges.abandon(request_id)
+
+    def renew(self, request_id: Any, deadline: float | None) -> None:
+        if self._exchanges is not None:
+            self._exchanges.renew(request_id, deadline)
 
     def set_protocol(self, era: str, version: str) -> None:
-        self.inner.set_protocol(era, version)
-
-    def last_words(self) -> str:
-        return self.inner.last_words()
-
-    def hold_side_output(self) -> None:
-        self.inner.hold_side_output()
-
-    def release_side_output(self, refused: str | None = None) -> None:
-        self.inner.release_side_output(refused)
+        if self._exchanges is not None:
+            self._exchanges.set_protocol(era, version)
 
     @property
-    def server_key(self) -> Hashable | None:
-        """None: the era this process remembered for the server is not used while recording,
-        so every recording holds the era probe a fresh process would send."""
-        return None
-
-    @property
-    def peer(self) -> Peer:
-        return self.inner.peer
-
-    @property
-    def server_directory(self) -> str | None:
-        return self.inner.server_directory
-
-    @property
-    def credentials(self) -> Credentials:
-        """The inner transport's: recording sends nothing of its own."""
-        return self.inner.credentials
+    def about(self) -> About:
+        """The inner transport's, without its ``server_key``: the era this process remembered
+        for the server is not used while recording, so every recording holds the era probe a
+        fresh process would send."""
+        return attrs.evolve(self.inner.about, server_key=None)
 
     def verify(self) -> None:
         """Nothing to check while recording (the pytest fixture calls it for every mode)."""

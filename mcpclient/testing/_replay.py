@@ -22,7 +22,7 @@ from typing import Any, Callable, Iterable, Sequence
 from .._build.open import credentials_of
 from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, HTTPStatusError, StreamInterrupted
-from ..transports.base import Failure, Transport
+from ..transports.base import About, Failure, Transport
 from ._faults import Fault, FaultPlan
 from ._recording import MODES, Matcher, Path_, RecordingTransport, Target, _open, _Scrubber, read_recording
 
@@ -52,6 +52,7 @@ class ReplayTransport(Transport):
         #: What the recorded client sent (``recorded`` makes it from the target and its
         #: options, as the recording transport did): live messages are scrubbed with it.
         self._credentials = credentials if credentials is not None else Credentials()
+        self._about = About(credentials=self._credentials)
         self._scrubber = _Scrubber(self._credentials, secrets)
         self._plan = FaultPlan(faults)
         self._matched: set[int] = set()
@@ -83,9 +84,10 @@ class ReplayTransport(Transport):
         return f"<ReplayTransport {self.path.name!r} {len(self._matched)}/{self._client_count()} matched>"
 
     @property
-    def credentials(self) -> Credentials:
-        """What the recorded client sent, as ``recorded`` was told (none by default)."""
-        return self._credentials
+    def about(self) -> About:
+        """What the recorded client sent as its credentials, as ``recorded`` was told (none by
+        default)."""
+        return self._about
 
     @property
     def faults_struck(self) -> list[Fault]:

@@ -40,7 +40,7 @@ from .._core.redact import Redactor
 from .._core.text import clean
 from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
 from ._token import TokenFetcher
-from .base import ExtensionSource, Peer, decode_message
+from .base import About, ExtensionSource, Peer, decode_message
 
 __all__ = ["Requester", "TokenSource", "credentials_for", "read_error_body", "resolve_auth", "translate"]
 
@@ -126,7 +126,7 @@ class Requester:
         # The transport's own session has nothing to add to its adapter's send but the cookies
         # a response sets: a request without response hooks goes to the adapter directly.
         self._adapter = session_.get_adapter(self.url) if self.own_session else None
-        self._auth = auth = resolve_auth(self.url, auth, session_)
+        self.auth = auth = resolve_auth(self.url, auth, session_)
         # Every credential this transport sends (the one account: headers, the URL's user info
         # and query, the auth object, the token provider, the lent session's cookies), for
         # every error and log line built from what the server says, and for the result cache.
@@ -269,7 +269,7 @@ class Requester:
                 if exchange.reason is not None:  # aborted just as the headers came
                     response.close()
                     raise exchange.error()
-            if self._auth is not None and response.request is not None and response.request is not prepared:
+            if self.auth is not None and response.request is not None and response.request is not prepared:
                 self._remember(response.request, prepared.headers)  # an auth hook resent it with a new token
             if response.status_code not in REDIRECT_STATUSES or "location" not in response.headers:
                 return response
@@ -350,9 +350,9 @@ class Requester:
         cookies = self.session.cookies
         if len(cookies):
             prepared.prepare_cookies(cookies)
-        if self._auth is not None:
+        if self.auth is not None:
             before = dict(prepared.headers)
-            prepared.prepare_auth(self._auth)
+            prepared.prepare_auth(self.auth)
             self._remember(prepared, before)
         if self._tokens is not None:
             token = self._tokens.fetch(deadline, exchange, exchange.what if exchange is not None else method)
@@ -380,10 +380,6 @@ class Requester:
             )
 
     # -- helpers for the transports ---------------------------------------------------------
-
-    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
-        """What the auth object declares for the Client (``ExtensionSource``): none for most."""
-        return dict(self._auth.declared_extensions()) if isinstance(self._auth, ExtensionSource) else {}
 
     def redact(self, text: str) -> str:
         """``text`` with every credential this transport sent replaced (see ``_redact``).
@@ -484,21 +480,26 @@ def _remaining(deadline: float | None) -> float | None:
     return None if deadline is None else deadline - time.monotonic()
 
 
-def peer(url: str, session_id: str | None) -> Peer:
-    """What telemetry shows of an HTTP server: TCP to the URL's host and port."""
+def about(kind: str, url: str, requester: Requester) -> About:
+    """What an HTTP transport of ``kind`` says of its server at ``url`` (``Transport.about``).
+
+    Its ``server_key`` is ``kind``, ``safe_url(url)`` and, when the URL has a query (which may
+    pick a server or a tenant), a digest of it, never the query itself (it may hold a key).
+    Telemetry sees TCP to the URL's host and port. Its credentials are the requester's; its
+    extensions what the auth object declares (``ExtensionSource``).
+    """
     parts = urlsplit(url)
+    key: tuple[str, ...] = (kind, safe_url(url))
+    if parts.query:
+        key += (hashlib.sha256(parts.query.encode("utf-8", "surrogateescape")).hexdigest()[:32],)
     port = parts.port or (443 if parts.scheme == "https" else 80) if parts.hostname else None
-    return Peer(network="tcp", protocol="http", address=parts.hostname or None, port=port, session_id=session_id)
-
-
-def server_key(kind: str, url: str) -> tuple[str, ...]:
-    """What names an HTTP server (``Transport.server_key``): ``kind``, ``safe_url(url)`` and,
-    when the URL has a query (which may pick a server or a tenant), a digest of it, never the
-    query itself (it may hold a key)."""
-    query = urlsplit(url).query
-    if not query:
-        return (kind, safe_url(url))
-    return (kind, safe_url(url), hashlib.sha256(query.encode("utf-8", "surrogateescape")).hexdigest()[:32])
+    auth = requester.auth
+    return About(
+        server_key=key,
+        peer=Peer(network="tcp", protocol="http", address=parts.hostname or None, port=port),
+        credentials=requester.credentials,
+        extensions=dict(auth.declared_extensions()) if isinstance(auth, ExtensionSource) else {},
+    )
 
 
 def safe_url(url: str) -> str:

@@ -1,11 +1,23 @@
 """The transport boundary: move one JSON-RPC message each way, and nothing else.
 
-``Transport`` declares what the engine and the session may ask of every transport: three
-methods to implement, and hooks with defaults that do nothing. What only some transports can
-do is a small interface of its own, declared by inheriting it, which the engine checks with
-``isinstance`` through ``capabilities`` (once, when it starts): ``ConcurrentSends``,
-``InlineReads``, ``SpinReads`` and ``BatchedWrites``. Nobody above this module probes a
-transport with ``getattr`` or tests its class.
+``Transport`` is what every transport is: ``send``, ``receive`` and ``close``, and ``about``,
+what it says of its server as data (the default says nothing). A transport of your own
+implements the three methods and is done (docs/transports.md).
+
+What only stdio does, and what only HTTP does, is one small interface each, declared by
+inheriting it:
+
+- ``PipeTransport`` (stdio): a caller may read its own reply (``receive_within``), a writer
+  may carry other threads' requests (``frame``, ``write_frames``), and the server can be
+  started again (``reopen``).
+- ``ExchangeTransport`` (Streamable HTTP, HTTP+SSE): each message is an exchange of its own,
+  sent from many threads at once with its options; a cancel ends it (``abandon``), progress
+  moves its bound (``renew``), its reply may wake its caller on the thread that read it
+  (``deliver_replies_to``), and the session follows the era (``set_protocol``,
+  ``resume_session``).
+
+The engine and the conversation ask ``isinstance`` once, when they are made. Nobody above this
+module probes a transport with ``getattr`` or tests its class.
 """
 
 from __future__ import annotations
@@ -22,9 +34,9 @@ from .._core.credentials import Credentials
 from .._core.exceptions import MCPError, ProtocolError
 
 __all__ = [
-    "LEGACY", "MODERN", "NOTHING", "PLAIN", "RESENDABLE", "BatchedWrites", "Capabilities", "ConcurrentSends",
-    "ExtensionSource", "Failure", "InlineReads", "Peer", "SendOptions", "SpinReads", "Transport", "capabilities", "decode_message",
-    "encode_message",
+    "LEGACY", "MODERN", "NOTHING", "PLAIN", "RESENDABLE", "About", "ExchangeTransport", "ExtensionSource", "Failure",
+    "Peer", "PipeTransport", "SendOptions", "SideOutput", "Transport", "decode_message", "encode_message",
+    "reads_inline", "writes_batched",
 ]
 
 #: The two protocol eras, as ``set_protocol`` names them: the ``initialize`` handshake with
@@ -57,7 +69,8 @@ class Failure:
 
 @attrs.frozen(kw_only=True)
 class SendOptions:
-    """What travels down with one outgoing message besides the message (``Transport.deliver``).
+    """What travels down with one outgoing message besides the message
+    (``ExchangeTransport.send``'s ``options``).
 
     ``headers``: transport headers for this one message (HTTP sends them with its POST; the
     modern era's ``Mcp-Method``/``Mcp-Name``/``Mcp-Param-*`` come this way, set by whoever
@@ -65,14 +78,13 @@ class SendOptions:
     ``resendable``: the message changes nothing on the server, so a transport may send it
     again when an attempt broke before any reply (a kept-alive connection the server was
     closing); when false, such a break is an error saying the message may have run.
-    A transport that has no use for one of them ignores it.
     """
 
     headers: Mapping[str, str] | None = None
     resendable: bool = False
 
 
-#: No options: what ``send`` stands for.
+#: No options: what a plain ``send`` stands for.
 PLAIN = SendOptions()
 #: A message that changes nothing (``_methods.CHANGE_NOTHING``, a read-only tool), no headers.
 RESENDABLE = SendOptions(resendable=True)
@@ -84,9 +96,9 @@ class ExtensionSource(abc.ABC):
 
     ``mcpclient.auth.OAuth`` is one: the client credentials grant is the MCP extension
     ``io.modelcontextprotocol/oauth-client-credentials``, which a client using it declares.
-    The HTTP transports pass what their ``auth`` declares on through
-    ``Transport.declared_extensions()``. Declarations are data (identifier to settings), so
-    neither the transport nor the auth object knows the seam.
+    The HTTP transports pass what their ``auth`` declares on in ``About.extensions``.
+    Declarations are data (identifier to settings), so neither the transport nor the auth
+    object knows the seam.
     """
 
     @abc.abstractmethod
@@ -111,50 +123,90 @@ class Peer:
     session_id: str | None = None
 
 
+class SideOutput(abc.ABC):
+    """What a server says besides its messages (a stdio server's stderr), as the opening asks
+    it (``About.side_output``).
+
+    The client holds it while its era probe is out (``hold``). When the server refused the
+    probe, it is released without the server's complaint about it
+    (``release(refused="server/discover")``); otherwise as it came (``release()``). A timeout
+    of the opening quotes ``last_words()``. See docs/transports.md, "Protocol eras".
+    """
+
+    @abc.abstractmethod
+    def hold(self) -> None:
+        """Hold what comes from now on, until ``release``; ``last_words`` still sees it."""
+
+    @abc.abstractmethod
+    def release(self, refused: str | None = None) -> None:
+        """Pass on what was held, in order, and stop holding; with ``refused`` (the method of
+        a request the server refused), without its complaint about it. Nothing when nothing
+        is held."""
+
+    @abc.abstractmethod
+    def last_words(self) -> str:
+        """The last lines, credentials redacted, for an error that could otherwise say only
+        that no reply came."""
+
+
+#: What a transport that does not say what it sends sends.
+_UNKNOWN = Credentials.unknown()
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class About:
+    """What a transport says of its server and of what it sends (``Transport.about``): data,
+    which the Client and its plug-ins read, so a transport never learns who reads it.
+
+    - ``server_key``: names the server (hashable), for the era remembered per server and the
+      result cache's keys; None: nothing is remembered.
+    - ``peer``: the other end, as telemetry names it (``Peer``).
+    - ``credentials``: every credential the transport sends, channel by channel
+      (``Credentials``): the one account that redaction, the result cache and recordings
+      ask. The default (``Credentials.unknown()``) fails closed: the cache keeps nothing of a
+      legacy server as shared. A transport that sends none says ``Credentials()``.
+    - ``directory``: the absolute directory the server resolves relative paths in (a stdio
+      server's working directory), for the policy gate; None: not known.
+    - ``extensions``: the MCP extensions the transport's configuration declares for its Client
+      (what its auth object's grant is: ``ExtensionSource``), as ``capabilities.extensions``
+      entries.
+    - ``side_output``: what the server says besides its messages (``SideOutput``), or None.
+    """
+
+    server_key: Hashable | None = None
+    peer: Peer = Peer()
+    credentials: Credentials = _UNKNOWN
+    directory: str | None = None
+    extensions: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    side_output: SideOutput | None = None
+
+
+#: What a transport that says nothing of itself says.
+_NOTHING_KNOWN = About()
+
+
 class Transport(abc.ABC):
     """Moves JSON-RPC messages between a ``Client`` and one server.
 
-    A transport is read by one thread at a time (``receive``, or ``receive_within`` of an
-    ``InlineReads`` one) and written by writers (``send``/``deliver``), one at a time unless
-    it is ``ConcurrentSends``.
-
     Implement three methods:
 
-    - ``send(message, timeout=None)``: deliver one message (a JSON-able ``dict``). Should not
-      block past ``timeout`` seconds when given. Raise ``TransportError`` (or
-      ``ConnectionClosed``) on failure. A message with options of its own (``SendOptions``:
-      headers, whether it may be re-sent) comes through ``deliver`` instead, whose default
-      calls ``send``.
+    - ``send(message, *, timeout=None)``: deliver one message (a JSON-able ``dict``), within
+      ``timeout`` seconds when given. Raise ``TransportError`` or ``ConnectionClosed`` on
+      failure. The engine calls it from one thread at a time.
     - ``receive()``: block until the next message arrives and return it decoded (a ``dict``,
       or a ``list`` for a JSON-RPC batch), or a ``Failure`` for one request that failed.
       Raise ``ProtocolError`` for one malformed message (the client logs and skips it) and
-      ``ConnectionClosed`` when no more can come.
-    - ``close()``: release everything; it must unblock a thread waiting in ``receive`` and must
-      be safe to call more than once.
+      ``ConnectionClosed`` when no more can come. One thread at a time reads.
+    - ``close()``: release everything. It must unblock a thread waiting in ``receive`` and be
+      safe to call more than once.
 
-    A subclass (or wrapper) that wraps ``send`` to see what goes out wraps ``deliver`` too,
-    where a transport overrides it (HTTP, SSE): the messages with options go there.
-
-    The rest has defaults that suit a transport with nothing more to say (a test double):
-    ``deliver``, ``abandon``, ``renew``, ``deliver_replies_to``, ``reopen``, ``set_protocol``,
-    ``last_words``, ``server_key``, ``peer``, ``credentials`` and ``extensions``. What a transport can do
-    besides, it declares by inheriting an interface of this module (``capabilities``).
+    ``about`` says what the transport knows of its server (``About``); by default nothing.
+    What only stdio or only HTTP does is ``PipeTransport`` or ``ExchangeTransport``.
     """
 
     @abc.abstractmethod
     def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
         """Deliver one JSON-RPC message to the server."""
-
-    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
-        """Deliver one message with its ``options`` (``SendOptions``), as httpx passes a
-        request's ``extensions`` down to its transport.
-
-        The engine calls it instead of ``send`` for a message that has options; the default
-        sends the message and ignores them. A transport that uses them (HTTP: the headers of
-        the POST, and whether a broken attempt may be re-sent) overrides this, and a wrapper
-        of another transport passes it on. Same contract as ``send`` otherwise.
-        """
-        self.send(message, timeout=timeout)
 
     @abc.abstractmethod
     def receive(self) -> Any:
@@ -164,116 +216,10 @@ class Transport(abc.ABC):
     def close(self) -> None:
         """Release the connection; unblock ``receive``; idempotent."""
 
-    def abandon(self, request_id: Any) -> None:
-        """The request ``request_id`` was cancelled: stop any work in flight for it.
-
-        A transport whose ``send`` may still be blocked on it (an HTTP exchange) ends that
-        work; ending a request's stream is also how a stateless or 2026-07-28 server learns of
-        the cancel. Called from another thread; must not block. The default does nothing.
-        """
-
-    def deliver_replies_to(self, route: Callable[[dict[str, Any]], bool]) -> None:
-        """Replies may be handed to ``route(reply)`` on the thread that read them.
-
-        The engine calls it once, before its reader thread starts. A transport that reads a
-        request's reply on the thread that sent the request (HTTP: the POST's own response)
-        may pass the reply to ``route`` instead of queueing it for ``receive``: the waiting
-        caller then wakes at once, without the trip through the reader thread (two thread
-        switches a call). ``route`` returns False when the reply is not one it can take (an
-        id no call waits for): queue it for ``receive`` then, as before. Only a reply that
-        nothing of the same response came before may go this way, so that the notifications
-        a server sends ahead of a reply still reach their handlers first. The default ignores
-        it: everything goes through ``receive``.
-        """
-
-    def renew(self, request_id: Any, deadline: float | None) -> None:
-        """Progress renewed the idle timeout of ``request_id``: its new deadline (monotonic).
-
-        A transport that bounds a whole exchange by the call's deadline (HTTP) moves that
-        bound, so a stream kept alive by progress is not cut at the first idle timeout.
-        Called from the reader thread; must not block. The default does nothing.
-        """
-
-    def reopen(self) -> Transport | None:
-        """A new, unused transport to the same server, or None if this kind cannot make one.
-
-        The client calls it when the era probe's ``server/discover`` ended the connection (old
-        servers exit on an unknown method), to go straight to ``initialize`` on a fresh one.
-        The default is None: the error is raised as it is.
-        """
-        return None
-
-    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
-        """The MCP extensions this transport's configuration declares for its Client (what its
-        auth object's grant is, say), as ``capabilities.extensions`` entries: identifier to
-        settings. Data, so that a transport knows nothing of the seam; the Client declares them
-        beside its own extensions'. None by default."""
-        return {}
-
-    def set_protocol(self, era: str, version: str) -> None:
-        """The session found the era (``"legacy"`` or ``"modern"``) and negotiated ``version``.
-
-        Called once per session by ``Session.open``: for the legacy era after the
-        ``initialize`` reply and before ``notifications/initialized``, for the modern era after
-        ``server/discover``. This is how a transport learns what it needs (HTTP: the
-        ``MCP-Protocol-Version`` header, whether there are sessions and a GET stream); it never
-        reads the protocol from the messages it carries. The default ignores it.
-        """
-
-    def resume_session(
-        self, session_id: str, version: str, replay_initialize: dict[str, Any] | None, *, timeout: float | None
-    ) -> None:
-        """Take up a legacy session the server already knows, instead of a handshake
-        (``Client(resume=...)``): send ``session_id`` and ``MCP-Protocol-Version: version``
-        from now on. When the server no longer knows it, raise ``SessionLost``, or, given
-        ``replay_initialize`` (the params of an ``initialize``), start a new session with it
-        and go on. Only transports with sessions (Streamable HTTP) can; the default raises
-        ``ValueError``.
-        """
-        raise ValueError(f"{type(self).__name__} has no sessions to resume: resume= needs a Streamable HTTP transport")
-
-    def last_words(self) -> str:
-        """What the server said besides its messages, for an error that could otherwise say
-        only that no reply came (a stdio server's last stderr lines); "" by default."""
-        return ""
-
-    def hold_side_output(self) -> None:
-        """Hold what the server says besides its messages (a stdio server's stderr) until
-        ``release_side_output``: the client does while its era probe is out. ``last_words``
-        still sees what is held. Nothing by default."""
-
-    def release_side_output(self, refused: str | None = None) -> None:
-        """Pass the held side output on, in order, and stop holding; with ``refused`` (the
-        method of a probe the server refused), without the server's complaint about that
-        request (see docs/transports.md). Nothing by default, or when nothing is held."""
-
     @property
-    def server_key(self) -> Hashable | None:
-        """Identifies the server for the client's per-server era cache; None: not cached."""
-        return None
-
-    @property
-    def peer(self) -> Peer:
-        """The other end, as telemetry describes it (``Peer``); empty by default."""
-        return Peer()
-
-    @property
-    def server_directory(self) -> str | None:
-        """The absolute directory the server resolves relative paths in, when this transport
-        knows it (a stdio server's working directory); None by default: a server elsewhere."""
-        return None
-
-    @property
-    def credentials(self) -> Credentials:
-        """Every credential this transport sends, channel by channel (``Credentials``): the one
-        account the redaction of errors, the result cache and recordings ask.
-
-        By default the transport is taken to send credentials nobody can tell in advance
-        (``Credentials.unknown``), so the result cache keeps nothing of a legacy server as
-        shared: a transport that sends none says so with ``Credentials()``, and one that sends
-        some enters them (a header, ``env``...).
-        """
-        return _UNKNOWN
+    def about(self) -> About:
+        """What this transport says of its server and of what it sends (``About``)."""
+        return _NOTHING_KNOWN
 
     def __enter__(self) -> Transport:
         return self
@@ -282,45 +228,32 @@ class Transport(abc.ABC):
         self.close()
 
 
-#: What a transport that does not say what it sends sends (``Transport.credentials``).
-_UNKNOWN = Credentials.unknown()
+class PipeTransport(Transport):
+    """A transport over the pipes of a server this process runs (stdio).
 
+    With one pipe each way, the engine saves thread switches:
 
-class ConcurrentSends(abc.ABC):
-    """A transport whose ``send``/``deliver`` may be called from several threads at once.
+    - ``receive_within(timeout, spin=0.0)``: a caller reads its own reply while no other
+      thread reads (the engine makes sure one thread at a time does).
+    - ``frame(message)`` and ``write_frames(frames)``: a request sent while another thread
+      writes is framed on its own thread and written by that writer, several in one write.
 
-    Without it the engine calls them from one thread at a time. A transport whose ``send`` may
-    block until its reply arrives (HTTP reads a POST's reply there), or that wraps one, must
-    be one: else one call's send would hold back every other message, including a handler's
-    answer to a server request that call is waiting on. Declares nothing to implement.
+    ``reopen()`` starts the server again: the client does when the era probe killed it.
+
+    A subclass that wraps ``receive`` (to record what arrives, say) and not ``receive_within``
+    has inline reads turned off, and one that wraps ``send`` and not ``write_frames`` batched
+    writes (``reads_inline``, ``writes_batched``): so it keeps seeing every message.
     """
-
-
-class InlineReads(abc.ABC):
-    """A transport a caller may read its own reply from (stdio), saving the hand-off through
-    the reader thread: the engine makes sure one thread at a time reads, through ``receive``
-    or ``receive_within``."""
-
-    @abc.abstractmethod
-    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
-        """Like ``receive``, but return ``NOTHING`` once ``timeout`` seconds pass without a
-        whole message; a partial one stays buffered for the next call. ``spin`` is passed only
-        to a ``SpinReads`` transport: for up to that many seconds of ``timeout``, look for the
-        message without sleeping before waiting for it."""
-
-
-class SpinReads(InlineReads):
-    """An ``InlineReads`` transport whose ``receive_within`` takes ``spin`` (stdio): a call
-    waiting alone for a reply that came fast last time looks for it without sleeping, which
-    saves a process wake-up. Declares nothing more to implement."""
 
     #: Set to False on a transport, before its Client is made, to turn spinning off for it.
     spin_reads: bool = True
 
-
-class BatchedWrites(abc.ABC):
-    """A transport that writes several framed messages in one system call (stdio): a request
-    sent while another thread is writing is handed to that writer."""
+    @abc.abstractmethod
+    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
+        """Like ``receive``, but return ``NOTHING`` once ``timeout`` seconds pass without a
+        whole message; a partial one stays buffered for the next call. For up to ``spin``
+        seconds of ``timeout``, look for the message without sleeping before waiting for it
+        (a fast server's reply is caught without a process wake-up)."""
 
     @abc.abstractmethod
     def frame(self, message: dict[str, Any]) -> bytes | None:
@@ -335,74 +268,80 @@ class BatchedWrites(abc.ABC):
         through ``send``, which reports the reason. Called by the thread that holds the write
         turn, right after that thread's own ``send``."""
 
-
-@attrs.frozen
-class Capabilities:
-    """What the engine may do with a transport beyond the three methods (``capabilities``)."""
-
-    concurrent_sends: bool = False
-    inline_reads: bool = False
-    spin_reads: bool = False
-    batched_writes: bool = False
+    def reopen(self) -> PipeTransport | None:
+        """A new, unused transport to the same server (the command started again), or None
+        when this one cannot make one; the error is then raised as it is."""
+        return None
 
 
-def capabilities(transport: Transport | type[Transport]) -> Capabilities:
-    """The interfaces a transport (or its class) honours, as the engine reads them once.
+class ExchangeTransport(Transport):
+    """A transport whose every message is an exchange of its own, a request and its reply
+    (Streamable HTTP, HTTP+SSE).
 
-    A class honours an interface it inherits, with one rule for subclasses that wrap what an
-    interface goes around: ``BatchedWrites`` bypasses ``send`` and ``InlineReads`` bypasses
-    ``receive``, so a subclass that overrides ``send`` (to record, say) without overriding
-    ``write_frames`` too no longer batches, one that overrides ``receive`` without
-    ``receive_within`` no longer reads inline, and one that overrides ``receive_within`` is
-    given no ``spin`` (it may not take it) unless it declares ``SpinReads`` itself: each keeps
-    seeing every message. For the transports written before these interfaces, a class
-    attribute ``self_serializing``, ``inline_reads``, ``spin_reads`` or ``batched_writes`` set
-    to True declares the interface (False: not), as it did.
+    ``send`` may block until the reply arrives, so the engine calls it from many threads at
+    once (a wrapper of such a transport must allow that too), and it takes the message's
+    ``options`` (``SendOptions``: headers, whether it may be re-sent), as httpx passes a
+    request's ``extensions`` down to its transport. A wrapper passes them on. The rest has
+    defaults that do nothing.
     """
-    if isinstance(transport, type):
-        return _capabilities(transport)
-    found = _capabilities(type(transport))
-    if found.spin_reads and isinstance(transport, SpinReads) and not transport.spin_reads:
-        return attrs.evolve(found, spin_reads=False)  # turned off on this one
-    return found
+
+    @abc.abstractmethod
+    def send(self, message: dict[str, Any], *, timeout: float | None = None, options: SendOptions = PLAIN) -> None:
+        """Deliver one message with its ``options``; the contract of ``Transport.send``."""
+
+    def abandon(self, request_id: Any) -> None:
+        """The request ``request_id`` was cancelled or timed out: end its exchange, whatever
+        its phase. Ending a request's stream is also how a stateless or 2026-07-28 server
+        learns of the cancel. Called from another thread; must not block."""
+
+    def renew(self, request_id: Any, deadline: float | None) -> None:
+        """Progress moved the deadline of ``request_id`` (monotonic): move its exchange's, so
+        a stream kept alive by progress is not cut at the first idle timeout. Called from the
+        reader thread; must not block."""
+
+    def deliver_replies_to(self, route: Callable[[dict[str, Any]], bool]) -> None:
+        """Replies may be handed to ``route(reply)`` on the thread that read them.
+
+        The engine calls it once, before its reader thread starts. A reply read on the thread
+        that sent its request (a POST's own response) may go to ``route`` instead of
+        ``receive``: its caller then wakes at once, without a trip through the reader thread.
+        ``route`` returns False for a reply it cannot take (an id no call waits for): queue it
+        for ``receive`` then. Only a reply that nothing of the same response came before may go
+        this way, so that the notifications a server sends ahead of a reply reach their
+        handlers first.
+        """
+
+    def set_protocol(self, era: str, version: str) -> None:
+        """The session found the era (``LEGACY`` or ``MODERN``) and negotiated ``version``.
+
+        Called once per session: for the legacy era after the ``initialize`` reply and before
+        ``notifications/initialized``, for the modern era after ``server/discover``. HTTP sends
+        ``MCP-Protocol-Version`` from it and opens its GET stream; a transport never reads the
+        protocol from the messages it carries.
+        """
+
+    def resume_session(
+        self, session_id: str, version: str, replay_initialize: dict[str, Any] | None, *, timeout: float | None
+    ) -> None:
+        """Take up a legacy session the server already knows, instead of a handshake
+        (``Client(resume=...)``): send ``session_id`` and ``MCP-Protocol-Version: version``
+        from now on. When the server no longer knows it, raise ``SessionLost``, or, given
+        ``replay_initialize`` (the params of an ``initialize``), start a new session with it
+        and go on. Raises ``ValueError`` by default: no sessions to resume.
+        """
+        raise ValueError(f"{type(self).__name__} has no sessions to resume: resume= needs a Streamable HTTP transport")
 
 
-#: The interfaces, each with the class attribute that declared it before they existed.
-_LEGACY_FLAGS: tuple[tuple[type, str], ...] = (
-    (ConcurrentSends, "self_serializing"),
-    (InlineReads, "inline_reads"),
-    (SpinReads, "spin_reads"),
-    (BatchedWrites, "batched_writes"),
-)
+def reads_inline(cls: type[PipeTransport]) -> bool:
+    """Whether the engine may read a transport of ``cls`` through ``receive_within``: not when
+    a subclass wraps ``receive`` without it, which inline reads would go around."""
+    return issubclass(_definer(cls, "receive_within"), _definer(cls, "receive"))
 
 
-def _capabilities(cls: type) -> Capabilities:
-    declared = {flag: _declaration(cls, interface, flag) for interface, flag in _LEGACY_FLAGS}
-    send, receive, within = _definer(cls, "send"), _definer(cls, "receive"), _definer(cls, "receive_within")
-    batched, inline, spin = declared["batched_writes"], declared["inline_reads"], declared["spin_reads"]
-    reads_inline = inline is not None and (issubclass(within, receive) or issubclass(inline, receive))
-    return Capabilities(
-        concurrent_sends=declared["self_serializing"] is not None,
-        batched_writes=batched is not None and (
-            issubclass(_definer(cls, "write_frames"), send) or issubclass(batched, send)),
-        inline_reads=reads_inline,
-        spin_reads=reads_inline and spin is not None and issubclass(spin, within),
-    )
-
-
-def _declaration(cls: type, interface: type, flag: str) -> type | None:
-    """The nearest class of ``cls``'s that declares ``interface`` (inherits it straight from
-    the interface, or sets ``flag`` to True); None when none does, or the nearest one that
-    mentions it sets ``flag`` to False."""
-    for klass in cls.__mro__:
-        if not issubclass(klass, Transport):
-            continue  # (the interfaces themselves, object)
-        own = vars(klass)
-        if flag in own:
-            return klass if own[flag] else None
-        if any(issubclass(base, interface) and not issubclass(base, Transport) for base in klass.__bases__):
-            return klass
-    return None
+def writes_batched(cls: type[PipeTransport]) -> bool:
+    """Whether the engine may hand requests to ``write_frames`` for a transport of ``cls``:
+    not when a subclass wraps ``send`` without it, which batched writes would go around."""
+    return issubclass(_definer(cls, "write_frames"), _definer(cls, "send"))
 
 
 def _definer(cls: type, name: str) -> type:

@@ -9,9 +9,9 @@ import threading
 import time
 from typing import Any, Callable, Iterator, Mapping
 
+import attrs
 import requests
 
-from .._core.credentials import Credentials
 from .._core.exceptions import (
     ConnectionClosed,
     HTTPStatusError,
@@ -36,7 +36,7 @@ from ._streams import (
     stream_end_ready,
 )
 from ._threads import ThreadPool
-from .base import MODERN, PLAIN, ConcurrentSends, Failure, Peer, SendOptions, Transport, decode_message, encode_message
+from .base import MODERN, PLAIN, About, ExchangeTransport, Failure, SendOptions, decode_message, encode_message
 
 __all__ = ["StreamableHTTPTransport"]
 
@@ -78,7 +78,7 @@ class _HandedOff(Exception):
     """The caller's thread gave the rest of its POST's stream to a stream thread."""
 
 
-class StreamableHTTPTransport(Transport, ConcurrentSends):
+class StreamableHTTPTransport(ExchangeTransport):
     """Speak MCP over Streamable HTTP to ``url`` (the server's MCP endpoint).
 
     Every message is POSTed; the reply comes back as a JSON body (read by the caller's thread)
@@ -162,6 +162,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
             keepalive_idle=keepalive_idle,
         )
         self.url = self._requester.url
+        self._about = _requester.about("http", self.url, self._requester)
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         #: Wakes the caller of a reply straight from the thread that read it (the engine's).
         self._take_reply: Callable[[dict[str, Any]], bool] | None = None
@@ -174,7 +175,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         self._listen = listen
         self._listening = False
         self._renewals = itertools.count(1)
-        self.session_id: str | None = None
+        self._session_id: str | None = None
         self.protocol_version: str | None = None
         self._init_message: dict[str, Any] | None = None
         self.keep_session = keep_session
@@ -188,18 +189,22 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
         self._listen_after_send = False
 
     @property
-    def server_key(self) -> tuple[str, ...]:
-        """Identifies the server (for the client's per-server protocol-era cache)."""
-        return _requester.server_key("http", self.url)
+    def about(self) -> About:
+        """The URL (without user info, and a digest of its query) as its ``server_key``; the
+        host and port, and the session id while there is one, as its peer; every credential it
+        sends; what its auth object declares (``ExtensionSource``)."""
+        return self._about
 
     @property
-    def credentials(self) -> Credentials:
-        """Every credential this transport sends (``Transport.credentials``)."""
-        return self._requester.credentials
+    def session_id(self) -> str | None:
+        """The MCP session id while there is one (legacy era), as the server gave it."""
+        return self._session_id
 
-    @property
-    def peer(self) -> Peer:
-        return _requester.peer(self.url, self.session_id)
+    @session_id.setter
+    def session_id(self, value: str | None) -> None:
+        if value != self._session_id:
+            self._session_id = value
+            self._about = attrs.evolve(self._about, peer=attrs.evolve(self._about.peer, session_id=value))
 
     def set_protocol(self, era: str, version: str) -> None:
         """Legacy: send ``MCP-Protocol-Version: version`` from now on, and open the GET stream
@@ -239,10 +244,7 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
 
     # -- sending ----------------------------------------------------------------------------
 
-    def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
-        self.deliver(message, PLAIN, timeout=timeout)
-
-    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+    def send(self, message: dict[str, Any], *, timeout: float | None = None, options: SendOptions = PLAIN) -> None:
         """POST ``message`` with ``options.headers`` (over the transport's own); a request
         that is ``options.resendable`` is sent once more on a new connection when a kept-alive
         one broke before any reply."""
@@ -841,9 +843,6 @@ class StreamableHTTPTransport(Transport, ConcurrentSends):
             self._inbox.put(_CLOSED)  # for any later call
             raise ConnectionClosed("the transport is closed")
         return item
-
-    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
-        return self._requester.declared_extensions()  # what the auth object's grant is
 
     def close(self) -> None:
         """End every exchange in flight (their callers get ``ConnectionClosed``), unblock

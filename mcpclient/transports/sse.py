@@ -12,14 +12,13 @@ from urllib.parse import urljoin
 import requests
 
 from .._core import origin as _origin
-from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, MCPError, ProtocolError, TransportError
 from . import _requester
 from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._requester import Requester, TokenSource
 from ._sse_parser import SSEParser
 from ._streams import MAX_MESSAGE_BYTES, abort_response, is_event_stream, read_events
-from .base import PLAIN, ConcurrentSends, Peer, SendOptions, Transport, encode_message
+from .base import PLAIN, About, ExchangeTransport, SendOptions, encode_message
 
 __all__ = ["SSETransport"]
 
@@ -31,7 +30,7 @@ ENDPOINT_TIMEOUT = 10.0
 _CLOSED: Any = object()
 
 
-class SSETransport(Transport, ConcurrentSends):
+class SSETransport(ExchangeTransport):
     """Speak MCP over the 2024-11-05 HTTP+SSE transport, for servers that predate Streamable HTTP.
 
     Opens the GET event stream at ``url`` at once and waits (``endpoint_timeout`` seconds) for
@@ -75,6 +74,7 @@ class SSETransport(Transport, ConcurrentSends):
             connect_timeout=connect_timeout,
         )
         self.url = self._requester.url
+        self._about = _requester.about("http+sse", self.url, self._requester)
         self.endpoint: str | None = None
         self._inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._closed = threading.Event()
@@ -110,18 +110,9 @@ class SSETransport(Transport, ConcurrentSends):
             raise TransportError(f"the server sent no endpoint event within {endpoint_timeout}s")
 
     @property
-    def server_key(self) -> tuple[str, ...]:
-        """Identifies the server (for the client's per-server protocol-era cache)."""
-        return _requester.server_key("http+sse", self.url)
-
-    @property
-    def credentials(self) -> Credentials:
-        """Every credential this transport sends (``Transport.credentials``)."""
-        return self._requester.credentials
-
-    @property
-    def peer(self) -> Peer:
-        return _requester.peer(self.url, None)
+    def about(self) -> About:
+        """As the Streamable HTTP transport's (``_requester.about``), without sessions."""
+        return self._about
 
     def __repr__(self) -> str:
         state = "closed" if self._closed.is_set() else "open"
@@ -171,10 +162,7 @@ class SSETransport(Transport, ConcurrentSends):
         self.endpoint = endpoint
         self._endpoint_ready.set()
 
-    def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
-        self.deliver(message, PLAIN, timeout=timeout)
-
-    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+    def send(self, message: dict[str, Any], *, timeout: float | None = None, options: SendOptions = PLAIN) -> None:
         """POST ``message`` to the endpoint with ``options.headers``; one that is
         ``options.resendable`` is sent once more on a new connection when a kept-alive one
         broke before any reply."""
@@ -226,9 +214,6 @@ class SSETransport(Transport, ConcurrentSends):
             self._exchanges.abort(request_id, CANCELLED)
         except TypeError:  # an unhashable id names no exchange
             pass
-
-    def declared_extensions(self) -> Mapping[str, Mapping[str, Any]]:
-        return self._requester.declared_extensions()  # what the auth object's grant is
 
     def close(self) -> None:
         """End the stream and every POST in flight, unblock ``receive``; idempotent.

@@ -22,7 +22,7 @@ from ._stdio_posix import PosixPipes
 from ._stdio_process import exit_status, stderr_drained, wait
 from ._stdio_stderr import StderrLines, StderrSink
 from ._stdio_tree import for_this_system
-from .base import NOTHING, BatchedWrites, Peer, SpinReads, Transport, decode_message, encode_message
+from .base import NOTHING, About, Peer, PipeTransport, SideOutput, decode_message, encode_message
 
 __all__ = ["StdioTransport"]
 
@@ -71,7 +71,7 @@ _DEFAULT_STDERR: Any = object()
 _line_start = re.compile(rb"[ \t\r]*").match
 
 
-class StdioTransport(Transport, SpinReads, BatchedWrites):
+class StdioTransport(PipeTransport):
     """Launch ``cmd`` (an argv list, never run through a shell) and talk to it over its pipes.
 
     ``env`` entries (a mapping, or ``"KEY=value"`` strings as in the Go API) are added to the
@@ -96,10 +96,10 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
 
     Raises ``TransportError`` at once, with the reason, when the command cannot start.
 
-    A caller may read its own reply (``InlineReads``, with ``spin``: ``SpinReads``), and a
-    writer may carry other threads' requests in its system call (``BatchedWrites``). A
-    subclass that wraps ``send`` or ``receive`` alone (to record, say) keeps seeing every
-    message: the engine then uses neither (``transports.base.capabilities``).
+    A caller may read its own reply (``receive_within``), and a writer may carry other
+    threads' requests in its system call (``write_frames``): a ``PipeTransport``. A subclass
+    that wraps ``send`` or ``receive`` alone (to record, say) keeps seeing every message: the
+    engine then uses neither (``transports.base.reads_inline``, ``writes_batched``).
     """
 
     def __init__(
@@ -119,7 +119,7 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         if env is not None and not isinstance(env, Mapping):
             env = list(env)  # read twice: now, and again by reopen()
         self._env_arg, self._cwd_arg, self._stderr_arg = env, cwd, stderr
-        self._credentials = Credentials.for_stdio(env)
+        credentials = self._credentials = Credentials.for_stdio(env)
         self._stderr = StderrLines(sys.stderr if stderr is _DEFAULT_STDERR else stderr, STDERR_TAIL_LINES)
         self._closed = False
         self._close_reason = "the transport is closed"
@@ -147,9 +147,14 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             raise TransportError(f"cannot start {self.cmd[0]!r}: {exc}") from exc
-        self._config = _config_digest(self.cmd, merged_env, cwd)
-        # Where the server started: a relative cwd is taken from this process's directory now.
-        self._directory = os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd()
+        self._about = About(
+            server_key=("stdio", _config_digest(self.cmd, merged_env, cwd)),  # for the era cache
+            peer=Peer(network="pipe"),
+            credentials=credentials,  # each value of the added environment
+            # Where the server started: a relative cwd is taken from this process's directory now.
+            directory=os.path.abspath(os.fspath(cwd)) if cwd is not None else os.getcwd(),
+            side_output=_Stderr(self._stderr, self._proc, credentials),
+        )
         self._owner = os.getpid()
         self._tree.adopt(self._proc)  # the server dies with this process, however it ends
         try:
@@ -176,24 +181,12 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
         self._stderr_thread.start()
 
     @property
-    def server_key(self) -> tuple[str, str]:
-        """Identifies the server configuration (command, added environment, working directory)
-        for the client's per-server protocol-era cache, so later clients skip the probe."""
-        return ("stdio", self._config)
-
-    @property
-    def credentials(self) -> Credentials:
-        """What this server is given as credentials: each value of the added environment."""
-        return self._credentials
-
-    @property
-    def peer(self) -> Peer:
-        return Peer(network="pipe")
-
-    @property
-    def server_directory(self) -> str:
-        """The directory the server was started in (a server that changes its own is not seen)."""
-        return self._directory
+    def about(self) -> About:
+        """The server configuration (command, added environment, working directory) as its
+        ``server_key``, so later clients skip the era probe; the values of the added
+        environment as its credentials; the directory it was started in (a server that
+        changes its own is not seen); its stderr as its side output."""
+        return self._about
 
     def reopen(self) -> StdioTransport:
         """The same command started again, with the same environment, directory and stderr."""
@@ -248,7 +241,7 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
 
     def frame(self, message: dict[str, Any]) -> bytes | None:
         """The message as one line; None when it is too big for one atomic write, and always
-        with the portable pipes, which have no such write (``BatchedWrites``)."""
+        with the portable pipes, which have no such write (``PipeTransport``)."""
         if not self._atomic_write:
             return None
         data = encode_message(message) + b"\n"
@@ -256,7 +249,7 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
 
     def write_frames(self, frames: list[bytes]) -> int:
         """Write whole frames, as many per system call as one atomic pipe write holds, until
-        the pipe is full; how many went out (see ``BatchedWrites.write_frames``)."""
+        the pipe is full; how many went out (see ``PipeTransport.write_frames``)."""
         limit, done, count = self._atomic_write, 0, len(frames)
         write_now = self._pipes.write_now
         while done < count and not self._closed:
@@ -395,17 +388,6 @@ class StdioTransport(Transport, SpinReads, BatchedWrites):
             return copy.copy(self._ended)
         return ConnectionClosed(self._close_reason)
 
-    def last_words(self) -> str:
-        return self._credentials.redactor.redact("\n".join(self._stderr.tail(LAST_WORDS_LINES)))
-
-    def hold_side_output(self) -> None:
-        self._stderr.hold()
-
-    def release_side_output(self, refused: str | None = None) -> None:
-        if refused is not None:  # its complaint was written before the refusal: read it first
-            stderr_drained(self._proc, self._stderr, SIDE_DRAIN_TIMEOUT)
-        self._stderr.release(refused)
-
     def _exit_error(self, what: str | None) -> ConnectionClosed:
         if self._closed:
             return ConnectionClosed(self._close_reason)
@@ -530,3 +512,20 @@ def _config_digest(cmd: list[str], env: dict[str, str] | None, cwd: str | os.Pat
 
     return hashlib.sha256(config.encode("utf-8", "surrogateescape")).hexdigest()
 
+
+class _Stderr(SideOutput):
+    """A stdio server's stderr as its side output (``About.side_output``)."""
+
+    def __init__(self, lines: StderrLines, proc: subprocess.Popen[bytes], credentials: Credentials) -> None:
+        self._lines, self._proc, self._credentials = lines, proc, credentials
+
+    def hold(self) -> None:
+        self._lines.hold()
+
+    def release(self, refused: str | None = None) -> None:
+        if refused is not None:  # its complaint was written before the refusal: read it first
+            stderr_drained(self._proc, self._lines, SIDE_DRAIN_TIMEOUT)
+        self._lines.release(refused)
+
+    def last_words(self) -> str:
+        return self._credentials.redactor.redact("\n".join(self._lines.tail(LAST_WORDS_LINES)))

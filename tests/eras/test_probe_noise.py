@@ -103,7 +103,7 @@ def session_lines(cmd: list[str], protocol: str, tool: str, arguments: dict[str,
     makes the server write (``said``: the stderr thread may still be forwarding at close)."""
     lines: list[str] = []
     transport = StdioTransport(cmd, stderr=None)
-    _era_cache.pop(transport.server_key, None)  # probe afresh every time
+    _era_cache.pop(transport.about.server_key, None)  # probe afresh every time
     transport.close()
     with connect(cmd, stderr=lines.append, protocol=protocol, timeout=60) as client:
         assert client.protocol_version.startswith("2025")

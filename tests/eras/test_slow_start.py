@@ -45,7 +45,7 @@ def short_probe(monkeypatch):
 
 def _forget(command: list[str]) -> None:
     transport = StdioTransport(command)
-    _era_cache.pop(transport.server_key, None)
+    _era_cache.pop(transport.about.server_key, None)
     transport.close()
 
 

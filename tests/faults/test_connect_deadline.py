@@ -35,7 +35,7 @@ def test_a_server_that_crashes_at_start_up_is_reported_once_and_not_remembered_a
     with a warning saying so before the real error (issue #30)."""
     crash = [sys.executable, "-c", "import sys; sys.stderr.write('ImportError: no module named nope\\n'); sys.exit(3)"]
     transport = mcpclient.StdioTransport(crash, stderr=lambda line: None)
-    key = transport.server_key
+    key = transport.about.server_key
     with caplog.at_level("WARNING", logger="mcpclient"):
         with pytest.raises(mcpclient.ConnectionClosed) as info:
             with mcpclient.Client(transport, timeout=10):

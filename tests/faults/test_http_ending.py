@@ -187,7 +187,7 @@ def test_a_connection_dropped_on_the_era_probe_goes_straight_to_initialize(endin
         assert time.monotonic() - start < RELEASED_WITHIN
         assert client.protocol_version == "2025-11-25"
         assert client.call_tool("work", {"key": "k"}).text == "done"
-        assert _era_cache[client.transport.server_key] == "legacy"
+        assert _era_cache[client.transport.about.server_key] == "legacy"
     assert server.arrived["server/discover"].is_set()
     assert any("server/discover" in r.getMessage() for r in caplog.records), "nothing said what happened"
 

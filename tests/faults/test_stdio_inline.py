@@ -43,8 +43,8 @@ class WhoReads(StdioTransport):
     def receive(self):
         return self._note(super().receive(), "receive")
 
-    def receive_within(self, timeout):
-        return self._note(super().receive_within(timeout), "receive_within")
+    def receive_within(self, timeout, spin=0.0):
+        return self._note(super().receive_within(timeout, spin), "receive_within")
 
     def _note(self, message, how):
         if isinstance(message, dict) and "method" not in message:

@@ -19,7 +19,7 @@ from mcpclient import (
     TransportError,
 )
 
-from mcpclient.transports.base import capabilities
+from mcpclient.transports.base import ExchangeTransport
 
 from .conftest import BLOCK, INIT_RESULT, URL, StreamBody, result, sse, wait_for
 
@@ -254,7 +254,7 @@ def test_concurrent_calls_do_not_wait_for_each_other(fake):
 
     fake.handlers["tools/call"] = tools_call
     with open_client() as client:
-        assert capabilities(client.transport).concurrent_sends
+        assert isinstance(client.transport, ExchangeTransport)  # its sends go out side by side
         slow = threading.Thread(target=client.call_tool, args=("slow",))
         slow.start()
         time.sleep(0.1)

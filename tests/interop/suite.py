@@ -45,7 +45,6 @@ from mcpclient import (
     Root,
     StructuredOutputError,
     ToolError,
-    Transport,
 )
 
 from .peer import WAIT, Peer
@@ -502,22 +501,13 @@ def spy_methods(client: Client) -> list[str]:
     """The methods of every message ``client`` sends from now on (appended as they go)."""
     sent: list[str] = []
     transport = client.transport
-    send, deliver = transport.send, transport.deliver
+    send = transport.send
 
     def recording(message: dict[str, Any], **options: Any) -> None:
         sent.append(message.get("method") or "reply")
         return send(message, **options)
 
-    def delivering(message: dict[str, Any], options: Any, **kwargs: Any) -> None:
-        sent.append(message.get("method") or "reply")
-        return deliver(message, options, **kwargs)
-
-    # Where a transport has its own deliver (HTTP: its send calls it too) every message goes
-    # through it; elsewhere the default deliver calls send.
-    if type(transport).deliver is not Transport.deliver:
-        transport.deliver = delivering  # type: ignore[method-assign]
-    else:
-        transport.send = recording  # type: ignore[method-assign]
+    transport.send = recording  # type: ignore[method-assign]  # every message goes through send
     return sent
 
 

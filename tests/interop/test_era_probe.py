@@ -89,7 +89,7 @@ def open_client(make_transport: Callable[[], Transport], *, forget: bool = False
     """
     transport = make_transport()
     if forget:
-        _era_cache.pop(transport.server_key, None)
+        _era_cache.pop(transport.about.server_key, None)
     client = Client(transport, timeout=20)
     sent = spy_methods(client)
     client.initialize()

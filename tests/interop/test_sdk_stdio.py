@@ -139,8 +139,8 @@ class SpyTransport(StdioTransport):
     def receive(self):
         return self._spy(super().receive())
 
-    def receive_within(self, timeout):  # a caller reading its own reply (the engine's inline reads)
-        return self._spy(super().receive_within(timeout))
+    def receive_within(self, timeout, spin=0.0):  # a caller reading its own reply (the engine's inline reads)
+        return self._spy(super().receive_within(timeout, spin))
 
     def _spy(self, message):
         if isinstance(message, dict) and "method" in message and "id" not in message:

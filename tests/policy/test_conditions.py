@@ -121,11 +121,11 @@ def test_the_server_directory_is_where_a_stdio_server_starts(tmp_path: Path) -> 
 
     transport = StdioTransport([sys.executable, "-c", "import time; time.sleep(30)"], cwd=tmp_path)
     try:
-        assert transport.server_directory == str(tmp_path)
+        assert transport.about.directory == str(tmp_path)
     finally:
         transport.close()
     here = StdioTransport([sys.executable, "-c", "import time; time.sleep(30)"])
     try:
-        assert here.server_directory == os.getcwd()
+        assert here.about.directory == os.getcwd()
     finally:
         here.close()

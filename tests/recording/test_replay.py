@@ -13,7 +13,7 @@ import pytest
 from mcpclient import Client, RPCError
 from mcpclient.testing import FakeServer, Matcher, RecordingTransport, ReplayTransport, recorded
 from mcpclient.transports import Transport
-from mcpclient.transports.base import capabilities
+from mcpclient.transports.base import ExchangeTransport
 
 pytest_plugins = ["pytester"]
 
@@ -181,7 +181,7 @@ class _OneAtATime(Transport):
 def test_recording_serializes_sends_to_a_transport_that_needs_it_within_their_timeout(tmp_path):
     inner = _OneAtATime()
     recording = RecordingTransport(inner, tmp_path / "r.jsonl")
-    assert capabilities(recording).concurrent_sends  # an HTTP send lasts until its reply: never held back
+    assert isinstance(recording, ExchangeTransport)  # an HTTP send lasts until its reply: never held back
     threads = [threading.Thread(target=recording.send, args=({"id": n},)) for n in range(4)]
     for thread in threads:
         thread.start()

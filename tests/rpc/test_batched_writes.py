@@ -1,8 +1,7 @@
 """Batched writes: a request sent while another thread writes goes out with that writer.
 
 ``Engine._send`` hands a small request to the thread holding the write turn when the
-transport is ``BatchedWrites`` (stdio is; the double here declares it the way transports did
-before the interfaces, ``batched_writes = True``, which still works); that writer sends what was handed over in one
+transport is a ``PipeTransport`` (stdio is; so is the double here); that writer sends what was handed over in one
 ``write_frames`` call after its own message, and gives back what the transport did not take
 to its caller, who sends it itself. These tests drive each step with a double whose ``send``
 can be held (so the turn stays taken) and whose ``write_frames`` takes as many frames as told.
@@ -19,18 +18,24 @@ from typing import Any
 import pytest
 
 from mcpclient import CancelToken, Client, RequestCancelled, RequestTimeout, TransportError
-from mcpclient.transports.base import encode_message
+from mcpclient.transports.base import PipeTransport, encode_message
 from tests.doubles import QueueTransport, Reply, ScriptedServer
 from tests.helpers import RELEASED_WITHIN, wait_for
 
 pytestmark = pytest.mark.timeout(30)
 
 
-class BatchingTransport(QueueTransport):
+class _NotReadInline(PipeTransport):
+    """The pipe interface, with reads the engine never makes inline: its ``receive_within``
+    is not as deep as ``QueueTransport.receive`` (``reads_inline``), so ``receive`` sees all."""
+
+    def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
+        raise AssertionError("never read inline")
+
+
+class BatchingTransport(QueueTransport, _NotReadInline):
     """A QueueTransport that batches: ``hold()`` keeps the next ``send`` (and so the write
     turn) until ``release()``; ``write_frames`` takes ``take`` frames (all when None)."""
-
-    batched_writes = True
 
     def __init__(self) -> None:
         super().__init__()

@@ -92,7 +92,7 @@ def test_shared_client_and_a_transport_make_the_same_account(tmp_path):
     transport = StdioTransport(["python", "-c", "pass"], {"SERVICE_TOKEN": "env-secret-1"})
     try:
         assert credentials_of(["python", "-c", "pass"], {"env": {"SERVICE_TOKEN": "env-secret-1"}}).identity == \
-            transport.credentials.identity is not None
+            transport.about.credentials.identity is not None
     finally:
         transport.close()
 

@@ -567,7 +567,7 @@ def test_a_server_whose_low_level_server_has_moved_is_refused_clearly():
 def test_telemetry_sees_an_in_process_peer():
     transport = InProcessTransport(sdk_server.build_server(False))
     try:
-        assert transport.peer.network == "inproc" and transport.peer.address is None
+        assert transport.about.peer.network == "inproc" and transport.about.peer.address is None
     finally:
         transport.close()
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from typing import Any
 
 import pytest
@@ -12,21 +14,21 @@ from mcpclient.plugins.otel import network_attributes
 from mcpclient.transports.base import (
     LEGACY,
     PLAIN,
-    BatchedWrites,
-    Capabilities,
-    ConcurrentSends,
+    ExchangeTransport,
     Failure,
     Peer,
+    PipeTransport,
     SendOptions,
-    SpinReads,
-    capabilities,
+    Transport,
+    reads_inline,
+    writes_batched,
 )
 from mcpclient.transports.http import StreamableHTTPTransport
 from tests.doubles import QueueTransport, Reply, ScriptedServer
 
 
-class ToldTransport(QueueTransport):
-    """Records what the session tells it through the contract, and each message's options."""
+class ToldTransport(QueueTransport, ExchangeTransport):
+    """Records what the session tells an exchange transport, and each message's options."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -38,12 +40,13 @@ class ToldTransport(QueueTransport):
         assert "notifications/initialized" not in self.methods_sent()
         self.protocols.append((era, version))
 
-    def deliver(self, message: dict[str, Any], options: SendOptions, *, timeout: float | None = None) -> None:
+    def send(self, message: dict[str, Any], *, timeout: float | None = None, options: SendOptions = PLAIN) -> None:
         key = message.get("method", "<reply>")
         if key == "tools/call":
             key = f"tools/call {message['params']['name']}"
-        self.options[key] = options
-        super().deliver(message, options, timeout=timeout)
+        if options != PLAIN:
+            self.options[key] = options
+        super().send(message, timeout=timeout)
 
 
 def test_the_session_tells_the_transport_the_era_and_version():
@@ -95,33 +98,107 @@ def test_a_failure_item_fails_only_its_own_call():
 
 
 def test_telemetry_reads_the_peer_not_the_class():
-    assert network_attributes(QueueTransport().peer) == {}
+    assert network_attributes(QueueTransport().about.peer) == {}
     transport = StreamableHTTPTransport("https://example.test:8443/mcp")
     try:
-        assert transport.peer == Peer(network="tcp", protocol="http", address="example.test", port=8443)
-        assert network_attributes(transport.peer) == {
+        assert transport.about.peer == Peer(network="tcp", protocol="http", address="example.test", port=8443)
+        assert network_attributes(transport.about.peer) == {
             "network.transport": "tcp", "network.protocol.name": "http",
             "server.address": "example.test", "server.port": 8443,
         }
         transport.session_id = "s-1"
-        assert transport.peer.session_id == "s-1"
+        assert transport.about.peer.session_id == "s-1"
+        assert transport.about.server_key == ("http", "https://example.test:8443/mcp")
     finally:
         transport.close()
 
 
-def test_the_contract_defaults_say_nothing():
-    transport = QueueTransport()
-    assert transport.server_key is None
-    assert transport.peer == Peer()
-    assert transport.reopen() is None
-    transport.deliver({"jsonrpc": "2.0", "method": "x"}, SendOptions(headers={"A": "b"}, resendable=True))
-    assert transport.sent == [{"jsonrpc": "2.0", "method": "x"}]  # the default sends it, options aside
+def test_a_transport_is_three_methods_and_what_it_says_of_itself():
+    """The contract a user implements, and all the base class has: the rest is an interface."""
+    assert Transport.__abstractmethods__ == {"send", "receive", "close"}
+    public = {name for name in vars(Transport) if not name.startswith("_")}
+    assert public == {"send", "receive", "close", "about"}
+    assert PipeTransport.__abstractmethods__ == {"send", "receive", "close", "receive_within", "frame", "write_frames"}
+    assert ExchangeTransport.__abstractmethods__ == {"send", "receive", "close"}
+
+
+def test_what_a_transport_says_of_itself_by_default_is_nothing():
+    about = QueueTransport().about
+    assert about.server_key is None and about.peer == Peer() and about.directory is None
+    assert about.extensions == {} and about.side_output is None
+    assert about.credentials.identity is None  # unknown: nothing of a legacy server is kept as shared
     assert PLAIN == SendOptions()
-    transport.set_protocol(LEGACY, "2025-11-25")  # ignored
 
 
-class Reads(QueueTransport, SpinReads, BatchedWrites):
-    """Declares what stdio can do, by the interfaces it inherits."""
+class SlowSends(QueueTransport):
+    """Each ``tools/call`` send takes a while, and counts the sends in flight at once."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lock = threading.Lock()
+        self.now = self.most = 0
+
+    def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
+        if message.get("method") == "tools/call":
+            with self.lock:
+                self.now += 1
+                self.most = max(self.most, self.now)
+            self.taking_a_while()
+            with self.lock:
+                self.now -= 1
+        super().send(message, timeout=timeout)
+
+    def taking_a_while(self) -> None:
+        time.sleep(0.05)
+
+
+class MeetingExchanges(SlowSends, ExchangeTransport):
+    """An exchange transport whose ``tools/call`` sends return only once two are in flight."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.meeting = threading.Barrier(2, timeout=30)
+
+    def send(self, message: dict[str, Any], *, timeout: float | None = None, options: SendOptions = PLAIN) -> None:
+        super().send(message, timeout=timeout)
+
+    def taking_a_while(self) -> None:
+        self.meeting.wait()  # broken (an error) unless a second send comes while this one waits
+
+
+def calls_at_once(transport: QueueTransport, count: int) -> None:
+    server = ScriptedServer(transport, {"tools/call": lambda p, m: {"content": []}})
+    try:
+        with Client(transport, timeout=60, protocol="legacy") as client:
+            barrier = threading.Barrier(count)
+
+            def call() -> None:
+                barrier.wait(30)
+                client.call_tool("x")
+
+            threads = [threading.Thread(target=call) for _ in range(count)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join(60)
+    finally:
+        server.stop()
+
+
+def test_the_engine_sends_to_a_plain_transport_from_one_thread_at_a_time():
+    transport = SlowSends()
+    calls_at_once(transport, 4)
+    assert transport.most == 1 and len(transport.methods_sent()) >= 4
+
+
+def test_an_exchange_transport_is_sent_to_side_by_side():
+    transport = MeetingExchanges()
+    calls_at_once(transport, 2)
+    assert transport.most == 2 and not transport.meeting.broken
+
+
+class Reads(QueueTransport, PipeTransport):
+    """Declares what stdio can do, by the interface it inherits."""
 
     def receive_within(self, timeout: float, spin: float = 0.0) -> Any:
         return self.receive()
@@ -133,40 +210,17 @@ class Reads(QueueTransport, SpinReads, BatchedWrites):
         return 0
 
 
-def test_what_a_transport_can_do_is_the_interfaces_it_inherits():
-    class Concurrent(QueueTransport, ConcurrentSends):
-        pass
-
-    class WrapsSend(Reads):  # its send would be bypassed by batched writes: none then
+def test_a_pipe_subclass_that_wraps_send_or_receive_alone_is_not_bypassed():
+    class WrapsSend(Reads):  # its send would be gone around by batched writes: none then
         def send(self, message: dict[str, Any], *, timeout: float | None = None) -> None:
             super().send(message, timeout=timeout)
 
-    assert capabilities(QueueTransport) == Capabilities()
-    assert capabilities(Concurrent) == Capabilities(concurrent_sends=True)
-    assert capabilities(Reads) == Capabilities(inline_reads=True, spin_reads=True, batched_writes=True)
-    assert capabilities(WrapsSend) == Capabilities(inline_reads=True, spin_reads=True)
-    assert capabilities(StreamableHTTPTransport) == Capabilities(concurrent_sends=True)
+    class WrapsReceive(Reads):  # and its receive by inline reads
+        def receive(self) -> Any:
+            return super().receive()
+
+    assert (reads_inline(Reads), writes_batched(Reads)) == (True, True)
+    assert (reads_inline(WrapsSend), writes_batched(WrapsSend)) == (True, False)
+    assert (reads_inline(WrapsReceive), writes_batched(WrapsReceive)) == (False, True)
     with pytest.raises(TypeError):  # an interface's methods must be there
-        type("Half", (QueueTransport, BatchedWrites), {})()
-
-
-def test_the_class_attributes_of_before_the_interfaces_still_declare_them():
-    class Flags(QueueTransport):
-        self_serializing = True
-        batched_writes = True
-
-        def frame(self, message: dict[str, Any]) -> bytes | None:
-            return None
-
-        def write_frames(self, frames: list[bytes]) -> int:
-            return 0
-
-    class NoBatches(Reads):
-        batched_writes = False
-
-    assert capabilities(Flags) == Capabilities(concurrent_sends=True, batched_writes=True)
-    assert capabilities(NoBatches) == Capabilities(inline_reads=True, spin_reads=True)
-    transport = Reads()
-    transport.spin_reads = False  # on one transport, before its Client is made
-    assert capabilities(transport) == Capabilities(inline_reads=True, batched_writes=True)
-    assert capabilities(Reads()).spin_reads
+        type("Half", (QueueTransport, PipeTransport), {})()
