@@ -441,7 +441,7 @@ class ClientPool(Generic[K]):
             if given is not None and given != key:  # never closed here: it is another key's
                 raise ValueError("the pool's factory returned, for one key, the client it made for another: "
                                  "return a new Client for each key (each sends its own user's credentials)")
-            slot.credentials = client.transport.credentials
+            slot.credentials = client.transport.about.credentials
             slot.pending = client
             try:
                 client.initialize()
