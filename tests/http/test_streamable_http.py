@@ -21,6 +21,7 @@ from mcpclient import (
 
 from mcpclient.transports.base import ExchangeTransport
 
+from ..helpers import RELEASED_WITHIN
 from .conftest import BLOCK, INIT_RESULT, URL, StreamBody, result, sse, wait_for
 
 
@@ -239,7 +240,7 @@ def test_a_stream_kept_open_after_the_reply_wedges_nothing(fake):
     started = time.monotonic()
     for _ in range(3):
         assert client.call_tool("x").content == []
-    assert time.monotonic() - started < 2
+    assert time.monotonic() - started < RELEASED_WITHIN  # (waiting for the held streams: 3 x 5 s timeouts)
     client.close()
     wait_for(lambda: all(body.closed for body in bodies))
 
@@ -249,7 +250,7 @@ def test_concurrent_calls_do_not_wait_for_each_other(fake):
 
     def tools_call(message, request):
         if json.loads(request.body)["params"]["name"] == "slow":
-            gate.wait(5)
+            gate.wait(60)
         return 200, {"Content-Type": "application/json"}, json.dumps(result(message["id"], {"content": []}))
 
     fake.handlers["tools/call"] = tools_call
@@ -257,10 +258,10 @@ def test_concurrent_calls_do_not_wait_for_each_other(fake):
         assert isinstance(client.transport, ExchangeTransport)  # its sends go out side by side
         slow = threading.Thread(target=client.call_tool, args=("slow",))
         slow.start()
-        time.sleep(0.1)
+        wait_for(lambda: fake.posts("tools/call"))  # the slow call is at the server, held 60 s
         started = time.monotonic()
         client.call_tool("fast")
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < RELEASED_WITHIN
         gate.set()
         slow.join(5)
 
