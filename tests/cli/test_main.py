@@ -1,4 +1,4 @@
-"""The mcpclient command line, against the demo server and in-process fakes."""
+"""The mcpclient command line, against the demo server and the official SDK's server (child processes)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,8 @@ import sys
 
 import pytest
 
-from mcpclient import Client, ToolContent, ToolResult
-from mcpclient.cli import _main, main
+from mcpclient.cli import main
 from mcpclient.cli._progress import Progress
-from mcpclient.testing import FakeServer
 
 from tests.conftest import DEMO_SERVER, SDK_SERVER
 
@@ -31,21 +29,6 @@ def run(*argv: str, stdout=None, stderr=None) -> tuple[int, str, str]:
 
 def demo(*argv: str) -> tuple[int, str, str]:
     return run(*argv, "--", *DEMO_SERVER)
-
-
-@pytest.fixture
-def fake(monkeypatch):
-    """Every target opens this FakeServer instead."""
-    server = FakeServer(strict=False)
-
-    def open_fake(target, **kwargs):
-        client = Client(server, timeout=kwargs.get("call_timeout") or 5)
-        client.initialize()
-        return client
-
-    monkeypatch.setattr(_main, "open_target", open_fake)
-    monkeypatch.setenv("MCPCLIENT_SERVER", "https://fake.invalid/mcp")
-    return server
 
 
 @pytest.fixture
@@ -167,57 +150,47 @@ def test_resources_read_prompts_prompt_complete_ping_and_info():
     assert json.loads(demo("info", "--json")[1])["serverInfo"]["name"] == "demo-server"
 
 
-def test_a_tool_error_result_exits_with_1_and_says_so_on_stderr(fake):
-    fake.add_tool("fail", result="the disk is full", is_error=True)
-    code, out, err = run("call", "fail")
+def sdk(*argv: str, stdout=None, stderr=None) -> tuple[int, str, str]:
+    """The command against the official SDK's server (tests/servers/sdk_server.py), a child process."""
+    return run(*argv, "--", *SDK_SERVER, stdout=stdout, stderr=stderr)
+
+
+def test_a_tool_error_result_exits_with_1_and_says_so_on_stderr():
+    code, out, err = sdk("call", "fail")
     assert (code, out) == (1, "")
-    assert err == "mcpclient: tool 'fail' reported an error: the disk is full\n"
+    assert err == "mcpclient: tool 'fail' reported an error: Error executing tool fail: this tool always fails\n"
 
 
-def test_a_slow_tool_exits_with_5(fake):
-    fake.add_tool("slow", result="late", latency=3)
-    code, _, err = run("call", "slow", "-t", "0.2")
+def test_a_slow_tool_exits_with_5():
+    code, _, err = sdk("call", "slow", "seconds=30", "-t", "0.5")
     assert code == 5 and err.startswith("mcpclient: timeout:")
 
 
-def test_a_binary_resource_goes_to_stdout_when_redirected(fake):
-    fake.add_resource("x://logo", b"\x89PNG\x00", mime_type="image/png")
-
+def test_a_binary_resource_goes_to_stdout_when_redirected():
     class Redirected(io.TextIOWrapper):
         pass
 
     raw = io.BytesIO()
     out = Redirected(raw, encoding="utf-8")
-    code = main(["read", "x://logo"], stdout=out, stderr=io.StringIO())
+    code = main(["read", "test://blob", "--", *SDK_SERVER], stdout=out, stderr=io.StringIO())
     out.flush()
-    assert code == 0 and raw.getvalue() == b"\x89PNG\x00"
+    assert code == 0 and raw.getvalue() == bytes(range(256))
 
 
-def test_a_binary_resource_on_a_terminal_is_described(fake):
-    fake.add_resource("x://logo", b"\x89PNG\x00", mime_type="image/png")
-    code, out, _ = run("read", "x://logo", stdout=TTY())
-    assert out == "[image/png, 5 bytes: redirect to a file to save it]\n"
+def test_a_binary_resource_on_a_terminal_is_described():
+    code, out, _ = sdk("read", "test://blob", stdout=TTY())
+    assert out == "[application/octet-stream, 256 bytes: redirect to a file to save it]\n"
 
 
-def test_images_in_results_are_described(fake):
-    fake.add_tool("img", result=ToolResult(content=[ToolContent(type="image", data="aGVsbG8=", mime_type="image/png")]))
-    assert run("call", "img")[1] == "[image image/png, 5 bytes]\n"
+def test_images_in_results_are_described():
+    assert sdk("call", "image")[1] == "[image image/png, 69 bytes]\n"
 
 
-def test_progress_is_shown_on_a_terminal(fake):
-    if "on_progress" not in __import__("inspect").signature(Client.call_tool).parameters:
-        pytest.skip("the client has no progress support yet")
-
-    @fake.tool
-    def work(ctx) -> str:
-        for step in range(1, 4):
-            ctx.progress(step, 3, f"step {step}")
-        return "done"
-
+def test_progress_is_shown_on_a_terminal():
     err = TTY()
-    code, out, _ = run("call", "work", stderr=err)
-    assert (code, out) == (0, "done\n")
-    assert "work" in err.getvalue()
+    code, out, _ = sdk("call", "slow", "seconds=0.3", "steps=3", stderr=err)
+    assert (code, out) == (0, "done after 3 steps\n")
+    assert "slow" in err.getvalue() and "step 3 of 3" in err.getvalue()  # the server's own progress
 
 
 def test_the_progress_line_without_tqdm(monkeypatch):
