@@ -5,7 +5,7 @@ writes with ``protocol="legacy"``, and every other line, in order.
 
 The servers run on the real SDK 1.x (``mcp==1.30.0``, the last 1.x release, with ``rich``, which
 its ``cli`` extra brings and its FastMCP logs through when present), in a virtual environment of
-their own; the tests are skipped when pip cannot install it."""
+their own, kept in tmp/venvs between runs; the tests are skipped when pip cannot install it."""
 
 from __future__ import annotations
 
@@ -77,16 +77,37 @@ anyio.run(main)
 '''
 
 
-@pytest.fixture(scope="module")
-def sdk1(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A directory holding ``venv`` (the SDK 1.x and rich) and the two server scripts."""
-    root = tmp_path_factory.mktemp("sdk1")
-    python = root / "venv" / "bin" / "python"
-    try:
-        subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True, capture_output=True,
-                       timeout=120)
+#: The SDK 1.x's virtual environment, kept between runs (tmp/ is not committed): pip
+#: installs it once, not on every run (about a minute).
+VENV = Path(__file__).resolve().parents[2] / "tmp" / "venvs" / SDK1.replace("==", "-")
+
+
+def sdk1_venv() -> Path:
+    """The kept virtual environment with the SDK 1.x and rich, made first if need be (under a
+    lock: two test runs may want it at once); its Python."""
+    import fcntl
+    import shutil
+
+    python = VENV / "bin" / "python"
+    VENV.parent.mkdir(parents=True, exist_ok=True)
+    with open(VENV.parent / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if (VENV / "ready").exists():
+            return python
+        shutil.rmtree(VENV, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True, capture_output=True, timeout=120)
         subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", SDK1, "rich"],
                        check=True, capture_output=True, timeout=600)
+        (VENV / "ready").write_text(SDK1)
+    return python
+
+
+@pytest.fixture(scope="module")
+def sdk1(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding the two server scripts (their Python: ``sdk1_venv()``)."""
+    root = tmp_path_factory.mktemp("sdk1")
+    try:
+        sdk1_venv()
     except (OSError, subprocess.SubprocessError) as exc:
         pytest.skip(f"cannot install {SDK1} in a virtual environment: {exc}")
     (root / "fastmcp_server.py").write_text(FASTMCP_SERVER)
@@ -95,7 +116,7 @@ def sdk1(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def command(sdk1: Path, server: str) -> list[str]:
-    return [str(sdk1 / "venv" / "bin" / "python"), str(sdk1 / f"{server}_server.py")]
+    return [str(VENV / "bin" / "python"), str(sdk1 / f"{server}_server.py")]
 
 
 def session_lines(cmd: list[str], protocol: str, tool: str, arguments: dict[str, object], said: str) -> list[str]:
