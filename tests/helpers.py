@@ -15,7 +15,8 @@ from typing import Any, Callable, Iterator
 import pytest
 
 __all__ = [
-    "RELEASED_WITHIN", "BackgroundCall", "InBackground", "approve_examples", "free_port", "pid_alive", "proc_children",
+    "RELEASED_WITHIN", "BackgroundCall", "InBackground", "approve_examples", "end_process", "free_port", "pid_alive",
+    "proc_children",
     "require_mcp_sdk", "wait_for", "wait_for_port",
 ]
 
@@ -58,6 +59,17 @@ def wait_for_port(port: int, timeout: float = 30.0, process: subprocess.Popen[An
         if time.monotonic() >= end:
             raise AssertionError(f"nothing listened on 127.0.0.1:{port} within {timeout}s")
         time.sleep(0.05)
+
+
+def end_process(proc: subprocess.Popen[Any], grace: float = 10.0) -> None:
+    """SIGTERM, ``grace`` seconds to exit, then SIGKILL; reaped either way."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(grace)
 
 
 def pid_alive(pid: int) -> bool:

@@ -22,7 +22,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from tests.helpers import free_port, wait_for_port
+from tests.helpers import end_process, free_port, wait_for_port
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -86,11 +86,15 @@ class Lab:
         self.write_settings()
 
 
-@pytest.fixture(scope="session")
-def _jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+def require_browser() -> None:
     missing = missing_for_browser()
     if missing:
         pytest.skip("the browser tests need " + ", ".join(missing))
+
+
+@pytest.fixture(scope="session")
+def _jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
+    require_browser()
     folder = tmp_path_factory.mktemp("lab")
     port, token = free_port(), secrets.token_hex(16)
     env = {**os.environ, "PYTHONPATH": str(ROOT), "JUPYTER_CONFIG_DIR": str(folder / "config"),
@@ -120,12 +124,7 @@ def _jupyter_lab(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
         wait_for_port(port, timeout=60, process=proc, log=folder / "lab.log")
         yield lab
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(10)
+        end_process(proc)
         log.close()
 
 
@@ -138,9 +137,7 @@ def lab(_jupyter_lab: Lab) -> Iterator[tuple[str, str, Path]]:
 
 @pytest.fixture(scope="session")
 def _chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    missing = missing_for_browser()
-    if missing:
-        pytest.skip("the browser tests need " + ", ".join(missing))
+    require_browser()
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 

@@ -16,6 +16,7 @@ from typing import Any, Callable
 import pytest
 import responses
 
+from tests.helpers import end_process
 from tests.helpers import wait_for  # noqa: F401 - the HTTP tests import it from here
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,13 +180,7 @@ class ServerProcess:
         self.stderr = stderr
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        end_process(self.proc, 5)
 
 
 def start_sdk_server(
