@@ -18,34 +18,18 @@ The code lives in ``mcpclient.plugins.apps``; this module is its public face.
 
 from __future__ import annotations
 
-from ._client.app_views import (
-    CSP_KEYS,
-    EXTENSION,
-    MIME_TYPE,
-    PERMISSIONS,
-    AppCall,
-    AppHost,
-    UIResource,
-    allow_attribute,
-    content_security_policy,
-    visible_to_app,
-    visible_to_model,
-)
+from ._client.app_views import EXTENSION, MIME_TYPE, AppCall, AppHost, UIResource, visible_to_app, visible_to_model
 from .plugins.apps.extension import Apps
 from .plugins.apps.result import AppResult
 
 __all__ = [
-    "CSP_KEYS",
     "EXTENSION",
     "MIME_TYPE",
-    "PERMISSIONS",
     "AppCall",
     "AppHost",
     "AppResult",
     "Apps",
     "UIResource",
-    "allow_attribute",
-    "content_security_policy",
     "visible_to_app",
     "visible_to_model",
 ]

@@ -14,25 +14,9 @@ from typing import Any, Mapping, Sequence, Union
 
 from ._build.open import Target, open_target
 from ._core.exceptions import ToolChanged
-from .plugins.lock import KINDS, ON_CHANGE, Change, Lock, LockFile, ToolLock, compare, describe, entry_for, fingerprint
+from .plugins.lock import Change, Lock, LockFile, compare, describe, entry_for
 
-__all__ = [
-    "KINDS",
-    "ON_CHANGE",
-    "Change",
-    "Lock",
-    "LockFile",
-    "ToolChanged",
-    "ToolLock",
-    "assert_locked",
-    "check",
-    "compare",
-    "describe",
-    "entry_for",
-    "fingerprint",
-    "snapshot",
-    "write",
-]
+__all__ = ["Change", "Lock", "LockFile", "ToolChanged", "assert_locked", "check", "snapshot", "write"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 

@@ -18,23 +18,9 @@ from __future__ import annotations
 
 from ._core.exceptions import ToolCallDenied
 from .config import load_policy
-from .plugins._policy_config import policy_from_dict
 from .plugins.approvers import Pending, WebApprovals
 from .plugins.notebook_approvals import NotebookApprovals
-from .plugins.policy import (
-    ApprovalRequest,
-    Approver,
-    Decision,
-    MaxSize,
-    OneOf,
-    Policy,
-    PolicyGate,
-    Rule,
-    ToolCall,
-    Under,
-    deny_all,
-    effective_hints,
-)
+from .plugins.policy import ApprovalRequest, Approver, Decision, MaxSize, OneOf, Policy, Rule, ToolCall, Under
 
 __all__ = [
     "ApprovalRequest",
@@ -45,14 +31,10 @@ __all__ = [
     "OneOf",
     "Pending",
     "Policy",
-    "PolicyGate",
     "Rule",
     "ToolCall",
     "ToolCallDenied",
     "Under",
     "WebApprovals",
-    "deny_all",
-    "effective_hints",
     "load_policy",
-    "policy_from_dict",
 ]

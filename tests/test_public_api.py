@@ -94,3 +94,36 @@ def test_the_http_names_load_on_first_use():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True", "True", "StreamableHTTPTransport"]
+
+
+#: Each feature's one public path: what it exports, on purpose. The code lives under
+#: ``mcpclient/plugins/`` (and ``_client/app_views``), which is not a path of its own.
+FEATURES = {
+    "mcpclient.apps": {"EXTENSION", "MIME_TYPE", "AppCall", "AppHost", "AppResult", "Apps", "UIResource",
+                       "visible_to_app", "visible_to_model"},
+    "mcpclient.policy": {"ApprovalRequest", "Approver", "Decision", "MaxSize", "NotebookApprovals", "OneOf", "Pending",
+                         "Policy", "Rule", "ToolCall", "ToolCallDenied", "Under", "WebApprovals", "load_policy"},
+    "mcpclient.lock": {"Change", "Lock", "LockFile", "ToolChanged", "assert_locked", "check", "snapshot", "write"},
+}
+
+
+def test_each_feature_exports_what_it_means_to():
+    import importlib
+
+    for module, expected in FEATURES.items():
+        exported = importlib.import_module(module).__all__
+        assert set(exported) == expected, module
+
+
+def test_the_docs_and_examples_import_each_feature_from_its_one_public_path():
+    """Not from the plug-in's own module: ``mcpclient.plugins`` is where the code lives."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    found = []
+    for path in [root / "README.md", *(root / "docs").glob("*.md"), *(root / "examples").rglob("*.py")]:
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if re.search(r"^\s*(from|import) mcpclient\.plugins\b", line):
+                found.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert not found, found

@@ -92,7 +92,6 @@ class ProcessLocal(Generic[T]):
         #: How many values this process opened; the last error seen (type and first line).
         self.opened = 0
         self.last_error: str | None = None
-        self.last_error_at: float | None = None
         _live.add(self)  # type: ignore[arg-type]
 
     def current(self) -> T | None:
@@ -183,7 +182,6 @@ class ProcessLocal(Generic[T]):
 
     def note_error(self, error: BaseException) -> None:
         self.last_error = error_line(error, self._redact)
-        self.last_error_at = time.time()
 
     def _safe_close(self, value: T) -> None:
         try:
@@ -202,7 +200,7 @@ class ProcessLocal(Generic[T]):
             self._value = None
         self._pid = pid
         self.opened = 0
-        self.last_error = self.last_error_at = None
+        self.last_error = None
         inherited, self._inherited = self._inherited, []
         for value in inherited:
             try:

@@ -237,10 +237,6 @@ class Seam:
         """The send chain ending in ``terminal``; None when there is no middleware."""
         return compose(self.middleware, terminal) if self.middleware else None
 
-    def call_chain(self, terminal: Next) -> Next | None:
-        """The chain around whole calls ending in ``terminal``; None when there is none."""
-        return compose(self.call_middleware, terminal) if self.call_middleware else None
-
     def receiving_requests(
         self, handler: Callable[[str, dict[str, Any], CancelToken], Any]
     ) -> Callable[[str, dict[str, Any], CancelToken], Any]:

@@ -20,7 +20,6 @@ __all__ = ["apply_client_auth", "choose_auth_method", "request_token"]
 log = logging.getLogger(__name__)
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
-SUPPORTED_METHODS = ("client_secret_basic", "client_secret_post", "none", "private_key_jwt")
 
 
 def choose_auth_method(supported: list[str] | None, *, has_secret: bool, has_key: bool = False) -> str:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Sequence, TextIO
 
 from .. import config as cfg
-from ..lock import check, describe, write
+from ..lock import check, write
+from ..plugins.lock import describe
 from ._args import UsageError
 
 __all__ = ["lock_command"]

@@ -141,11 +141,6 @@ def _common(parser: argparse.ArgumentParser) -> None:
                         "expand their ${VAR} from your environment")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser (exposed for tests and documentation)."""
-    return _build()[0]
-
-
 def _build() -> tuple[argparse.ArgumentParser, dict[str, _Parser]]:
     """The top-level parser, and each command's own parser by name.
 

@@ -16,7 +16,8 @@ from mcpclient._protocol.eras import modern
 from mcpclient._client.seam import Seam
 from mcpclient._client.handlers import BUILTIN_REQUESTS, Handlers
 from mcpclient.plugins.apps.widget import SANDBOX, framed, with_csp
-from mcpclient.apps import Apps, UIResource, allow_attribute, content_security_policy, visible_to_model
+from mcpclient._client.app_views import allow_attribute, content_security_policy
+from mcpclient.apps import Apps, UIResource, visible_to_model
 from mcpclient.llm import anthropic, openai
 from mcpclient.testing import FakeServer
 

@@ -153,7 +153,6 @@ def test_a_stub_refuses_a_server_whose_tools_changed(tmp_path):
 
 def test_the_stub_hashes_are_the_lockfile_hashes(tmp_path):
     """``mcpclient lock`` and the stub agree on what a tool is: the same hash of it."""
-    from mcpclient.lock import describe  # noqa: F401  (the lockfile module is the public one)
     from mcpclient.plugins.lock import entry_for
 
     with connect(SDK_SERVER) as client:

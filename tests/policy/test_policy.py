@@ -239,7 +239,7 @@ def test_the_policy_in_the_config_file(tmp_path: Path) -> None:
 
 def test_a_typo_in_the_config_policy_is_an_error() -> None:
     from mcpclient.config import ConfigError
-    from mcpclient.policy import policy_from_dict
+    from mcpclient.plugins._policy_config import policy_from_dict
 
     with pytest.raises(ConfigError, match="tools"):
         policy_from_dict({"rules": [{"action": "allow", "tools": "read_*"}]})
@@ -248,7 +248,7 @@ def test_a_typo_in_the_config_policy_is_an_error() -> None:
 
 
 def test_a_project_policy_cannot_allow() -> None:
-    from mcpclient.policy import policy_from_dict
+    from mcpclient.plugins._policy_config import policy_from_dict
 
     policy = policy_from_dict({"default": "allow", "audit": "/tmp/x", "rules": [{"action": "allow"},
                                                                                {"action": "deny", "tool": "x"}]},

@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from mcpclient import types as t
 from mcpclient._client.app_sources import _ends_in_a_number, _ipv4
-from mcpclient.apps import MIME_TYPE, UIResource, content_security_policy
+from mcpclient._client.app_views import content_security_policy
+from mcpclient.apps import MIME_TYPE, UIResource
 from tests.node_tools import node22
 
 IPV4 = re.compile(r"\d+\.\d+\.\d+\.\d+")

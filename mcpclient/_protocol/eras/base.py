@@ -34,10 +34,6 @@ __all__ = ["Era", "HandshakeResult", "Messenger", "handshake_result", "read_capa
 
 log = logging.getLogger(__name__)
 
-#: The task actions a server must support: start a tool as a task, get, list, cancel one.
-TASK_ACTIONS = ("start", "get", "list", "cancel")
-
-
 @frozen(kw_only=True)
 class HandshakeResult:
     """What opening a session learned of the server, in either era."""
@@ -147,7 +143,8 @@ class Era(abc.ABC):
     @staticmethod
     @abc.abstractmethod
     def require_tasks(capabilities: Mapping[str, Any], action: str) -> None:
-        """Raise ``CapabilityError`` unless the server supports task ``action`` (TASK_ACTIONS)."""
+        """Raise ``CapabilityError`` unless the server supports task ``action``: ``"start"`` (a
+        tool as a task), ``"get"``, ``"list"`` or ``"cancel"``."""
 
     @staticmethod
     @abc.abstractmethod
