@@ -16,6 +16,7 @@ from mcpclient import Client, RequestTimeout, StreamableHTTPTransport
 from mcpclient.transports import http
 from tests.security.legacy_sse import INIT
 from tests.security.scripted_http import Answer, ScriptedHTTP
+from tests.helpers import RELEASED_WITHIN
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -61,7 +62,7 @@ def test_a_huge_retry_neither_raises_nor_kills_the_listener(monkeypatch):
     with ScriptedHTTP() as server:
         with Client(StreamableHTTPTransport(_streamable(server, huge)), timeout=5, protocol="legacy") as client:
             client.initialize()
-            deadline = time.monotonic() + 5
+            deadline = time.monotonic() + 30
             while _gets(server) < 3 and time.monotonic() < deadline:
                 time.sleep(0.05)
             assert _gets(server) >= 3  # the listener reconnected: it did not die of OverflowError
@@ -71,8 +72,8 @@ def test_a_huge_retry_on_a_broken_reply_stream_ends_the_call_by_its_timeout():
     broken = f"id: 1\nretry: {10**17}\n\n".encode()  # then the stream ends without the reply
     with ScriptedHTTP() as server:
         url = _streamable(server, "1000", call_stream=broken)
-        with Client(StreamableHTTPTransport(url, listen=False), timeout=5, protocol="legacy") as client:
+        with Client(StreamableHTTPTransport(url, listen=False), timeout=60, protocol="legacy") as client:
             started = time.monotonic()
             with pytest.raises(RequestTimeout):
                 client.call_tool("echo", {}, timeout=1)
-            assert time.monotonic() - started < 3
+            assert time.monotonic() - started < 1 + RELEASED_WITHIN

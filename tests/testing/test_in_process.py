@@ -492,7 +492,7 @@ def test_a_server_that_fails_ends_the_pending_call_with_connection_closed_at_onc
         # it goes down; what comes after is the connection's end, with the reason.
         with pytest.raises((RPCError, ConnectionClosed)):
             client.call_tool("crash")
-        assert time.monotonic() - started < 3
+        assert time.monotonic() - started < RELEASED_WITHIN  # (not the 30 s timeout)
         with pytest.raises((ConnectionClosed, ClientClosedError), match="the server crashed"):
             client.call_tool("fails")
     finally:
@@ -510,8 +510,8 @@ def test_a_server_that_fails_at_start_up_is_reported_at_connect():
 
     started = time.monotonic()
     with pytest.raises(ConnectionClosed, match="no database"):
-        connect_in_process(mcp.server.lowlevel.Server("broken", lifespan=lifespan), timeout=10)
-    assert time.monotonic() - started < 3
+        connect_in_process(mcp.server.lowlevel.Server("broken", lifespan=lifespan), timeout=60)
+    assert time.monotonic() - started < RELEASED_WITHIN  # (not the 60 s timeout)
     assert _mcpclient_threads() == []
 
 
