@@ -78,7 +78,12 @@ class WebApprovals:
                 log.info("policy: approvals are closed: the call is denied without asking")
                 return False
             self._slots[slot.pending.id] = slot
-        request.ended.add_callback(slot.answered.set)  # the call ended: stop waiting, denied
+        def ended() -> None:  # the call ended: off the page at once (not when this thread wakes), denied
+            with self._lock:
+                self._slots.pop(slot.pending.id, None)
+            slot.answered.set()
+
+        request.ended.add_callback(ended)
         try:
             if self.on_request is not None:
                 try:
@@ -97,7 +102,7 @@ class WebApprovals:
                 log.info("policy: approval %s ended unanswered (%s): denied", slot.pending.id, request.ended.reason)
             return slot.allowed
         finally:
-            request.ended.remove_callback(slot.answered.set)
+            request.ended.remove_callback(ended)
             with self._lock:
                 self._slots.pop(slot.pending.id, None)
 
