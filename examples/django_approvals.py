@@ -46,6 +46,7 @@ from pathlib import Path
 import django
 from django.conf import settings
 
+from mcpclient import Plugins
 from mcpclient.policy import Policy, Rule, ToolCallDenied, WebApprovals
 
 DEMO_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "servers" / "demo_server.py")]
@@ -86,7 +87,7 @@ if not settings.configured:
         MCPCLIENT_CHECK=False,  # manage.py commands (migrate) start no server
         MCPCLIENT_SERVERS={"default": {
             "target": os.environ["MCP_SERVER"].split() if os.environ.get("MCP_SERVER") else DEMO_SERVER,
-            "timeout": 300, "policy": policy}},
+            "timeout": 300, "plugins": Plugins(policy=policy)}},
     )
     django.setup()
 

@@ -45,6 +45,7 @@ from typing import Any, Callable, Sequence
 from flask import Flask, abort, redirect, render_template_string, request, session
 from werkzeug.security import check_password_hash
 
+from mcpclient import Plugins
 from mcpclient.contrib.flask import MCP
 from mcpclient.policy import Policy, Rule, ToolCallDenied, WebApprovals
 
@@ -85,7 +86,7 @@ def create_app(client: Any = None, approvals: WebApprovals | None = None, *, pas
         policy = Policy([Rule("allow", annotations={"readOnlyHint": True}, name="reads"),
                          Rule("allow", tool="add", name="sums")], default="ask", approver=approvals)
         target = os.environ["MCP_SERVER"].split() if os.environ.get("MCP_SERVER") else DEMO_SERVER
-        client = MCP(app, target=target, timeout=300, policy=policy).for_app(app)
+        client = MCP(app, target=target, timeout=300, plugins=Plugins(policy=policy)).for_app(app)
 
     def token() -> str:
         if "csrf" not in session:

@@ -15,7 +15,7 @@ DEMO_SERVER = Path(__file__).resolve().parent / "servers" / "demo_server.py"
 
 
 def main() -> None:
-    with mcpclient.connect([sys.executable, str(DEMO_SERVER)], stderr=None, timeout=10) as client:
+    with mcpclient.connect([sys.executable, str(DEMO_SERVER)], stdio=mcpclient.Stdio(stderr=None), timeout=10) as client:
         info = client.server_info
         print(f"Connected to {info.name} {info.version} (protocol {client.protocol_version})")
 

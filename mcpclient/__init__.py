@@ -42,6 +42,7 @@ from ._core.exceptions import (
 )
 from ._client.features import Task
 from ._client.pages import Page
+from ._client.settings import HTTP, Handlers, Plugins, Stdio
 from ._core.cancel import CancelToken
 from ._client.skill_model import Skill, SkillFile
 from .extensions import Extension, Message, Middleware, Options
@@ -89,7 +90,7 @@ if TYPE_CHECKING:
     from ._build.pool import ClientPool
     from ._build.shared import SharedClient
     from .ai import tools
-    from ._build.connect import connect
+    from ._build.open import connect
     from .auth import AuthorizationError, OAuth
     from .group import ClientGroup
     from .plugins.keepalive import KeepAlive
@@ -105,7 +106,7 @@ _LAZY = {
     "tools": (".ai", "tools"),
     "SharedClient": ("._build.shared", "SharedClient"),
     "ClientPool": ("._build.pool", "ClientPool"),
-    "connect": ("._build.connect", "connect"),
+    "connect": ("._build.open", "connect"),
     "SSETransport": (".transports.sse", "SSETransport"),
     "StreamableHTTPTransport": (".transports.http", "StreamableHTTPTransport"),
     "OAuth": (".auth", "OAuth"),
@@ -153,7 +154,9 @@ __all__ = [
     "ElicitationRequest",
     "ElicitationResult",
     "Extension",
+    "HTTP",
     "HTTPStatusError",
+    "Handlers",
     "Implementation",
     "KeepAlive",
     "MCPError",
@@ -163,6 +166,7 @@ __all__ = [
     "Options",
     "OutputValidationError",
     "Page",
+    "Plugins",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
@@ -185,6 +189,7 @@ __all__ = [
     "Skill",
     "SkillFile",
     "SkillVerificationError",
+    "Stdio",
     "StdioTransport",
     "StreamInterrupted",
     "StreamableHTTPTransport",

@@ -7,21 +7,25 @@ servers together, in parallel, so this costs one open's time, not one per server
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any, Mapping, Sequence
 
 from . import ai
 from . import types as t
-from ._build.open import Target, credentials_of
+from ._build.open import Target, credentials_of, opening
 from ._build.process_local import ProcessLocal, error_line
 from ._build.shared import call_bounds, open_within, release_inherited, safe_tool, server_of
-from ._build.travel import check_travels, made, received
+from ._build.travel import check_travels, made, option_items, received
 from ._client.batch import map_tool as _map_tool
 from ._core.exceptions import ConnectionClosed, MCPError
 from ._core.timeouts import DEFAULT, DEFAULT_TIMEOUT
 from .group import ClientGroup
 
 __all__ = ["SharedGroup"]
+
+#: What ``ClientGroup`` takes besides ``connect``'s keywords (``SharedGroup`` passes them on).
+GROUP_OPTIONS = tuple(name for name in inspect.signature(ClientGroup.__init__).parameters if name not in ("self", "servers", "options"))
 
 
 class SharedGroup:
@@ -43,9 +47,9 @@ class SharedGroup:
             raise ValueError(f"retry must be 'fail' or 'safe', got {retry!r}")
         self.servers = dict(servers)
         self.retry = retry
-        self._options = options
+        self._options = opening("SharedGroup()", options, own=GROUP_OPTIONS)
         #: What each server's client sends (the one account of each): no health answer shows it.
-        self._credentials = [credentials_of(target) for target in self.servers.values()]
+        self._credentials = [credentials_of(target, self._options) for target in self.servers.values()]
         self._holder: ProcessLocal[ClientGroup] = ProcessLocal(
             self._open, _close_group, _release_group, lock_timeout=None, what="the MCP server group",
             redact=self._redact,
@@ -59,8 +63,7 @@ class SharedGroup:
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickle as the servers and options; raise ``TypeError`` naming what cannot travel."""
         servers = [(f"the server {name!r}", target) for name, target in self.servers.items()]
-        options = [(f"the option {key}", value) for key, value in self._options.items()]
-        check_travels("this SharedGroup", [*servers, *options])
+        check_travels("this SharedGroup", [*servers, *option_items(self._options)])
         return (_received_group, (self._ident, (self.servers, self.retry, dict(self._options))))
 
     @classmethod

@@ -1,8 +1,8 @@
 """MCP Apps (SEP-1865, extension ``io.modelcontextprotocol/ui``): a tool's interactive view.
 
 A server links a tool to an HTML view (a ``ui://`` resource of type
-``text/html;profile=mcp-app``) in the tool's ``_meta.ui``. With ``Client(apps=True)`` (or
-``connect(..., apps=True)``, or ``Client(extensions=[Apps()])``: the same built-in extension)
+``text/html;profile=mcp-app``) in the tool's ``_meta.ui``. With ``Plugins(apps=True)`` (or
+``connect(..., plugins=Plugins(apps=True))``, or ``Client(extensions=[Apps()])``: the same built-in extension)
 mcpclient declares the extension, reads each tool's link into ``ToolDef.ui``, and fetches a
 view once per connection (``Client.read_ui_resource``). In a live Jupyter front end with the
 ``apps`` extra installed, a tool result then renders as the view; everywhere else it shows as

@@ -1,6 +1,6 @@
 """Where cached results and remembered discoveries are kept: the ``CacheStore`` interface.
 
-``Client(cache=store)`` keeps list and read results in ``store`` (``cache=True`` means a
+``Plugins(cache=store)`` keeps list and read results in ``store`` (``cache=True`` means a
 ``MemoryStore`` of its own, as before), and remembers there which era each server speaks and
 its ``server/discover`` answer, so other clients with the same store skip the era probe::
 
@@ -8,7 +8,7 @@ its ``server/discover`` answer, so other clients with the same store skip the er
     store = RedisStore("redis://127.0.0.1:6379/0")     # shared by hosts (pip install mcpclient[redis])
 
 Private results (``cacheScope: "private"``) belong to one authorization context: a
-``Partition`` names it (``Client(cache=store, cache_partition=Partition(user_id))``), and
+``Partition`` names it (``Plugins(cache=store, cache_partition=Partition(user_id))``), and
 only its digest goes into a key.
 
 A store holds bytes under string keys, each with a lifetime; the values mcpclient puts there

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
 
 from attrs import field, frozen
 
-from ._build.open import ServerEntry, open_target
+from ._build.open import ServerEntry, open_client, opening
 from ._core.exceptions import ConfigError
 from ._core.text import clean
 from ._trust.approvals import Approvals, entry_digest, store_path
@@ -111,7 +111,7 @@ class ServerConfig(ServerEntry):
         return self.url is None
 
     def target(self) -> list[str] | str:
-        """What ``mcpclient.connect`` takes: the argv list, or the URL."""
+        """The argv list, or the URL."""
         self.check()
         if self.url is not None:
             return self.url
@@ -132,17 +132,14 @@ class ServerConfig(ServerEntry):
         if self.url is None and not self.command:
             raise ConfigError(f"server {self.name!r}{where} has neither 'command' nor 'url'")
 
-    def open(self, *, timeout: float | None = None, **kwargs: Any) -> Client:
+    def open(self, **options: Any) -> Client:
         """Start or reach the server and return an initialized ``Client``.
 
-        ``timeout`` bounds the handshake; other keyword arguments go to the transport.
+        ``options`` are ``connect``'s (``timeout``, ``handlers``, ``plugins``...); the entry's
+        ``env``, ``headers`` and ``cwd`` go under the ``stdio`` and ``http`` given.
         Raises ``ConfigError`` for an unusable entry, or what opening the client raises.
         """
-        self.check()
-        if brought := self.extensions():
-            kwargs["extensions"] = [*brought, *kwargs.get("extensions", ())]
-        return open_target(self.target(), env=self.env or None, headers=self.headers or None,
-                           cwd=self.cwd, transport=self.transport, timeout=timeout, **kwargs)
+        return open_client(self, opening("ServerConfig.open()", options))
 
     def extensions(self) -> Sequence[Extension]:
         """A fresh ``TransformTools`` for the entry's tool transformations, if it has any."""

@@ -21,13 +21,12 @@ import attrs
 
 from . import ai
 from . import types as t
-from ._build.open import Target, open_target
+from ._build.open import Target, named, open_client, opening
 from ._client.batch import map_tool as _map_tool
 from ._client.client import DEFAULT, Client
 from ._core.exceptions import MCPError, RequestTimeout, UnknownToolError
 from ._core.llm_names import MAX_NAME_LENGTH, sanitize, unique_names
 from .apps import visible_to_model
-from .plugins.naming import named
 from .plugins.transform import ToolTransforms
 
 __all__ = ["ClientGroup", "UnknownToolError"]
@@ -49,7 +48,8 @@ class ClientGroup:
     ``transforms`` maps a server name to its tool transformations: a
     ``plugins.transform.ToolTransforms``, or a dict in a config entry's shape (``tools``,
     ``include_tags``, ``exclude_tags``: see docs/config.md); a config entry brings its own.
-    Other keyword arguments go to ``mcpclient.connect`` for each server.
+    Other keyword arguments are ``connect``'s (``handlers``, ``plugins``, ``http``, ``stdio``...),
+    for each server.
 
     Safe to share between threads once open. A server that fails to open, or fails while its
     tools are listed, is recorded in ``errors`` (name to exception) and left out.
@@ -79,7 +79,7 @@ class ClientGroup:
         self.sanitize = sanitize
         self.open_timeout = open_timeout
         self.timeout = timeout
-        self.options = options
+        self.options = opening("ClientGroup()", options)
         self.clients: dict[str, Client] = {}
         self.errors: dict[str, BaseException] = {}
         self._routes: dict[str, tuple[str, str]] = {}
@@ -148,8 +148,8 @@ class ClientGroup:
             if name in self.transforms:
                 options["extensions"] = [self.transforms[name].extension(), *options.get("extensions", ())]
             if self.timeout is not DEFAULT:
-                options["call_timeout"] = self.timeout
-            client = open_target(target, timeout=self.open_timeout, **options)
+                options["timeout"] = self.timeout
+            client = open_client(target, options, open_timeout=self.open_timeout)
         except Exception as exc:
             with self._lock:
                 self.errors.setdefault(name, exc)

@@ -1,6 +1,7 @@
 """The tool lockfile (``mcp.lock``): pin what your servers offer, and notice when it changes.
 
-    >>> client = mcpclient.connect(["python", "server.py"], lock="mcp.lock", on_change="refuse")  # doctest: +SKIP
+    >>> client = mcpclient.connect(["python", "server.py"],  # doctest: +SKIP
+    ...                            plugins=mcpclient.Plugins(lock="mcp.lock", on_change="refuse"))
 
 ``mcpclient lock [SERVER ...]`` writes the file, ``mcpclient lock --check`` fails on drift (for
 CI), and ``assert_locked`` does the same from a test. What is locked and what ``on_change``
@@ -12,7 +13,7 @@ from __future__ import annotations
 import os
 from typing import Any, Mapping, Sequence, Union
 
-from ._build.open import Target, open_target
+from ._build.open import Target, open_client, opening
 from ._core.exceptions import ToolChanged
 from .plugins.lock import Change, Lock, LockFile, compare, describe, entry_for
 
@@ -29,8 +30,9 @@ def snapshot(client: Any) -> dict[str, Any]:
 
 def _snapshots(servers: Mapping[str, Target], options: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     entries = {}
+    options = opening("mcpclient.lock", options)
     for name, target in servers.items():
-        with open_target(target, **options) as client:
+        with open_client(target, options) as client:
             entries[name] = snapshot(client)
     return entries
 

@@ -6,7 +6,7 @@
     ...                  Rule("allow", tool="write_file", arguments=[Under("path", "/srv/data")]),
     ...                  Rule("deny", tool="delete_*")],
     ...                 default="ask", approver=mcpclient.prompting.approve_tool)
-    >>> client = mcpclient.connect(["python", "server.py"], policy=policy)  # doctest: +SKIP
+    >>> client = mcpclient.connect(["python", "server.py"], plugins=mcpclient.Plugins(policy=policy))  # doctest: +SKIP
 
 The rules and what they match are described in ``mcpclient.plugins.policy`` and
 docs/policy.md; ``load_policy`` reads the ``"policy"`` object of a config file;

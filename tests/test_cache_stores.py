@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from mcpclient import Client
+from mcpclient import Client, Plugins
 from mcpclient.cache import FileStore, MemoryStore, Partition, RedisStore
 from mcpclient.plugins.cache import ResultCache
 from mcpclient.transports import StreamableHTTPTransport
@@ -91,7 +91,7 @@ def test_a_dead_redis_misses_quickly_and_calls_still_work(redis_url, caplog):  #
     assert time.monotonic() - started < RELEASED_WITHIN
     assert "Redis cache failed" in caplog.text
     with CacheServer() as server:
-        with Client(StreamableHTTPTransport(server.url), cache=store, timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url), plugins=Plugins(cache=store), timeout=10) as client:
             assert [tool.name for tool in client.list_tools()] == ["echo"]
 
 
@@ -101,10 +101,10 @@ def test_public_results_are_shared_and_private_ones_kept_per_partition(kind, tmp
     with CacheServer() as server:
         for user in ("alice", "bob", "alice", "bob"):
             transport = StreamableHTTPTransport(server.url, headers={"X-User": user})
-            with Client(transport, cache=store, cache_partition=user, timeout=10) as client:
+            with Client(transport, plugins=Plugins(cache=store, cache_partition=user), timeout=10) as client:
                 assert [tool.name for tool in client.list_tools()] == ["echo"]
                 assert client.read_resource("user://me")[0].text == f"the profile of {user}"
-        with Client(StreamableHTTPTransport(server.url, headers={"X-User": "carol"}), cache=store,
+        with Client(StreamableHTTPTransport(server.url, headers={"X-User": "carol"}), plugins=Plugins(cache=store),
                     timeout=10) as client:
             assert client.read_resource("user://me")[0].text == "the profile of carol"  # no partition: asked
         counts = server.counts()
@@ -127,7 +127,8 @@ def test_an_empty_partition_and_no_credential_name_nobody_so_private_results_are
     store = FileStore(tmp_path / "c")
     with CacheServer() as server:
         for _ in range(2):
-            with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition="", timeout=10) as client:
+            with Client(StreamableHTTPTransport(server.url),
+                        plugins=Plugins(cache=store, cache_partition=""), timeout=10) as client:
                 assert client.read_resource("user://me")[0].text == "the profile of nobody"
                 assert client.read_resource("user://me")[0].text == "the profile of nobody"
         counts = server.counts()
@@ -138,8 +139,8 @@ def test_without_a_partition_the_credentials_name_whom_a_private_result_belongs_
     store = FileStore(tmp_path / "c")
     with CacheServer() as server:
         for user in ("dora", "dora", "eve", "dora"):
-            with Client(StreamableHTTPTransport(server.url, headers={"X-User": user}), cache=store,
-                        cache_partition="", timeout=10) as client:
+            with Client(StreamableHTTPTransport(server.url, headers={"X-User": user}),
+                        plugins=Plugins(cache=store, cache_partition=""), timeout=10) as client:
                 assert client.read_resource("user://me")[0].text == f"the profile of {user}"
         counts = server.counts()
     assert counts["resources/read"] == 2  # dora once, eve once: each kept for the headers sent
@@ -149,7 +150,8 @@ def test_a_partition_function_is_asked_on_every_call(tmp_path):
     store = MemoryStore()
     current: list[object] = [Partition("alice")]
     with CacheServer() as server:
-        with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition=lambda: current[0],
+        with Client(StreamableHTTPTransport(server.url),
+                    plugins=Plugins(cache=store, cache_partition=lambda: current[0]),
                     timeout=10) as client:
             for who in ("alice", "alice", "bob", "alice", "bob", None, None):
                 current[0] = Partition(who) if who == "alice" else who
@@ -170,7 +172,8 @@ def test_a_public_discover_answer_is_remembered_for_every_client_of_the_store(tm
     store = FileStore(tmp_path / "c")
     with CacheServer() as server:
         for user in ("alice", "bob", None):
-            with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition=user, timeout=10) as client:
+            with Client(StreamableHTTPTransport(server.url),
+                        plugins=Plugins(cache=store, cache_partition=user), timeout=10) as client:
                 assert client.server_info.name == "cache-test"
                 assert client.protocol_version == "2026-07-28"
         counts = server.counts()
@@ -182,7 +185,8 @@ def test_a_private_discover_answer_is_kept_per_partition_never_shared(kind, tmp_
     store = FileStore(tmp_path / "c") if kind == "file" else RedisStore(redis_url)
     with CacheServer("--discover-scope", "private") as server:
         for user in ("alice", "bob", "alice", "bob", Partition("bob"), None, ""):
-            with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition=user, timeout=10) as client:
+            with Client(StreamableHTTPTransport(server.url),
+                        plugins=Plugins(cache=store, cache_partition=user), timeout=10) as client:
                 assert client.server_info.name == "cache-test"
         counts = server.counts()
     assert counts["server/discover"] == 4  # alice once, bob once, and each opening with no partition

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import connect
+from mcpclient import Stdio, connect
 from mcpclient._core import call_checks
 
 from tests.helpers import require_mcp_sdk, wait_for
@@ -28,7 +28,7 @@ SDK_SERVER = [sys.executable, str(Path(__file__).resolve().parent / "servers" / 
 @pytest.fixture
 def client():
     require_mcp_sdk()
-    with connect(SDK_SERVER, timeout=30, stderr=None) as client:
+    with connect(SDK_SERVER, timeout=30, stdio=Stdio(stderr=None)) as client:
         yield client
 
 

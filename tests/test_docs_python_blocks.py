@@ -43,6 +43,8 @@ OPTIONAL = frozenset({
     "openai", "anthropic", "anywidget", "opentelemetry", "django", "flask", "celery", "gunicorn", "fastmcp",
     "dspy", "starlette", "httpx",
 })
+#: The warnings filter that makes mcpclient's deprecations (the old keywords, issue #47) errors.
+OURS_AN_ERROR = "error:mcpclient deprecates:DeprecationWarning"
 #: mcpclient's own modules that import an optional extra's package as they load.
 NEEDS = {"mcpclient.notebook": "anywidget"}
 
@@ -106,6 +108,7 @@ def test_a_python_block_runs(path, line, code, reason, reader_env):
         pytest.skip(f"not run: {reason}")
     if missing := missing_optional(code):
         pytest.skip(f"needs {', '.join(missing)} (an optional extra not installed here)")
-    result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=reader_env, capture_output=True, text=True,
-                            timeout=60, stdin=subprocess.DEVNULL)
+    # An old keyword of connect() or Client (a DeprecationWarning of ours) fails the block.
+    result = subprocess.run([sys.executable, "-W", OURS_AN_ERROR, "-c", code], cwd=ROOT, env=reader_env,
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, f"{path.name}:{line}\n{code}\nstderr:\n{result.stderr[-3000:]}"

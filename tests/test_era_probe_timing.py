@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import Client, StdioTransport, connect
+from mcpclient import Client, Stdio, StdioTransport, connect
 from mcpclient._client import conversation as _conversation
 from mcpclient._client.conversation import _era_cache
 
@@ -122,12 +122,12 @@ def test_a_server_the_probe_kills_is_started_again_and_initialized(old_sdk_serve
     _era_cache.pop(transport.about.server_key, None)
     transport.close()
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
-        with connect(old_sdk_server, stderr=None, timeout=30) as client:
+        with connect(old_sdk_server, stdio=Stdio(stderr=None), timeout=30) as client:
             assert client.protocol_version in ("2024-11-05", "2025-03-26")
             assert client.call_tool("add", {"a": 2, "b": 3}).content[0].text == "5"
     assert any("started it again" in r.getMessage() for r in caplog.records)
     caplog.clear()
     with caplog.at_level(logging.WARNING, logger="mcpclient"):
-        with connect(old_sdk_server, stderr=None, timeout=30) as client:  # remembered: no probe
+        with connect(old_sdk_server, stdio=Stdio(stderr=None), timeout=30) as client:  # remembered: no probe
             assert client.call_tool("add", {"a": 1, "b": 1}).content[0].text == "2"
     assert not any("started it again" in r.getMessage() for r in caplog.records)

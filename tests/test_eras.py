@@ -11,6 +11,7 @@ from mcpclient import (
     Client,
     CreateMessageResult,
     ElicitationResult,
+    Plugins,
     ProtocolError,
     ResourceNotFound,
     RPCError,
@@ -537,7 +538,7 @@ def test_the_cache_honours_ttl_and_drops_on_list_changed(transport):
 
     server = modern_server(transport, {"tools/list": tools,
                                        "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply())})
-    with Client(transport, timeout=5, cache=True) as client:
+    with Client(transport, timeout=5, plugins=Plugins(cache=True)) as client:
         assert client.list_tools()[0].name == "t1"
         assert client.list_tools()[0].name == "t1"
         assert len(lists) == 1
@@ -554,7 +555,7 @@ def test_cached_resources_and_resource_templates_are_kept_apart(transport):
             **public, "resourceTemplates": [{"uriTemplate": "a://{id}", "name": "t"}]},
         "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply()),
     })
-    with Client(transport, timeout=5, cache=True) as client:
+    with Client(transport, timeout=5, plugins=Plugins(cache=True)) as client:
         assert [r.uri for r in client.list_resources()] == ["a://x"]
         assert [t.uri_template for t in client.list_resource_templates()] == ["a://{id}"]
         assert [r.uri for r in client.list_resources()] == ["a://x"]
@@ -572,7 +573,7 @@ def test_private_results_are_not_cached_without_a_credential_identity(transport)
 
     server = modern_server(transport, {"resources/read": read,
                                        "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply())})
-    with Client(transport, timeout=5, cache=True) as client:
+    with Client(transport, timeout=5, plugins=Plugins(cache=True)) as client:
         client.read_resource("a://x")
         client.read_resource("a://x")
     assert len(count) == 2
@@ -591,7 +592,7 @@ def test_a_modern_result_without_a_positive_ttl_is_never_cached_even_when_change
 
     server = modern_server(transport, {"tools/list": tools,
                                        "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply())})
-    with Client(transport, timeout=5, cache=True) as client:
+    with Client(transport, timeout=5, plugins=Plugins(cache=True)) as client:
         assert client.server_capabilities["tools"] == {"listChanged": True}
         client.list_tools()
         client.list_tools()
@@ -609,7 +610,7 @@ def test_a_modern_result_without_a_public_scope_is_kept_only_as_private(transpor
 
     server = modern_server(transport, {"resources/read": read,
                                        "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply())})
-    with Client(transport, timeout=5, cache=True, cache_partition=partition) as client:
+    with Client(transport, timeout=5, plugins=Plugins(cache=True, cache_partition=partition)) as client:
         client.read_resource("a://x")
         client.read_resource("a://x")
     assert len(reads) == (2 if partition is None else 1)
@@ -628,7 +629,7 @@ def test_input_required_results_are_never_cached(transport):
 
     server = modern_server(transport, {"resources/read": read,
                                        "subscriptions/listen": lambda p, m: (_ for _ in ()).throw(Reply())})
-    with Client(transport, timeout=5, cache=True) as client:
+    with Client(transport, timeout=5, plugins=Plugins(cache=True)) as client:
         client.read_resource("a://x")
         client.read_resource("a://x")
     assert len(rounds) == 4

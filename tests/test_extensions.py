@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mcpclient import Client, MCPError, RPCError, StdioTransport
+from mcpclient import Client, MCPError, Plugins, RPCError, StdioTransport
 from mcpclient.extensions import Call, Extension, Message, Options, Session
 
 from tests.conftest import SDK_SERVER, SERVERS
@@ -547,7 +547,7 @@ class Sometimes(Extension):
 
 def test_a_call_skips_the_middleware_of_idle_extensions_and_no_one_elses():
     ext = Sometimes()
-    with vendor_client("legacy", extensions=[ext], telemetry=False) as client:
+    with vendor_client("legacy", extensions=[ext], plugins=Plugins(telemetry=False)) as client:
         ext.seen.clear()
         client.call_tool("meta")
         assert ext.seen == []  # idle: the call took the path with no chain
@@ -555,7 +555,8 @@ def test_a_call_skips_the_middleware_of_idle_extensions_and_no_one_elses():
         client.call_tool("meta")
         assert ext.seen == ["tools/call"]
     ext = Sometimes()
-    with vendor_client("legacy", extensions=[ext], middleware=[lambda m, n: n(m)], telemetry=False) as client:
+    with vendor_client("legacy", extensions=[ext], middleware=[lambda m, n: n(m)],
+                       plugins=Plugins(telemetry=False)) as client:
         ext.seen.clear()
         client.call_tool("meta")
         assert ext.seen == ["tools/call"]  # the user's middleware runs: so does everyone's

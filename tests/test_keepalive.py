@@ -16,8 +16,7 @@ from typing import Any, Callable
 
 import pytest
 
-from mcpclient import Client, ConnectionClosed, KeepAlive, StreamableHTTPTransport
-from mcpclient._build.factory import make_client
+from mcpclient import Client, ConnectionClosed, KeepAlive, Plugins, StreamableHTTPTransport, connect
 from tests.helpers import RELEASED_WITHIN, BackgroundCall, wait_for
 
 pytestmark = pytest.mark.timeout(90)
@@ -52,7 +51,8 @@ def test_a_legacy_client_pings_and_close_stops_the_pings(shared_sdk_server, args
     server = shared_sdk_server("--transport", "streamable-http", *args)
     pings = Pings()
     before = len(_keepalive_threads())
-    client = Client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL, middleware=[pings])
+    client = Client(StreamableHTTPTransport(server.url), protocol="legacy",
+                    plugins=Plugins(keepalive=INTERVAL), middleware=[pings])
     with client:
         wait_for(lambda: pings.sent >= 2, timeout=10)
         assert client.call_tool("echo", {"text": "still"}).text == "still"
@@ -63,11 +63,10 @@ def test_a_legacy_client_pings_and_close_stops_the_pings(shared_sdk_server, args
     assert pings.sent == sent, "pings went on after close()"
 
 
-def test_the_shorthand_reaches_clients_the_factory_builds(shared_sdk_server):
+def test_the_shorthand_reaches_clients_connect_opens(shared_sdk_server):
     server = shared_sdk_server("--transport", "streamable-http")
     pings = Pings()
-    with make_client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL,
-                     middleware=[pings]) as client:
+    with connect(server.url, protocol="legacy", plugins=Plugins(keepalive=INTERVAL), middleware=[pings]):
         wait_for(lambda: pings.sent >= 2, timeout=10)
 
 
@@ -84,7 +83,8 @@ def test_a_modern_client_does_not_ping(shared_sdk_server):
 @pytest.mark.parametrize("args", [(), ("--json-response",)], ids=["sse", "json"])
 def test_a_ping_a_stopped_server_leaves_unanswered_ends_pending_and_later_calls(stoppable_sdk_server, long_delete, args):
     server = stoppable_sdk_server("--transport", "streamable-http", *args)
-    client = Client(StreamableHTTPTransport(server.url), protocol="legacy", timeout=None, keepalive=INTERVAL)
+    client = Client(StreamableHTTPTransport(server.url), protocol="legacy", timeout=None,
+                    plugins=Plugins(keepalive=INTERVAL))
     try:
         client.initialize()
         assert client.call_tool("echo", {"text": "up"}).text == "up"
@@ -112,7 +112,8 @@ def test_a_client_dropped_without_close_is_collected_and_its_pings_stop(shared_s
     server = shared_sdk_server("--transport", "streamable-http")
     pings = Pings()
     before = len(_keepalive_threads())
-    client = Client(StreamableHTTPTransport(server.url), protocol="legacy", keepalive=INTERVAL, middleware=[pings])
+    client = Client(StreamableHTTPTransport(server.url), protocol="legacy",
+                    plugins=Plugins(keepalive=INTERVAL), middleware=[pings])
     client.initialize()
     wait_for(lambda: pings.sent >= 1, timeout=10)
     gone = weakref.ref(client)

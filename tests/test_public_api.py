@@ -39,6 +39,8 @@ EXPECTED = {
     "SessionLost", "SessionState",
     # A client per user key, bounded, for multi-user web apps (issue #48).
     "ClientPool",
+    # What a client is opened with, in groups (issue #47).
+    "HTTP", "Handlers", "Plugins", "Stdio",
 }
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mcpclient import CapabilityError, Client, ProtocolError, RequestTimeout, Skill, SkillVerificationError
+from mcpclient import CapabilityError, Client, Plugins, ProtocolError, RequestTimeout, Skill, SkillVerificationError
 from mcpclient.plugins.validation import OutputValidation
 from tests.doubles import LEGACY_INIT_RESULT, ScriptedServer, error
 from tests.helpers import RELEASED_WITHIN
@@ -296,7 +296,7 @@ def test_skills_are_a_built_in_extension_whose_requests_a_user_middleware_sees(t
         return next_(message)
 
     server = skills_server(transport)
-    with Client(transport, middleware=[watch], telemetry=False) as client:
+    with Client(transport, middleware=[watch], plugins=Plugins(telemetry=False)) as client:
         assert [type(ext) for ext in client.extensions] == [OutputValidation, Skills, Tasks]
         (skill,) = client.list_skills(meta={"com.example/trace": "t1"})
         assert client.load_skill(skill) == SKILL_MD

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from mcpclient import Client, OutputValidationError, ProtocolError
+from mcpclient import Client, OutputValidationError, Plugins, ProtocolError
 from tests.doubles import ScriptedServer
 
 SCHEMA = {
@@ -54,7 +54,7 @@ def test_mismatching_output_raises_in_strict_mode(transport, structured):
 
 def test_lenient_mode_logs_and_returns(transport, caplog):
     server = make(transport, {"n": "one"})
-    with Client(transport, timeout=5, output_validation="lenient") as client:
+    with Client(transport, timeout=5, plugins=Plugins(output_validation="lenient")) as client:
         client.list_tools()
         with caplog.at_level(logging.WARNING, logger="mcpclient"):
             assert client.call_tool("typed").structured_content == {"n": "one"}
@@ -96,7 +96,7 @@ def test_tools_without_a_schema_or_not_listed_are_passed_through(transport):
 
 def test_an_unknown_mode_is_refused(transport):
     with pytest.raises(ValueError, match="output_validation"):
-        Client(transport, output_validation="sometimes")
+        Client(transport, plugins=Plugins(output_validation="sometimes"))
 
 
 def _bad_result():

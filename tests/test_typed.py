@@ -11,7 +11,7 @@ import sys
 import attrs
 import pytest
 
-from mcpclient import Client, MCPError, StructuredOutputError, ToolResult
+from mcpclient import Client, MCPError, Plugins, StructuredOutputError, ToolResult
 from mcpclient._core.typed import MAX_DEPTH
 from tests.doubles import ScriptedServer
 
@@ -234,7 +234,7 @@ def test_the_client_attaches_the_listed_schema_even_with_validation_off(transpor
     result = {"content": [], "structuredContent": {"where": {"name": "x", "lat": 1}, "tags": []}}
     server = ScriptedServer(transport, {"tools/list": lambda p, m: {"tools": tools},
                                         "tools/call": lambda p, m: result})
-    with Client(transport, timeout=5, output_validation="off") as client:
+    with Client(transport, timeout=5, plugins=Plugins(output_validation="off")) as client:
         assert client.call_tool("typed").output_schema is None  # not listed yet: nothing known
         client.list_tools()
         typed = client.call_tool("typed")

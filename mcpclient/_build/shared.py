@@ -34,10 +34,10 @@ from .._core.waiting import Until
 from ..extensions import NotificationHandler, RequestHandler
 from ..transports.stdio import StdioTransport
 from .delegates import delegating
-from .open import ServerEntry, credentials_of, open_target
+from .open import ServerEntry, credentials_of, open_client, opening
 from .process_local import ProcessLocal
 from .reopening import RETRY_MODES, Lent, Reopening, check_retry, safe_tool
-from .travel import Setting, check_travels, made, received
+from .travel import Setting, check_travels, made, option_items, received
 
 __all__ = [
     "CHANGE_NOTHING_CALLS", "COMPOSED", "HAND_WRITTEN", "RETRY_MODES", "SEEN", "TOOL_CALLS", "SharedClient",
@@ -100,9 +100,9 @@ SEEN = {"list_tools": _learn_tools}
 class SharedClient(Reopening, ClientSurface):
     """A process-aware ``Client`` for web apps and task queues; create it once, at import.
 
-    ``target`` is what ``mcpclient.connect`` takes (a URL or a command), a
-    ``config.ServerConfig``, or a function returning an initialized ``Client``. Other keyword
-    arguments go to ``connect`` (``timeout`` bounds the handshake and every call). Nothing is
+    ``target`` is a URL, a command, a ``config.ServerConfig``, or a function returning an
+    initialized ``Client``. Other keyword arguments are ``connect``'s (``timeout`` bounds the
+    handshake and every call; ``handlers``, ``plugins``, ``http``, ``stdio``...). Nothing is
     started until the first call; each process (each gunicorn worker, each Celery pool process)
     opens its own client, once, on a thread of its own: each call waits for it as long as its
     own ``timeout`` (and ``cancel``) allows, then goes on with what is left of its time (for
@@ -115,8 +115,8 @@ class SharedClient(Reopening, ClientSurface):
 
     Closed at interpreter exit, and by ``close()`` (after which the next call opens again).
     Handlers, roots, log level and subscriptions set on it are applied to every client it
-    opens (handlers given as keyword arguments are declared at the handshake; set later, they
-    take effect like ``Client``'s late setters).
+    opens (``handlers=Handlers(...)`` are declared at the handshake; set later, they take
+    effect like ``Client``'s late setters).
 
     It pickles as what it connects to and how (the target, the options, ``retry``), never as
     a connection: passed to a worker process (``ProcessPoolExecutor``, joblib, Dask, Ray), it
@@ -139,11 +139,11 @@ class SharedClient(Reopening, ClientSurface):
     ) -> None:
         self.target = target
         self.retry = check_retry(retry)
-        self._options = options
-        self._open_client = _opener(target, options)
+        self._options = opening("SharedClient()", options)
+        self._open_client = _opener(target, self._options)
         #: What every client it opens sends (the one account, made as their transports make
         #: it): the last error, which ``health()`` serves, never shows any of it.
-        self._credentials = credentials_of(target, options)
+        self._credentials = credentials_of(target, self._options)
         self._holder: ProcessLocal[Client] = ProcessLocal(
             self._open, _close_client, release_inherited, lock_timeout=lock_timeout, what="the MCP server",
             redact=self._redact,
@@ -163,8 +163,7 @@ class SharedClient(Reopening, ClientSurface):
             setup = {key: apply for key, apply in self._setup.items() if key != "timeout"}  # in the options
             subscribed = sorted(self._subscribed)
         settings = [item for apply in setup.values() if isinstance(apply, Setting) for item in apply.arguments()]
-        options = [(f"the option {key}", value) for key, value in self._options.items()]
-        check_travels("this SharedClient", [("its target", self.target), *options, *settings])
+        check_travels("this SharedClient", [("its target", self.target), *option_items(self._options), *settings])
         spec = (self.target, self.retry, self._holder.lock_timeout, dict(self._options), subscribed, setup)
         return (_received_client, (self._ident, spec))
 
@@ -400,14 +399,8 @@ def _close_client(client: Client) -> None:
 
 
 def _opener(target: SharedTarget, options: dict[str, Any]) -> Callable[[], Client]:
-    if isinstance(target, ServerEntry):
-        rest = dict(options)
-        timeout = rest.pop("timeout", 60.0)
-        return lambda: open_target(target, timeout=timeout, call_timeout=timeout, **rest)
-    if isinstance(target, (str, list, tuple)):
-        from .connect import connect
-
-        return lambda: connect(target, **options)
+    if isinstance(target, (str, list, tuple, ServerEntry)):
+        return lambda: open_client(target, options)
     if callable(target):
         if options:
             raise TypeError("options cannot be given with a function target: pass them to what it calls")

@@ -21,9 +21,11 @@ import pickle
 import threading
 import uuid
 import weakref
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, Callable, Iterable, Mapping, TypeVar
 
-__all__ = ["Setting", "check_travels", "made", "received"]
+import attrs
+
+__all__ = ["Setting", "check_travels", "made", "option_items", "received"]
 
 T = TypeVar("T")
 
@@ -75,6 +77,20 @@ def check_travels(what: str, items: Iterable[tuple[str, Any]]) -> None:
                     f"{what} cannot be pickled: {label} ({_describe(item)}) cannot be ({type(exc).__name__}: "
                     f"{(str(exc).splitlines() or [''])[0]}); {ADVICE}"
                 ) from exc
+
+
+def option_items(options: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """What ``check_travels`` checks of a shared client's options: each option, and each field
+    of a group (``handlers=Handlers(sampling=...)``), so that the error names the very field."""
+    items: list[tuple[str, Any]] = []
+    for key, value in options.items():
+        if attrs.has(type(value)):
+            kind = type(value).__name__
+            items += [(f"the option {key}={kind}({name}=...)", field)
+                      for name, field in attrs.asdict(value, recurse=False).items()]
+        else:
+            items.append((f"the option {key}", value))
+    return items
 
 
 class Setting:

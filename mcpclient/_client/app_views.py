@@ -1,8 +1,8 @@
 """What MCP Apps (SEP-1865) calls a view: the ``UIResource``, its policy, the visibility rule.
 
 A server links a tool to an HTML view (a ``ui://`` resource of type
-``text/html;profile=mcp-app``) in the tool's ``_meta.ui``. With ``Client(apps=True)`` (or
-``connect(..., apps=True)``) mcpclient declares the extension, reads each tool's link into
+``text/html;profile=mcp-app``) in the tool's ``_meta.ui``. With ``Plugins(apps=True)`` (or
+``connect(..., plugins=Plugins(apps=True))``) mcpclient declares the extension, reads each tool's link into
 ``ToolDef.ui``, and fetches a view once per connection (``Client.read_ui_resource``). In a
 live Jupyter front end with the ``apps`` extra installed, a tool result then renders as the
 view (``mcpclient.plugins.apps.widget``); everywhere else it shows as any other result.

@@ -19,6 +19,8 @@ import warnings
 import weakref
 from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex, overload
 
+import attrs
+
 from .. import types as t
 from .._core.cancel import CancelToken
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
@@ -32,15 +34,16 @@ from .calls import Calls
 from .conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
 from .elicitation import Elicitation
 from .features import Skill, SkillsFeature, Task, TasksFeature, UIResource, UIViews
-from .handlers import BUILTIN_REQUESTS, Handlers
+from . import handlers as answering
+from .handlers import BUILTIN_REQUESTS
 from .notifications import ROUTED_NOTIFICATIONS, Notifications
 from .pages import ALL_PAGES, Page
 from .seam import Seam, check_custom, gather, through
 from .session import BoundSession
+from .settings import Handlers, Plugins, respell
 from .subscriptions import Listener
 
 if TYPE_CHECKING:
-    from ..cache import CacheStore, PartitionOption
     from .discovery import Discoveries
 
 __all__ = ["DEFAULT", "DEFAULT_TIMEOUT", "Client"]
@@ -54,50 +57,26 @@ class Client:
     Create it with a transport, then call ``initialize()`` (or use it as a context manager,
     which initializes on enter and closes on exit). A daemon reader thread pairs replies with
     calls; server requests and notifications run on a bounded pool of ``max_dispatch``
-    threads, so a slow handler never delays replies.
+    threads, so a slow handler never delays replies. ``mcpclient.connect`` makes the
+    transport from a URL or a command and opens the client.
 
     ``timeout`` (seconds) bounds every call that does not give its own; ``None`` means no
     limit. A call that times out raises ``RequestTimeout`` and the server is told to cancel.
-
     ``protocol`` picks the protocol era: "auto" (default) probes with ``server/discover`` and
     falls back to the legacy ``initialize`` handshake; "legacy" or "2026-07-28" force one.
-    ``cache=True`` keeps list and read results while they are fresh (``ttlMs``), dropping them
-    on change notifications; ``cache=store`` (a ``mcpclient.cache.CacheStore``: ``FileStore``,
-    ``RedisStore``) keeps them there, shared with the clients of other workers, and remembers
-    the server's era and discover answer there too, so they skip the era probe.
-    ``cache_partition`` (a ``mcpclient.cache.Partition``, a name, or a function giving one per
-    call) is whom private results (``cacheScope: "private"``) are kept for; without it (None
-    or ``""``) they are never kept (docs/extending.md).
 
-    ``apps=True`` adds the built-in MCP Apps extension (``mcpclient.apps.Apps``, declared as
-    ``io.modelcontextprotocol/ui``): tool results then know their call, and render as the
-    tool's interactive view in a live notebook.
-
-    ``telemetry`` reports every call with OpenTelemetry (see docs/observability.md): "auto"
-    (the default) does so when ``opentelemetry-api`` is installed, ``False`` never, and a
-    ``Telemetry`` says which providers to use and whether to record tool arguments and results.
-    It adds the built-in ``mcpclient.plugins.telemetry.TelemetryExtension``, first of all.
-
-    ``output_validation`` checks structured tool output against the ``outputSchema`` of tools
-    seen in ``list_tools()`` (with the ``jsonschema`` extra installed): "strict" raises
-    ``OutputValidationError``, "lenient" logs a warning, "off" skips the check. Without the
-    extra nothing is checked, and the first result that would have been logs one warning.
-
-    ``middleware`` (functions ``mw(message, next)``) wraps every message the client sends
-    and receives; ``extensions`` (``mcpclient.extensions.Extension`` instances) advertise
-    capabilities, handle custom methods and hear of the connection's life. See
-    docs/extending.md. ``keepalive=30`` adds ``KeepAlive(30)``: a legacy-era ping every 30 s
-    that ends the connection when one goes unanswered.
-
-    ``policy`` (a ``mcpclient.policy.Policy``) gates every tool call: allowed, refused
-    (``ToolCallDenied``, never sent) or asked of its approver. ``lock="mcp.lock"`` checks the
-    server's tools against a lockfile on connect and on every change; ``on_change`` says what
-    a changed tool gets: "refuse", "warn" or "update". See docs/policy.md.
+    ``handlers`` (a ``Handlers``: sampling, elicitation, roots...) answer the server;
+    ``plugins`` (a ``Plugins``: the cache, the policy, the lockfile, telemetry, MCP Apps...)
+    switch on the built-in plug-ins: each group is documented on its class. ``middleware``
+    (functions ``mw(message, next)``) wraps every message the client sends and receives;
+    ``extensions`` (``mcpclient.extensions.Extension`` instances) advertise capabilities,
+    handle custom methods and hear of the connection's life (docs/extending.md).
 
     ``resume`` (a ``SessionState`` from ``session_state``, or its ``as_dict()``) takes up a
     legacy Streamable HTTP session another client started, with no ``initialize``; when the
     server no longer knows it, ``on_session_lost`` says what happens: "raise" (``SessionLost``)
     or "reinitialize" (a new session, and the request goes on). See docs/reliability.md.
+    ``client_info`` is the ``Implementation`` the client names itself with.
 
     Every request method takes ``meta=``, a mapping of extra ``_meta`` keys for that request
     (vendor keys, trace ids of one's own). The era's ``_meta`` keys and, with
@@ -110,44 +89,39 @@ class Client:
         transport: Transport,
         *,
         timeout: float | None = DEFAULT_TIMEOUT,
-        client_info: t.Implementation | None = None,
-        max_dispatch: int = 16,
         protocol: str = "auto",
-        cache: bool | CacheStore = False,
-        cache_partition: PartitionOption = None,
-        output_validation: str = "strict",
-        apps: bool = False,
-        telemetry: Any = "auto",
+        handlers: Handlers | None = None,
+        plugins: Plugins | None = None,
         middleware: Sequence[Middleware] = (),
         extensions: Sequence[Extension] = (),
-        keepalive: float | None = None,
-        policy: Any = None,
-        lock: Any = None,
-        on_change: str = "refuse",
         resume: t.SessionState | Mapping[str, Any] | None = None,
         on_session_lost: str = "raise",
+        client_info: t.Implementation | None = None,
+        max_dispatch: int = 16,
+        **old: Any,
     ) -> None:
+        if old:  # the plug-ins' keywords of the release before (settings.respell)
+            plugins = respell("Client()", {"plugins": plugins}, old, groups=("plugins",))["plugins"]
+        plugins = plugins or Plugins()
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
             middleware,
-            gather(extensions, transport, {
-                "cache": cache, "cache_partition": cache_partition, "policy": policy, "lock": lock,
-                "on_change": on_change, "apps": apps, "timeout": timeout, "telemetry": telemetry,
-                "output_validation": output_validation, "keepalive": keepalive,
-            }),
+            gather(extensions, transport, {**attrs.asdict(plugins, recurse=False), "timeout": timeout}),
             reserved_requests=BUILTIN_REQUESTS, reserved_notifications=ROUTED_NOTIFICATIONS,
             declared=transport.about.extensions,
         )
-        self._handlers = Handlers(self._seam)
+        self._handlers = answering.Handlers(self._seam)
         self._state = UNOPENED
         self._state_lock = threading.Lock()
-        self._keeps_lists = (cache is not False and cache is not None) or self._seam.wants_list_changes
-        self._discoveries = _discoveries(cache, cache_partition)
+        self._keeps_lists = (plugins.cache is not False and plugins.cache is not None) or self._seam.wants_list_changes
+        self._discoveries = _discoveries(plugins.cache, plugins.cache_partition)
         self._tasks = self._seam.find(TasksFeature)  # what Calls waits for a task with
         self._max_dispatch = max_dispatch
         self._protocol = protocol
         self._resume = (resume, on_session_lost)
+        if handlers is not None:
+            self._install(handlers)  # before the engine starts: a bad handler leaves nothing running
         self._wire(transport)
 
     def _wire(self, transport: Transport) -> None:
@@ -176,6 +150,17 @@ class Client:
         )
         self._finalizer.atexit = False  # at exit the transports end their servers themselves
         self._engine.start()
+
+    def _install(self, handlers: Handlers) -> None:
+        """The handlers given at construction, set as their setters set them."""
+        if handlers.sampling is not None:
+            self.set_sampling_handler(handlers.sampling, tools=handlers.sampling_tools)
+        if handlers.elicitation is not None:
+            self.set_elicitation_handler(handlers.elicitation, modes=handlers.elicitation_modes)
+        if handlers.notification is not None:
+            self.set_notification_handler(handlers.notification)
+        if handlers.roots is not None:
+            self.set_roots(handlers.roots)
 
     # -- life cycle -------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """Remembered discovery: which era a server speaks, and its ``server/discover`` answer, in a store.
 
-With ``Client(cache=store)`` the opening looks here first: a server remembered as modern is
+With ``Plugins(cache=store)`` the opening looks here first: a server remembered as modern is
 not probed at all (its discover answer is taken as if just received: the modern era keeps no
 session), one remembered as legacy goes straight to ``initialize``. An entry lives for the
 discover answer's ``ttlMs`` (one without ``ttlMs`` is immediately stale, as the spec's caching

@@ -28,7 +28,7 @@ class UIViews(abc.ABC):
     """MCP Apps: the views of tools (``Client.read_ui_resource``)."""
 
     #: What the Client says when no extension implements the interface.
-    missing = "MCP Apps are off for this client: create it with apps=True"
+    missing = "MCP Apps are off for this client: create it with plugins=Plugins(apps=True)"
 
     @abc.abstractmethod
     def read_ui_resource(self, uri: str, timeout: float | None) -> UIResource:

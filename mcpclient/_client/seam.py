@@ -68,8 +68,8 @@ def check_claim(method: str, fn: Any, reserved: Collection[str], what: str) -> N
         )
 
 
-#: What builds the built-in extensions that a Client's keyword options stand for (``cache=``,
-#: ``policy=``, ``lock=``, ``keepalive=``...): called with every option (and the Client's
+#: What builds the built-in extensions that the fields of a Client's ``Plugins`` stand for
+#: (``cache``, ``policy``, ``lock``, ``keepalive``...): called with every field (and the Client's
 #: transport under ``"transport"``), each returns its extensions (none when its option is off;
 #: it also sees the extensions gathered before it).
 OptionBuilder = Callable[[Mapping[str, Any], Sequence[Extension]], Sequence[Extension]]

@@ -14,7 +14,7 @@ import threading
 import warnings
 from typing import Any
 
-__all__ = ["check_progress_callback", "warn_if_on_event_loop"]
+__all__ = ["check_progress_callback", "first_frame_outside", "warn_if_on_event_loop"]
 
 _warned = False
 
@@ -62,14 +62,16 @@ def warn_if_on_event_loop(method: str) -> None:
         f"mcpclient: a blocking {method!r} runs on the thread of a running asyncio event loop, which "
         "serves nothing else until it returns; run the call in a thread instead: "
         "await asyncio.to_thread(client.call_tool, ...) (see docs/threading.md). Said once.",
-        RuntimeWarning, stacklevel=_first_frame_outside(),
+        RuntimeWarning, stacklevel=first_frame_outside(),
     )
 
 
-def _first_frame_outside() -> int:
-    """The ``stacklevel`` of the first caller outside mcpclient (seen from the ``warn`` call)."""
+def first_frame_outside() -> int:
+    """The ``stacklevel`` of the first caller outside mcpclient, seen from the function that
+    calls ``warnings.warn`` (and this): a warning then names the user's line, however deep in
+    mcpclient it is raised."""
     package = __name__.partition(".")[0]
-    frame = sys._getframe(1)  # warn_if_on_event_loop's: stacklevel 1
+    frame = sys._getframe(1)  # the warning function's: stacklevel 1
     level = 1
     while frame is not None:
         module = frame.f_globals.get("__name__", "")

@@ -1,8 +1,8 @@
 """OAuth 2.1 authorization for remote MCP servers, as a ``requests`` auth object.
 
-    >>> from mcpclient import connect
+    >>> from mcpclient import HTTP, connect
     >>> from mcpclient.auth import OAuth, FileTokenStore
-    >>> client = connect("https://mcp.example.com/mcp", auth=OAuth(store=FileTokenStore()))
+    >>> client = connect("https://mcp.example.com/mcp", http=HTTP(auth=OAuth(store=FileTokenStore())))
 
 ``OAuth`` discovers the authorization server, registers, authorizes in the browser (or asks
 for the redirect URL in notebooks and headless sessions), stores and refreshes tokens and

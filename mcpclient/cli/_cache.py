@@ -3,16 +3,14 @@ repeated runs skip the era probe and reuse fresh lists (docs/cli.md#a-cache-acro
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..cache import FileStore
 from ._args import UsageError
 
-__all__ = ["cache_options"]
+__all__ = ["cache_store"]
 
 
-def cache_options(directory: str) -> dict[str, Any]:
-    """``cache=`` for a run with ``--cache directory``.
+def cache_store(directory: str) -> FileStore:
+    """The ``Plugins(cache=...)`` of a run with ``--cache directory``.
 
     No partition: whom a private result belongs to is what the client's one account of
     credentials says (``Credentials.owner``): every credential the run sends (the headers given
@@ -25,4 +23,4 @@ def cache_options(directory: str) -> dict[str, Any]:
         store = FileStore(directory)
     except (OSError, ValueError) as exc:
         raise UsageError(f"--cache {directory!r} cannot be used: {exc}") from exc
-    return {"cache": store}
+    return store

@@ -20,7 +20,6 @@ def doctor_command(target: Any, options: dict[str, Any], *, cancel_call: tuple[s
                    output_call: tuple[str, Mapping[str, Any]] | None, as_json: bool, out: TextIO) -> int:
     """Diagnose ``target`` and print the report (cleaned text, or inert JSON); the exit code."""
     timeout = options.pop("timeout", None) or 30.0
-    options.pop("call_timeout", None)
     report = diagnose(target, timeout=timeout, cancel_call=cancel_call, output_call=output_call, **options)
     out.write((inert_json(json.dumps(report.to_json(), indent=2, ensure_ascii=False)) if as_json else report.text())
               + "\n")

@@ -14,8 +14,11 @@ import sys
 import time
 from typing import Any, Callable, Sequence, TextIO
 
+import attrs
+
 from .. import config as cfg
-from .._build.open import open_target
+from .._build.open import open_client
+from .._client.settings import HTTP, Handlers, Plugins, Stdio
 from .._client.conversation import PROTOCOLS
 from .._core.exceptions import (
     CapabilityError,
@@ -33,7 +36,7 @@ from ..types import CompletionRef
 from . import _format as fmt
 from ._args import UsageError, parse_arguments, parse_json_object, read_headers, resolve_target, split_command
 from ._ask import CtrlC, TerminalIO, _isatty, interactive, terminal_prompter
-from ._cache import cache_options
+from ._cache import cache_store
 from ._devtools import EXIT_DOCTOR, doctor_command, stubs_command
 from ._lock import lock_command
 from ._progress import Progress, supports_progress
@@ -254,14 +257,14 @@ class _Run:
         self.terminal: TerminalIO | None = None
         #: Whether the connection opened (its handshake done): a failure before is the opening's.
         self.opened = False
-        self._handlers: dict[str, Any] = {}
+        self._handlers: Handlers | None = None
         #: Who approves a call the policy says to ask about: the person, else nobody (denied).
         self.approver: Callable[[Any], bool] | None = None
         if interactive(getattr(args, "no_input", False), sys.stdin, err):
             prompter, self.terminal = terminal_prompter(sys.stdin, err)
             self.approver = prompter.approve_tool
-            self._handlers = {"elicitation_handler": prompter.elicit, "elicitation_modes": ("form", "url"),
-                              "sampling_handler": prompter.sample}
+            self._handlers = Handlers(elicitation=prompter.elicit, elicitation_modes=("form", "url"),
+                                      sampling=prompter.sample)
 
     def take_target(self, first_word_is_target: bool) -> Any:
         """The target: the ``--`` command, else the first word if it names one, else the
@@ -288,8 +291,8 @@ class _Run:
     def open(self, target: Any) -> Any:
         target, options = self.prepare(target)
         if self.cache_dir is not None:  # not for the doctor, which must ask the server itself
-            options.update(cache_options(self.cache_dir))
-        client = open_target(target, **options)
+            options["plugins"] = attrs.evolve(options["plugins"], cache=cache_store(self.cache_dir))
+        client = open_client(target, options)
         self.opened = True
         return client
 
@@ -299,13 +302,11 @@ class _Run:
         env = dict(_pairs(getattr(self.args, "env", []) or [], "=", "--env"))
         headers = read_headers(getattr(self.args, "header", []) or [], getattr(self.args, "header_env", []) or [],
                                getattr(self.args, "header_file", []) or [], os.environ)
-        stderr: Any = self.err if self.verbose else None
-        options: dict[str, Any] = {"env": env or None, "headers": headers or None, "timeout": self.timeout,
-                                   "call_timeout": self.timeout, **self._handlers}
+        options: dict[str, Any] = {"timeout": self.timeout, "http": HTTP(headers=headers or None),
+                                   "stdio": Stdio(env=env or None, stderr=self.err if self.verbose else None),
+                                   "handlers": self._handlers}
         if self.protocol is not None:
             options["protocol"] = self.protocol
-        if not isinstance(target, str):
-            options["stderr"] = stderr
         if isinstance(target, cfg.ServerConfig) and not target.approved and self.terminal is not None:
             target = ask_consent(target, self.terminal)  # without a terminal, opening it says how to consent
         # The "policy" of the config files (docs/policy.md), bound to the server's configured name:
@@ -315,8 +316,9 @@ class _Run:
             policy = cfg.load_policy(target.source, approver=self.approver, trust_project=self.trust_project)
         if policy is None:
             policy = cfg.load_policy(self.config_path, approver=self.approver, trust_project=self.trust_project)
-        if policy is not None:
-            options["policy"] = policy.for_server(target.name) if isinstance(target, cfg.ServerConfig) else policy
+        if policy is not None and isinstance(target, cfg.ServerConfig):
+            policy = policy.for_server(target.name)
+        options["plugins"] = Plugins(policy=policy)
         return target, options
 
     def print(self, text: str) -> None:
@@ -380,7 +382,7 @@ def _run_command(run: _Run) -> int:
         return trust_command(run.words, config_path=run.config_path, yes=run.args.yes, list_only=run.args.list_only,
                              forget=run.args.forget, terminal=run.terminal, out=run.out)
     if name == "lock":
-        options: dict[str, Any] = {"timeout": run.timeout, "call_timeout": run.timeout}
+        options: dict[str, Any] = {"timeout": run.timeout}
         if run.protocol is not None:
             options["protocol"] = run.protocol
         fine = lock_command(run.words, config_path=run.config_path, trust_project=run.trust_project,

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence, TextIO
 
-from .._build.open import ServerEntry, open_target
+from .._build.open import ServerEntry, entry_options, open_client
+from .._client.settings import HTTP, Stdio
 from .._core.exceptions import ConfigError, MCPError
 from .._core.text import clean
 from ..testing._generate import pytest_source
@@ -13,10 +14,6 @@ from ..testing._replay import recorded
 from ._args import UsageError, parse_json_object
 
 __all__ = ["pytest_command", "record_command"]
-
-#: The options of ``_Run.prepare`` that answer the server's questions: a recording asks nobody.
-_ASKING = ("elicitation_handler", "elicitation_modes", "sampling_handler")
-
 
 def _named_call(text: str, option: str) -> tuple[str, dict[str, Any]]:
     """``NAME`` or ``NAME {"json": "object"}`` (``--call``, ``--prompt``)."""
@@ -33,22 +30,20 @@ def record_command(target: Any, options: dict[str, Any], *, path: str, calls: Se
     request is part of the session, and is said on ``err``)."""
     tool_calls = [_named_call(text, "--call") for text in calls]
     prompt_gets = [_named_call(text, "--prompt") for text in prompts]
-    for key in _ASKING:
-        options.pop(key, None)
-    env, headers, stderr = options.pop("env", None), options.pop("headers", None), options.pop("stderr", None)
-    cwd = None
+    options.pop("handlers", None)  # a recording asks nobody
     if isinstance(target, ServerEntry):
         target.check()
         if target.transport not in (None, "stdio", "http", "streamable-http", "streamableHttp"):
             raise ConfigError(f"mcpclient record takes stdio and Streamable HTTP servers; {target.name!r} is "
                               f"{target.transport!r}")
-        env, headers = {**target.env, **(env or {})} or None, {**target.headers, **(headers or {})} or None
-        cwd, target = target.cwd, target.target()
-    # The transport options as open_target would give them (stderr None: the CLI's quiet).
-    made: dict[str, Any] = {"headers": headers} if isinstance(target, str) else {"env": env, "cwd": cwd, "stderr": stderr}
+        target, options = target.target(), entry_options(target, options)
+    # The transport made as open_client would make it (stderr None: the CLI's quiet).
+    http, stdio = options.pop("http", None) or HTTP(), options.pop("stdio", None) or Stdio()
+    made: dict[str, Any] = ({"headers": http.headers} if isinstance(target, str)
+                            else {"env": stdio.env, "cwd": stdio.cwd, "stderr": stdio.stderr})
     transport = recorded(path, target, mode="all", **made)
     requests = 0
-    with open_target(transport, **options) as client:
+    with open_client(transport, options) as client:
         capabilities = client.server_capabilities
         steps: list[tuple[str, Any]] = [("tools/list", client.list_tools)] if "tools" in capabilities else []
         if "resources" in capabilities:

@@ -1,7 +1,7 @@
 """The server doctor: check a server from the client side and report what it breaks.
 
 ``diagnose(target, **options)`` opens ``target`` (a command, a URL, a config entry: what
-``open_target`` takes, ``options`` going to it) and returns a ``Report`` of ``Finding``s, each
+``connect`` takes, with ``connect``'s ``options``) and returns a ``Report`` of ``Finding``s, each
 "ok", "info", "warning" or "error"::
 
     report = diagnose(["python", "server.py"])
@@ -49,7 +49,8 @@ from typing import Any, Mapping, Sequence
 
 import attrs
 
-from .._build.open import ServerEntry, Target, describe_target, open_target
+from .._build.open import ServerEntry, Target, describe_target, open_client, opening
+from .._client.settings import Stdio
 from .._core.exceptions import (
     ConnectionClosed,
     MCPError,
@@ -160,9 +161,9 @@ def diagnose(target: Target, *, timeout: float = 30.0, cancel_call: tuple[str, M
     (a tool that takes a while, and its arguments) is the call the cancel check cancels;
     ``output_call`` (a tool with an ``outputSchema``, and its arguments) is called, its result
     checked against the schema;
-    ``options`` go to ``open_target`` (``env``, ``headers``, ...; ``protocol`` and ``stderr``
-    are the doctor's)."""
-    options = {k: v for k, v in options.items() if k not in ("protocol", "stderr")}
+    ``options`` are ``connect``'s (``http``, ``stdio``, ...; ``protocol`` and the server's
+    stderr are the doctor's)."""
+    options = {k: v for k, v in opening("diagnose()", options).items() if k != "protocol"}
     stdio = not isinstance(target, str)
     sink = _Stderr()
     catcher = _Warnings()
@@ -197,9 +198,10 @@ def _shown(target: Target) -> str:
 
 
 def _open(target: Target, protocol: str, timeout: float, options: dict[str, Any], sink: Any) -> tuple[Any, float]:
-    extra = {"stderr": sink} if sink is not None else {}
+    if sink is not None:
+        options = {**options, "stdio": attrs.evolve(options.get("stdio") or Stdio(), stderr=sink)}
     start = time.perf_counter()
-    client = open_target(target, protocol=protocol, timeout=timeout, call_timeout=timeout, **extra, **options)
+    client = open_client(target, {**options, "protocol": protocol, "timeout": timeout})
     return client, time.perf_counter() - start
 
 

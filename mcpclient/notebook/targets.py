@@ -11,7 +11,7 @@ import shlex
 from typing import Any
 
 from .. import config as cfg
-from .._build.open import describe_target, open_target
+from .._build.open import describe_target, open_client, opening
 from .._build.targets import TargetError, resolve_target
 from .._client.client import Client
 from .._core.exceptions import MCPError
@@ -42,7 +42,7 @@ def open_words(text: str, **options: Any) -> tuple[Client, str]:
     """An open client for the server ``text`` names, and a short name of it to show."""
     target = resolve_words(text)
     try:
-        client = open_target(target, **options)
+        client = open_client(target, opening("open_words()", options))
     except (MCPError, OSError) as exc:
         raise TargetError(f"cannot open {clean(describe_target(target), 200)}: {clean(exc, 500)}") from exc
     return client, clean(describe_target(target), 200)

@@ -3,7 +3,7 @@
 A module here may import the core, the transports' public contract and the seam
 (``mcpclient.extensions``, ``_client.seam``, ``_client.features``); the client core imports none
 of them. This package only names them: each built-in's builder (what turns some of a
-Client's keyword options, ``apps=True``, ``cache=...``, ``telemetry=...``, into extension
+fields of a Client's ``Plugins``, ``apps=True``, ``cache=...``, ``telemetry=...``, into extension
 instances) is registered by where it lives and when it is wanted, and its module is imported
 the first time a Client's options want it, never by ``import mcpclient``.
 """

@@ -1,6 +1,6 @@
 """The result cache: list and read results kept while fresh, as an extension of the seam.
 
-``Client(cache=True)`` (a ``MemoryStore`` of the client's own) or ``Client(cache=store)``
+``Plugins(cache=True)`` (a ``MemoryStore`` of the client's own) or ``Plugins(cache=store)``
 (any ``mcpclient.cache.CacheStore``, shared by the clients given it) adds a ``ResultCache``.
 Its middleware answers ``tools/list``, ``prompts/list``, ``resources/list``,
 ``resources/templates/list`` (each page) and ``resources/read`` from the store while fresh,

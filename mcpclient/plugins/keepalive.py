@@ -1,6 +1,6 @@
 """Keep-alive pings: a built-in extension that finds a dead legacy server between calls.
 
-``KeepAlive(interval)`` (or ``Client(keepalive=interval)``, which adds one) sends ``ping``
+``KeepAlive(interval)`` (or ``Plugins(keepalive=interval)``, which adds one) sends ``ping``
 every ``interval`` seconds on a daemon thread of its own, from the moment the client is open
 until it closes, as the Go SDK's ``KeepAlive`` does. A ping that gets no reply within the
 interval (a server stopped, a network that dropped the connection without a word) ends the

@@ -1,6 +1,6 @@
 """The tool lockfile: what each server offered when you reviewed it, and what to do when it changes.
 
-``mcpclient lock`` writes ``mcp.lock``; ``Client(lock="mcp.lock", on_change=...)`` compares the
+``mcpclient lock`` writes ``mcp.lock``; ``Plugins(lock="mcp.lock", on_change=...)`` compares the
 server's tools with it when the client opens and again on every ``tools/list_changed`` (and
 each ``tools/list`` result on the way to the caller). A tool whose description, input or
 output schema or annotations differ from the lockfile, or that the lockfile does not have, is:
@@ -236,7 +236,7 @@ class LockFile:
 
 @attrs.frozen
 class Lock:
-    """``Client(lock=Lock(path, server="fs"))``: a lockfile, and the server's name in it."""
+    """``Plugins(lock=Lock(path, server="fs"))``: a lockfile, and the server's name in it."""
 
     path: str
     server: str | None = None
@@ -453,6 +453,6 @@ class ToolLock(Extension):
 
 
 def lock_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
-    """What ``Client(lock=..., on_change=...)`` adds (nothing without ``lock=``)."""
+    """What ``Plugins(lock=..., on_change=...)`` adds (nothing without ``lock=``)."""
     lock = options.get("lock")
     return () if lock is None else (ToolLock(lock, on_change=options.get("on_change", "refuse")),)

@@ -1,7 +1,7 @@
 """The name a server is known by to the policy gate and the lockfile: the one you gave it.
 
-A config entry's name, a ``ClientGroup``'s key: ``named(options, name)`` binds ``policy=`` and
-``lock=`` among a client's options to it (a policy or lock already bound keeps its name), so
+A config entry's name, a ``ClientGroup``'s key: ``named(options, name)`` binds the ``policy``
+and ``lock`` of a client's ``Plugins`` to it (a policy or lock already bound keeps its name), so
 a rule for ``"fs"`` and the lockfile's ``"fs"`` entry mean the server you call fs, whatever
 name the server gives itself.
 """

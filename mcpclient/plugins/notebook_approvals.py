@@ -1,7 +1,8 @@
 """The notebook approver: an Allow and a Deny button under the cell, which waits for one of them.
 
     >>> approvals = NotebookApprovals(timeout=120)
-    >>> client = mcpclient.connect(["python", "server.py"], policy=Policy(rules, approver=approvals))
+    >>> client = mcpclient.connect(["python", "server.py"],
+    ...                            plugins=mcpclient.Plugins(policy=Policy(rules, approver=approvals)))
     >>> client.call_tool("write_file", {...})    # the cell shows the call and two buttons, and waits
 
 The calling cell blocks until a button is clicked, or until the first of these ends the wait,

@@ -6,7 +6,7 @@
     ...     Rule("allow", tool="write_file", arguments=[Under("path", "/srv/data")]),
     ...     Rule("deny", tool="delete_*"),
     ... ], default="ask", approver=mcpclient.prompting.approve_tool)
-    >>> client = mcpclient.connect(["python", "server.py"], policy=policy)  # doctest: +SKIP
+    >>> client = mcpclient.connect(["python", "server.py"], plugins=mcpclient.Plugins(policy=policy))  # doctest: +SKIP
 
 The rules are read **in order and the first that matches decides** (a firewall's rule, not
 the most specific one: the order you read is the order that counts); when none matches,
@@ -386,7 +386,7 @@ class Policy:
         return Decision(action=self.default, rule="default")
 
     def extension(self) -> PolicyGate:
-        """The gate that enforces this policy on one Client (what ``Client(policy=...)`` adds)."""
+        """The gate that enforces this policy on one Client (what ``Plugins(policy=...)`` adds)."""
         return PolicyGate(self)
 
     # -- recording --------------------------------------------------------------------------
@@ -695,6 +695,6 @@ def check_action(value: Any, where: str) -> str:
 
 
 def policy_extensions(options: Mapping[str, Any], gathered: Sequence[Extension]) -> Sequence[Extension]:
-    """What ``Client(policy=...)`` adds (nothing without it)."""
+    """What ``Plugins(policy=...)`` adds (nothing without it)."""
     policy = options.get("policy")
     return () if policy is None else (PolicyGate(policy),)

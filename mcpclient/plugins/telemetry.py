@@ -1,4 +1,4 @@
-"""OpenTelemetry as a built-in extension of the seam: ``Client(telemetry=...)`` adds one.
+"""OpenTelemetry as a built-in extension of the seam: ``Plugins(telemetry=...)`` adds one.
 
 ``TelemetryExtension`` reports every call with the OpenTelemetry observer (``otel.py``, which
 is imported only when telemetry is on, so an installation without ``opentelemetry-api``
@@ -63,7 +63,7 @@ class Telemetry:
     record_content: bool = False
 
 
-#: ``Client(telemetry=...)``: "auto" (on when ``opentelemetry-api`` is installed), True,
+#: ``Plugins(telemetry=...)``: "auto" (on when ``opentelemetry-api`` is installed), True,
 #: False, or a ``Telemetry``.
 TelemetryOption = Union[str, bool, Telemetry]
 

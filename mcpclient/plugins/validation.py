@@ -33,7 +33,7 @@ __all__ = ["OUTPUT_VALIDATION", "OutputValidation", "OutputValidationError", "Ou
 
 log = logging.getLogger("mcpclient")
 
-#: What ``Client(output_validation=...)`` accepts.
+#: What ``Plugins(output_validation=...)`` accepts.
 OUTPUT_VALIDATION = ("strict", "lenient", "off")
 
 _missing_library_warned = threading.Event()  # one warning per process, whatever the number of clients
@@ -117,7 +117,7 @@ class OutputValidator:
 
 
 class OutputValidation(Extension, ToolOutputs):
-    """The built-in extension of ``Client(output_validation=...)``: "strict" raises
+    """The built-in extension of ``Plugins(output_validation=...)``: "strict" raises
     ``OutputValidationError`` from ``call_tool``, "lenient" logs a warning, "off" checks
     nothing (the listed schema still reaches ``ToolResult.data``).
 

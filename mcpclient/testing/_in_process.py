@@ -24,7 +24,7 @@ import threading
 import weakref
 from typing import Any, AsyncContextManager, Callable
 
-from .._build.factory import make_client
+from .._build.open import open_client, opening
 from .._client.client import Client
 from .._core.credentials import Credentials
 from .._core.exceptions import ConnectionClosed, ProtocolError
@@ -281,19 +281,9 @@ class InProcessTransport(Transport):
 def connect_in_process(server: Any, *, raise_exceptions: bool = False, **options: Any) -> Client:
     """An initialized ``Client`` on ``InProcessTransport(server)``; close it when done.
 
-    ``options`` are what ``connect`` gives the ``Client`` (``timeout``, ``protocol``, the
-    handlers such as ``sampling_handler`` and ``elicitation_handler``, ``roots``...).
+    ``options`` are ``Client``'s (``timeout``, ``protocol``, ``handlers=Handlers(...)``,
+    ``plugins=Plugins(...)``...).
     Raises what ``Client.initialize`` raises (the server is stopped then).
     """
-    transport = InProcessTransport(server, raise_exceptions=raise_exceptions)
-    try:
-        client = make_client(transport, **options)
-    except BaseException:
-        transport.close()
-        raise
-    try:
-        client.initialize()
-    except BaseException:
-        client.close()
-        raise
-    return client
+    return open_client(InProcessTransport(server, raise_exceptions=raise_exceptions),
+                       opening("connect_in_process()", options))

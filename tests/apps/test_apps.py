@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 
 import mcpclient
-from mcpclient import Client, ClientGroup, types as t
+from mcpclient import Client, ClientGroup, Plugins, types as t
 from mcpclient.plugins.apps.bridge import DENIED, Bridge
 from mcpclient._protocol.eras import modern
 from mcpclient._client.seam import Seam
@@ -48,7 +48,7 @@ def app_server(view_meta=None, blob=False) -> FakeServer:
 @pytest.fixture
 def client():
     fake = app_server({"csp": {"connectDomains": ["https://api.example.com"]}, "prefersBorder": False})
-    with fake, Client(fake, apps=True) as c:
+    with fake, Client(fake, plugins=Plugins(apps=True)) as c:
         yield c
 
 
@@ -56,7 +56,7 @@ def client():
 
 def test_the_extension_is_declared_with_our_mime_type_at_initialize():
     fake = app_server()
-    with fake, Client(fake, apps=True, protocol="legacy") as c:
+    with fake, Client(fake, plugins=Plugins(apps=True), protocol="legacy") as c:
         c.list_tools()
     assert fake.client_capabilities["extensions"] == {"io.modelcontextprotocol/ui": {"mimeTypes": [MIME]}}
 
@@ -95,14 +95,15 @@ def test_the_view_is_read_once_per_connection_with_its_meta(client):
 
 def test_a_blob_view_is_decoded():
     fake = app_server(blob=True)
-    with fake, Client(fake, apps=True) as c:
+    with fake, Client(fake, plugins=Plugins(apps=True)) as c:
         assert c.read_ui_resource(URI).html == VIEW
 
 
 def test_a_resource_of_another_type_is_not_a_view():
     fake = app_server()
     fake.add_resource("ui://other", "<p>hi</p>", mime_type="text/html")
-    with fake, Client(fake, apps=True) as c, pytest.raises(mcpclient.ProtocolError, match="profile=mcp-app"):
+    with fake, Client(fake,
+                      plugins=Plugins(apps=True)) as c, pytest.raises(mcpclient.ProtocolError, match="profile=mcp-app"):
         c.read_ui_resource("ui://other")
 
 
@@ -298,7 +299,7 @@ def test_a_slow_tool_does_not_hold_the_receiver():
     fake = app_server()
     release = threading.Event()
     fake.add_tool("slow", lambda: release.wait(5) and "done", meta={"ui": {"resourceUri": URI}})
-    with fake, Client(fake, apps=True) as c:
+    with fake, Client(fake, plugins=Plugins(apps=True)) as c:
         posted: list[dict] = []
         replied = threading.Event()
 
@@ -345,7 +346,7 @@ def test_size_changes_are_recorded(client):
 def test_teardown_is_requested_when_the_client_closes():
     fake = app_server()
     with fake:
-        c = Client(fake, apps=True)
+        c = Client(fake, plugins=Plugins(apps=True))
         c.initialize()
         view = View(c)
         view.request("ui/initialize")

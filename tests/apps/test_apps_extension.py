@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from mcpclient import Client, MCPError, StdioTransport, types as t
+from mcpclient import Client, MCPError, Plugins, StdioTransport, types as t
 from mcpclient.apps import AppResult, Apps
 from mcpclient.extensions import Call, Extension
 from mcpclient.plugins.validation import OutputValidation
@@ -31,9 +31,10 @@ ERAS = {"legacy": "legacy", "modern": "2026-07-28"}
 UI = "io.modelcontextprotocol/ui"
 
 
-def vendor_client(era: str, **kwargs: Any) -> Client:
+def vendor_client(era: str, *, apps: bool = False, **kwargs: Any) -> Client:
     """No telemetry: the lists of extensions below are then the same with and without OpenTelemetry."""
-    return Client(StdioTransport(VENDOR), protocol=ERAS[era], timeout=15, telemetry=False, **kwargs)
+    return Client(StdioTransport(VENDOR), protocol=ERAS[era], timeout=15, plugins=Plugins(telemetry=False, apps=apps),
+                  **kwargs)
 
 
 @pytest.fixture(params=sorted(ERAS))

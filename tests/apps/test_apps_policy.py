@@ -66,7 +66,8 @@ def test_a_views_tool_call_goes_through_the_gate(era: str, tmp_path: Path) -> No
     policy = Policy([Rule("allow", annotations={"readOnlyHint": True}, name="reads"),
                      Rule("deny", tool="delete_all", name="no deletes")], default="ask", approver=approver)
     command = [sys.executable, str(SERVERS / "sdk_policy_server.py"), "--apps", "--markers", str(tmp_path)]
-    with mcpclient.connect(command, policy=policy, apps=True, protocol=ERAS[era], timeout=30) as client:
+    with mcpclient.connect(command,
+                           plugins=mcpclient.Plugins(policy=policy, apps=True), protocol=ERAS[era], timeout=30) as client:
         view = View(client)
         denied = view.call("delete_all", {})
         assert denied["error"]["code"] == DENIED and "result" not in denied

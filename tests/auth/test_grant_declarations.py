@@ -17,7 +17,7 @@ from typing import Any, Iterator
 import pytest
 import requests
 
-from mcpclient import Client, SSETransport, StreamableHTTPTransport, connect
+from mcpclient import Client, HTTP, SSETransport, StreamableHTTPTransport, connect
 from mcpclient.auth import ClientCredentials, EnterpriseManaged, JWTBearer, OAuth
 from tests.helpers import require_mcp_sdk
 
@@ -102,7 +102,8 @@ def test_the_declaration_travels_over_http_sse_and_through_connect(sdk_server):
 
     server = sdk_server("--transport", "streamable-http")
     session, sent = recording_session()
-    with connect(server.url, protocol="legacy", session=session, auth=OAuth(grant=ClientCredentials("svc", "s3cret"))):
+    with connect(server.url, protocol="legacy",
+                 http=HTTP(session=session, auth=OAuth(grant=ClientCredentials("svc", "s3cret")))):
         pass
     assert CLIENT_CREDENTIALS in opening_declared(sent)
 

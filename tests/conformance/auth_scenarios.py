@@ -94,7 +94,7 @@ def run(url: str, scenario: str, context: dict[str, Any], version: str) -> None:
     # A dated (handshake-era) spec version means the legacy protocol, as in client.py.
     protocol = "legacy" if version and version < "2026" else "auto"
     try:
-        with mcpclient.connect(url, auth=auth, timeout=20.0, protocol=protocol) as client:
+        with mcpclient.connect(url, http=mcpclient.HTTP(auth=auth), timeout=20.0, protocol=protocol) as client:
             tools = client.list_tools()
             if tools and scenario != "auth/client-credentials-jwt":
                 client.call_tool(tools[0].name, {})

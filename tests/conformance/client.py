@@ -20,7 +20,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import mcpclient  # noqa: E402
-from mcpclient import Client, CreateMessageResult, ElicitationResult  # noqa: E402
+from mcpclient import Client, CreateMessageResult, ElicitationResult, Handlers  # noqa: E402
 
 log = logging.getLogger("conformance-client")
 
@@ -53,7 +53,7 @@ def run_elicitation_defaults(url: str, version: str, context: dict[str, Any]) ->
     def accept(request: Any) -> ElicitationResult:
         return ElicitationResult(action="accept", content={})
 
-    with connect(url, version, elicitation_handler=accept) as client:
+    with connect(url, version, handlers=Handlers(elicitation=accept)) as client:
         for tool in client.list_tools():
             client.call_tool(tool.name, {})
 
@@ -83,8 +83,8 @@ def run_request_metadata(url: str, version: str, context: dict[str, Any]) -> Non
     def elicit(request: Any) -> ElicitationResult:
         return ElicitationResult(action="decline")
 
-    options = dict(sampling_handler=sample, elicitation_handler=elicit, roots=["file:///conformance"])
-    with connect(url, version, **options) as client:
+    handlers = Handlers(sampling=sample, elicitation=elicit, roots=["file:///conformance"])
+    with connect(url, version, handlers=handlers) as client:
         if "tools" in client.server_capabilities:
             client.list_tools()
 
@@ -133,7 +133,7 @@ def run_request_state(url: str, version: str, context: dict[str, Any]) -> None:
             calls.append(client.call_tool("test_mrtr_unrelated", {}).text)
         return ElicitationResult(action="accept", content={"confirmed": True})
 
-    with connect(url, version, elicitation_handler=confirm) as client:
+    with connect(url, version, handlers=Handlers(elicitation=confirm)) as client:
         tools = [tool.name for tool in client.list_tools()]
         for name in ("test_mrtr_echo_state", "test_mrtr_no_state", "test_mrtr_no_result_type"):
             if name in tools:

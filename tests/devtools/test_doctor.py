@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from mcpclient import HTTP
 from mcpclient.cli import main
 from mcpclient.cli._main import EXIT_CODES
 from mcpclient.devtools.doctor import diagnose
@@ -125,7 +126,7 @@ def test_a_legacy_sdk_http_server_answers_a_lost_session_with_404_and_the_client
     server = start_sdk_server("--transport", "streamable-http", "--legacy-only")
     try:
         report = diagnose(server.url, timeout=30, cancel_call=("slow", {"seconds": 5, "steps": 5}),
-                          headers={"Authorization": "Bearer doctor-token-0123456789"})
+                          http=HTTP(headers={"Authorization": "Bearer doctor-token-0123456789"}))
     finally:
         server.stop()
     assert report.errors == [] and report.warnings == [], report.text()

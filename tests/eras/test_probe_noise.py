@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import StdioTransport, connect
+from mcpclient import Stdio, StdioTransport, connect
 from mcpclient._client.conversation import _era_cache
 from tests.helpers import wait_for
 
@@ -126,7 +126,7 @@ def session_lines(cmd: list[str], protocol: str, tool: str, arguments: dict[str,
     transport = StdioTransport(cmd, stderr=None)
     _era_cache.pop(transport.about.server_key, None)  # probe afresh every time
     transport.close()
-    with connect(cmd, stderr=lines.append, protocol=protocol, timeout=60) as client:
+    with connect(cmd, stdio=Stdio(stderr=lines.append), protocol=protocol, timeout=60) as client:
         assert client.protocol_version.startswith("2025")
         assert client.call_tool(tool, arguments).is_error is False
     wait_for(lambda: any(said in line for line in lines), timeout=10, what=lambda: f"{said!r} in {lines}")

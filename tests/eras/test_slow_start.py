@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import RPCError, StdioTransport, connect
+from mcpclient import RPCError, Stdio, StdioTransport, connect
 from mcpclient._client import conversation as _conversation
 from mcpclient._client.conversation import _era_cache
 
@@ -54,7 +54,7 @@ def test_the_sdk_server_slower_to_start_than_the_probe_answers_the_first_discove
     _forget(LATE_SDK_SERVER)
     start = time.monotonic()
     with caplog.at_level(logging.DEBUG, logger="mcpclient"):
-        with connect(LATE_SDK_SERVER, timeout=60, stderr=None) as client:
+        with connect(LATE_SDK_SERVER, timeout=60, stdio=Stdio(stderr=None)) as client:
             assert time.monotonic() - start >= START_DELAY  # the server did start late
             assert client.protocol_version == "2026-07-28"
             assert client.server_info.name == "sdk-test-server"
@@ -68,7 +68,7 @@ def test_a_dual_era_server_slower_to_start_than_the_probe_is_modern(short_probe)
     command = [sys.executable, str(SERVERS / "probe_server.py"), "slow-start", str(START_DELAY)]
     _forget(command)
     start = time.monotonic()
-    with connect(command, timeout=60, stderr=None) as client:
+    with connect(command, timeout=60, stdio=Stdio(stderr=None)) as client:
         assert time.monotonic() - start >= START_DELAY
         assert client.protocol_version == "2026-07-28"
         assert client.server_info.name == "probe-slow-start"
@@ -82,7 +82,7 @@ def test_a_refused_initialize_waits_for_discover_only_until_the_probe_timeout(sh
     _forget(command)
     start = time.monotonic()
     with pytest.raises(RPCError, match="no such capability"):
-        connect(command, timeout=60, stderr=None)
+        connect(command, timeout=60, stdio=Stdio(stderr=None))
     assert time.monotonic() - start < 30
 
 
@@ -98,6 +98,6 @@ def test_discover_answered_first_wins_whichever_thread_is_back_first(short_probe
 
     command = [sys.executable, str(SERVERS / "probe_server.py"), "slow-start", "1.5"]
     _forget(command)
-    with connect(command, timeout=60, stderr=None, middleware=[slow_discover]) as client:
+    with connect(command, timeout=60, stdio=Stdio(stderr=None), middleware=[slow_discover]) as client:
         assert client.protocol_version == "2026-07-28"
         assert client.list_tools() == []

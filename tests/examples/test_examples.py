@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_docs_python_blocks import OURS_AN_ERROR
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
@@ -24,9 +26,10 @@ def load(name: str):
 
 def run_script(name: str) -> str:
     """The script's output; it must exit 0 and write nothing on stderr (neither the library's
-    log, which is the application's to show, nor the demo server's)."""
-    result = subprocess.run([sys.executable, str(EXAMPLES / name)], capture_output=True, text=True, timeout=60,
-                            stdin=subprocess.DEVNULL)
+    log, which is the application's to show, nor the demo server's); an old keyword of ours
+    (a deprecation) is an error."""
+    result = subprocess.run([sys.executable, "-W", OURS_AN_ERROR, str(EXAMPLES / name)], capture_output=True,
+                            text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     return result.stdout
@@ -117,7 +120,8 @@ def test_the_process_pool_example_of_docs_scale_prints_its_results_and_nothing_e
     (tmp_path / "tasks.py").write_text(tasks)
     (tmp_path / "main.py").write_text(main)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(EXAMPLES.parent)])}
-    result = subprocess.run([sys.executable, str(tmp_path / "main.py")], capture_output=True, text=True, timeout=240,
+    result = subprocess.run([sys.executable, "-W", OURS_AN_ERROR, str(tmp_path / "main.py")], capture_output=True,
+                            text=True, timeout=240,
                             cwd=EXAMPLES.parent, env=env, stdin=subprocess.DEVNULL)
     assert (result.returncode, result.stderr) == (0, ""), result.stderr
     assert result.stdout == "10000 1 10000 50005000\n"

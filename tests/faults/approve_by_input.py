@@ -53,7 +53,7 @@ def call(client: mcpclient.Client, what: str, since: list[float], **options: obj
 
 def main(case: str) -> None:
     policy = Policy([], default="ask", approver=mcpclient.prompting.approve_tool)
-    client = mcpclient.connect(SERVER, policy=policy, protocol="legacy", timeout=30)
+    client = mcpclient.connect(SERVER, plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30)
     if case == "timeout":
         started = [time.monotonic()]
         call(client, "timeout", [started[0] + 2], timeout=2).join(30)

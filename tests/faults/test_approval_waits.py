@@ -37,7 +37,7 @@ SOON = 2.0
 
 def connect(approvals: WebApprovals) -> mcpclient.Client:
     policy = Policy([Rule("allow", annotations={"readOnlyHint": True})], default="ask", approver=approvals)
-    return mcpclient.connect(SERVER, policy=policy, protocol="legacy", timeout=30)
+    return mcpclient.connect(SERVER, plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30)
 
 
 def test_an_approval_at_3_6_s_of_a_4_s_call_leaves_it_0_4_s() -> None:

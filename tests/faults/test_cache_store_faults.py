@@ -16,7 +16,7 @@ import time
 import pytest
 import redis
 
-from mcpclient import Client, StdioTransport
+from mcpclient import Client, Plugins, StdioTransport
 from mcpclient.cache import FileStore, MemoryStore, RedisStore
 from mcpclient.transports import StreamableHTTPTransport
 from tests.cache_fixtures import CacheServer, start_redis, stop
@@ -43,12 +43,12 @@ def tools_entry(directory):
 def test_an_entry_of_the_wrong_shape_is_a_miss_and_is_dropped(tmp_path, damage):
     store = FileStore(tmp_path / "c")
     with CacheServer() as server:
-        with Client(StreamableHTTPTransport(server.url), cache=store, timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url), plugins=Plugins(cache=store), timeout=10) as client:
             assert [tool.name for tool in client.list_tools()] == ["echo"]
         path, header, _ = tools_entry(tmp_path / "c")
         path.write_bytes(header + b"\n" + json.dumps(damage).encode())  # valid JSON, wrong shape
         for _ in range(2):  # the first asks the server and keeps its answer; the second is served it
-            with Client(StreamableHTTPTransport(server.url), cache=store, timeout=10) as client:
+            with Client(StreamableHTTPTransport(server.url), plugins=Plugins(cache=store), timeout=10) as client:
                 assert [tool.name for tool in client.list_tools()] == ["echo"]
         counts = server.counts()
     assert counts["tools/list"] == 2
@@ -58,7 +58,7 @@ def test_an_entry_of_the_wrong_shape_is_a_miss_and_is_dropped(tmp_path, damage):
 def test_a_redis_answering_garbage_is_a_miss(caplog):
     with HostileRedis("garbage") as redis, CacheServer() as server:
         store = RedisStore(redis.url)
-        with Client(StreamableHTTPTransport(server.url), cache=store, timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url), plugins=Plugins(cache=store), timeout=10) as client:
             assert [tool.name for tool in client.list_tools()] == ["echo"]
             assert client.read_resource("user://me")[0].text == "the profile of nobody"
         store.close()
@@ -79,7 +79,7 @@ def test_a_key_scan_that_never_ends_holds_up_no_notification_and_ends_at_close()
     with HostileRedis("endless-scan", delay=0.01) as redis:
         store = RedisStore(redis.url)
         changed = threading.Event()
-        client = Client(StdioTransport(SDK_SERVER), protocol="legacy", cache=store, timeout=10)
+        client = Client(StdioTransport(SDK_SERVER), protocol="legacy", plugins=Plugins(cache=store), timeout=10)
         try:
             client.initialize()
             client.set_list_changed_handler(lambda kind: changed.set())
@@ -112,7 +112,7 @@ class SlowToForget(MemoryStore):
 def test_while_stale_entries_are_being_dropped_the_client_asks_the_server():
     store = SlowToForget()
     changed = threading.Event()
-    with Client(StdioTransport(SDK_SERVER), protocol="legacy", cache=store, timeout=10) as client:
+    with Client(StdioTransport(SDK_SERVER), protocol="legacy", plugins=Plugins(cache=store), timeout=10) as client:
         client.set_list_changed_handler(lambda kind: changed.set())
         before = {tool.name for tool in client.list_tools()}
         assert {tool.name for tool in client.list_tools()} == before  # kept
@@ -131,7 +131,7 @@ def test_a_stopped_redis_holds_up_no_notification_and_no_close():
     try:
         store = RedisStore(redis.Redis.from_url(url, socket_timeout=30))
         changed = threading.Event()
-        client = Client(StdioTransport(SDK_SERVER), protocol="legacy", cache=store, timeout=10)
+        client = Client(StdioTransport(SDK_SERVER), protocol="legacy", plugins=Plugins(cache=store), timeout=10)
         try:
             client.initialize()
             client.set_list_changed_handler(lambda kind: changed.set())

@@ -42,7 +42,8 @@ def comparing(tmp_path: Path, era: str) -> tuple[mcpclient.Client, Lines]:
     path = tmp_path / "mcp.lock"
     write({"policy-test-server": SERVER}, path, protocol=era)
     lines = Lines()
-    client = mcpclient.Client(StdioTransport(SLOW, stderr=lines), lock=str(path), on_change="warn",
+    client = mcpclient.Client(StdioTransport(SLOW, stderr=lines),
+                              plugins=mcpclient.Plugins(lock=str(path), on_change="warn"),
                               protocol=era, timeout=60)
     client.initialize()
     client.list_tools()  # compared once, at the list's own time: fresh

@@ -19,7 +19,7 @@ import time
 import pytest
 
 import mcpclient
-from mcpclient import ClientClosedError, RequestCancelled, RequestTimeout, SharedClient
+from mcpclient import ClientClosedError, RequestCancelled, RequestTimeout, SharedClient, Stdio
 from tests.faults.conftest import HOSTILE
 from tests.helpers import RELEASED_WITHIN, proc_children, wait_for
 
@@ -81,7 +81,7 @@ class Callers:
 
 
 def test_each_caller_ends_at_its_own_deadline_while_the_open_hangs():
-    shared = SharedClient(SILENT, timeout=OPEN_TIMEOUT, stderr=None)
+    shared = SharedClient(SILENT, timeout=OPEN_TIMEOUT, stdio=Stdio(stderr=None))
     try:
         callers = Callers(shared, 3, lambda mcp: mcp.ping(timeout=2))
         ended = callers.join(within=2 + RELEASED_WITHIN + 1)
@@ -104,7 +104,7 @@ def test_a_failed_open_fails_every_caller_that_waited_for_it_and_the_next_call_o
     def open_silent() -> mcpclient.Client:
         opens.append(time.monotonic())
         try:
-            return mcpclient.connect(SILENT, timeout=3, stderr=None)
+            return mcpclient.connect(SILENT, timeout=3, stdio=mcpclient.Stdio(stderr=None))
         finally:
             failed.append(time.monotonic())
 
@@ -126,7 +126,7 @@ def test_a_failed_open_fails_every_caller_that_waited_for_it_and_the_next_call_o
 
 
 def test_a_cancel_and_close_end_a_wait_for_the_open():
-    shared = SharedClient(SILENT, timeout=OPEN_TIMEOUT, stderr=None)
+    shared = SharedClient(SILENT, timeout=OPEN_TIMEOUT, stdio=Stdio(stderr=None))
     try:
         cancel = threading.Event()
         cancelled = Callers(shared, 1, lambda mcp: mcp.call_tool("echo", {"text": "x"}, timeout=None, cancel=cancel))

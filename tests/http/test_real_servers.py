@@ -15,6 +15,7 @@ from mcpclient import (
     CompletionRef,
     CreateMessageResult,
     ElicitationResult,
+    Handlers,
     RPCError,
     SSETransport,
     StreamableHTTPTransport,
@@ -27,11 +28,11 @@ pytestmark = pytest.mark.timeout(120)
 
 
 def handlers() -> dict:
-    return {
-        "sampling_handler": lambda request: CreateMessageResult.from_text("model says hi", model="fake-model"),
-        "elicitation_handler": lambda request: ElicitationResult(action="accept", content={"name": "Ann"}),
-        "roots": ["file:///srv/project"],
-    }
+    return {"handlers": Handlers(
+        sampling=lambda request: CreateMessageResult.from_text("model says hi", model="fake-model"),
+        elicitation=lambda request: ElicitationResult(action="accept", content={"name": "Ann"}),
+        roots=["file:///srv/project"],
+    )}
 
 
 SDK_MODES = {

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from mcpclient import Client, SessionLost, SessionState, StreamableHTTPTransport, connect
+from mcpclient import Client, HTTP, SessionLost, SessionState, StreamableHTTPTransport, connect
 from mcpclient.extensions import Message
 from tests.helpers import require_mcp_sdk
 
@@ -75,7 +75,7 @@ def test_without_a_get_stream_the_first_request_finds_the_session_lost(shared_sd
 
 def test_on_session_lost_reinitialize_starts_a_new_session_and_the_call_goes_on(sdk_server):
     server = sdk_server(*STATEFUL)
-    with connect(server.url, protocol="legacy", timeout=20, keep_session=True) as first:
+    with connect(server.url, protocol="legacy", timeout=20, http=HTTP(keep_session=True)) as first:
         state = first.session_state
     assert state is not None
     # keep_session left it open: a second client resumes it.
@@ -111,7 +111,7 @@ def test_resume_needs_a_streamable_http_url():
 def test_server_everything_resumed_then_restarted_answers_in_its_own_form(everything_server):
     """The TypeScript SDK's servers say a session is gone with 400 -32000, not 404."""
     server = everything_server("streamableHttp")
-    with connect(server.url, protocol="legacy", timeout=20, keep_session=True) as first:
+    with connect(server.url, protocol="legacy", timeout=20, http=HTTP(keep_session=True)) as first:
         state = first.session_state
     assert state is not None
     with connect(server.url, resume=state, timeout=20) as resumed:

@@ -53,7 +53,8 @@ def gated():
 
     policy = Policy([Rule("allow", annotations={"readOnlyHint": True}), Rule("deny", tool="delete_all",
                                                                               name="no deletes")])
-    with mcpclient.connect(POLICY_SERVER, policy=policy, protocol="legacy", timeout=30) as client:
+    with mcpclient.connect(POLICY_SERVER,
+                           plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30) as client:
         yield client
 
 

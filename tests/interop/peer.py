@@ -18,6 +18,7 @@ from mcpclient import (
     CreateMessageResult,
     ElicitationRequest,
     ElicitationResult,
+    Plugins,
     Root,
     Transport,
 )
@@ -152,7 +153,8 @@ class Connections:
     ) -> Client:
         """A client whose handlers (``peer``, installed with ``install`` flags) are set before
         ``initialize()``."""
-        client = Client(self.make_transport(), timeout=self.timeout, max_dispatch=max_dispatch, cache=cache)
+        client = Client(self.make_transport(), timeout=self.timeout, max_dispatch=max_dispatch,
+                        plugins=Plugins(cache=cache))
         self.clients.append(client)
         if peer is not None:
             peer.install(client, **install)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpclient import ProtocolError, ResourceNotFound, RPCError, connect
+from mcpclient import ProtocolError, ResourceNotFound, RPCError, Stdio, connect
 from tests.conftest import SDK_SERVER
 from tests.node_tools import NODE_DIR, everything_server_cmd
 
@@ -25,7 +25,7 @@ SERVERS = {
 
 @pytest.mark.parametrize("name", list(SERVERS))
 def test_an_unknown_resource_is_resource_not_found(name):
-    with connect(SERVERS[name], stderr=None, timeout=20) as client:
+    with connect(SERVERS[name], stdio=Stdio(stderr=None), timeout=20) as client:
         with pytest.raises(ResourceNotFound) as caught:
             client.read_resource("demo://nope/1")
     assert caught.value.code in (RPCError.INVALID_PARAMS, RPCError.RESOURCE_NOT_FOUND)
@@ -33,7 +33,7 @@ def test_an_unknown_resource_is_resource_not_found(name):
 
 def test_a_legacy_server_asked_for_the_modern_era_says_what_to_use():
     with pytest.raises(ProtocolError) as caught:
-        connect(EVERYTHING, stderr=None, timeout=20, protocol="2026-07-28")
+        connect(EVERYTHING, stdio=Stdio(stderr=None), timeout=20, protocol="2026-07-28")
     message = str(caught.value)
     assert "does not speak protocol 2026-07-28" in message and "'auto'" in message and "'legacy'" in message
     assert isinstance(caught.value.__cause__, RPCError) and caught.value.__cause__.code == RPCError.METHOD_NOT_FOUND

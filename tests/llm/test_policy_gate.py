@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import mcpclient
-from mcpclient import ClientGroup, ToolCallDenied
+from mcpclient import ClientGroup, Plugins, ToolCallDenied
 from mcpclient.llm import anthropic, openai
 from mcpclient.policy import Policy, Rule
 
@@ -36,7 +36,8 @@ def markers(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def gated(markers: Path):
-    with mcpclient.connect([*POLICY_SERVER, "--markers", str(markers)], policy=policy(), protocol="legacy",
+    with mcpclient.connect([*POLICY_SERVER, "--markers", str(markers)],
+                           plugins=mcpclient.Plugins(policy=policy()), protocol="legacy",
                            timeout=30) as client:
         yield client
 
@@ -109,7 +110,7 @@ def test_tools_execute_raises_tool_call_denied_and_the_loop_goes_on(gated, marke
 def test_a_groups_tools_in_the_formats_are_gated_per_server(markers):
     group_policy = Policy([Rule("allow", annotations={"readOnlyHint": True}),
                            Rule("deny", server="fs", tool="delete_all", name="no deletes on fs")])
-    with ClientGroup({"fs": [*POLICY_SERVER, "--markers", str(markers)]}, policy=group_policy,
+    with ClientGroup({"fs": [*POLICY_SERVER, "--markers", str(markers)]}, plugins=Plugins(policy=group_policy),
                      protocol="legacy", timeout=30) as group:
         tools = group.tools()
         denied, read = anthropic.run_tool_uses(tools, [

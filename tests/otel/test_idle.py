@@ -11,7 +11,7 @@ from __future__ import annotations
 from opentelemetry import baggage, context, trace
 from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
-from mcpclient import Client
+from mcpclient import Client, Plugins
 from mcpclient.plugins.otel import OTelObserver, _metrics_state
 from mcpclient.plugins.telemetry import TelemetryExtension
 from tests.doubles import QueueTransport, ScriptedServer
@@ -45,7 +45,7 @@ def test_an_unconfigured_api_is_idle_and_calls_skip_the_observer(monkeypatch):
         return original(self, method, params, version)
 
     monkeypatch.setattr(OTelObserver, "client_call", counting)
-    client, transport = scripted_client(telemetry=True)
+    client, transport = scripted_client(plugins=Plugins(telemetry=True))
     with client:
         assert observer_of(client) is not None and observer_of(client).idle()
         assert client.call_tool("x", {}).text == "ok"
@@ -60,7 +60,7 @@ def test_an_unconfigured_api_is_idle_and_calls_skip_the_observer(monkeypatch):
 
 def test_a_provider_propagator_span_or_baggage_is_never_idle(otel, monkeypatch):
     for telemetry in (otel.telemetry(), True):
-        client, _ = scripted_client(telemetry=telemetry)
+        client, _ = scripted_client(plugins=Plugins(telemetry=telemetry))
         with client:
             if telemetry is not True:
                 assert not observer_of(client).idle()  # providers given: they record
@@ -87,7 +87,7 @@ def test_a_provider_propagator_span_or_baggage_is_never_idle(otel, monkeypatch):
 
 
 def test_a_tracer_provider_installed_after_opening_records_the_next_call(otel, monkeypatch):
-    client, _ = scripted_client(telemetry=True)
+    client, _ = scripted_client(plugins=Plugins(telemetry=True))
     with client:
         client.call_tool("x", {})
         assert otel.spans() == []

@@ -14,7 +14,7 @@ import tracemalloc
 
 from opentelemetry.metrics import _internal as metrics_state
 
-from mcpclient import Client, Telemetry
+from mcpclient import Client, Plugins, Telemetry
 from tests.doubles import QueueTransport, ScriptedServer
 
 
@@ -22,7 +22,7 @@ def open_and_close(count: int, **options) -> None:
     for _ in range(count):
         transport = QueueTransport()
         ScriptedServer(transport)
-        with Client(transport, protocol="legacy", telemetry=True, **options):
+        with Client(transport, protocol="legacy", plugins=Plugins(telemetry=True), **options):
             pass
 
 
@@ -60,7 +60,8 @@ def test_clients_given_one_meter_provider_share_its_instruments(otel):
     for _ in range(3):
         transport = QueueTransport()
         ScriptedServer(transport)
-        with Client(transport, protocol="legacy", telemetry=Telemetry(meter_provider=otel.meter_provider)) as client:
+        with Client(transport, protocol="legacy",
+                    plugins=Plugins(telemetry=Telemetry(meter_provider=otel.meter_provider))) as client:
             client.ping()
     points = otel.metric_points("mcp.client.session.duration")
     assert sum(p.count for p in points) == 3  # three sessions recorded on one histogram

@@ -14,8 +14,9 @@ from ..conftest import SERVERS
 
 def test_a_refused_call_leaves_an_mcp_policy_event_on_its_span(otel):
     policy = Policy([Rule("deny", tool="delete_all", name="no deleting"), Rule("allow")])
-    with mcpclient.connect([sys.executable, str(SERVERS / "sdk_policy_server.py")], policy=policy,
-                           protocol="legacy", telemetry=otel.telemetry(), timeout=30) as client:
+    with mcpclient.connect([sys.executable, str(SERVERS / "sdk_policy_server.py")],
+                           plugins=mcpclient.Plugins(policy=policy, telemetry=otel.telemetry()),
+                           protocol="legacy", timeout=30) as client:
         client.call_tool("calls")
         with pytest.raises(mcpclient.ToolCallDenied):
             client.call_tool("delete_all")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import Client, StdioTransport, StreamableHTTPTransport
+from mcpclient import Client, Plugins, StdioTransport, StreamableHTTPTransport
 from mcpclient.plugins.otel import session_label
 from tests.conftest import SDK_SERVER
 from tests.helpers import require_mcp_sdk
@@ -63,7 +63,7 @@ def test_stdio(otel, era, tmp_path):
     args, version = ERAS[era]
     spans_file = tmp_path / "spans.jsonl"
     transport = StdioTransport(SDK_SERVER + args, env={"SDK_SERVER_SPANS": str(spans_file)})
-    with Client(transport, telemetry=otel.telemetry(), protocol=PROTOCOL[era]) as client:
+    with Client(transport, plugins=Plugins(telemetry=otel.telemetry()), protocol=PROTOCOL[era]) as client:
         check_parenting(otel, client, spans_file, version)
     assert otel.span("tools/call echo").attributes["network.transport"] == "pipe"
 
@@ -74,7 +74,8 @@ def test_streamable_http(otel, era, tmp_path):
     spans_file = tmp_path / "spans.jsonl"
     server = start_sdk_server("--transport", "streamable-http", *args, env={"SDK_SERVER_SPANS": str(spans_file)})
     try:
-        with Client(StreamableHTTPTransport(server.url), telemetry=otel.telemetry(), protocol=PROTOCOL[era]) as client:
+        with Client(StreamableHTTPTransport(server.url),
+                    plugins=Plugins(telemetry=otel.telemetry()), protocol=PROTOCOL[era]) as client:
             check_parenting(otel, client, spans_file, version)
             session = client.transport.session_id
     finally:

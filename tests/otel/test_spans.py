@@ -13,7 +13,7 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
-from mcpclient import Client, ConnectionClosed, RequestTimeout, RPCError
+from mcpclient import Client, ConnectionClosed, Plugins, RequestTimeout, RPCError
 from mcpclient.plugins.telemetry import TelemetryExtension
 from mcpclient.testing import FakeServer
 from tests.doubles import QueueTransport, Reply, ScriptedServer
@@ -39,7 +39,7 @@ def traceparent_of(span) -> str:
 
 def test_tool_call_span_names_kind_attributes_and_injected_parent(otel):
     fake = fake_server()
-    with fake, Client(fake, telemetry=otel.telemetry()) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client:
         assert client.call_tool("add", {"a": 1, "b": 2}).text == "3"
     span = otel.span("tools/call add")
     assert span.kind is SpanKind.CLIENT
@@ -59,7 +59,7 @@ def test_tool_call_span_names_kind_attributes_and_injected_parent(otel):
 def test_spans_are_children_of_the_callers_span(otel):
     fake = fake_server()
     tracer = otel.tracer_provider.get_tracer("app")
-    with fake, Client(fake, telemetry=otel.telemetry()) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client:
         with tracer.start_as_current_span("django request") as outer:
             client.list_tools()
     listed = otel.span("tools/list")
@@ -69,7 +69,7 @@ def test_spans_are_children_of_the_callers_span(otel):
 
 def test_every_method_has_its_span_and_target_attributes(otel):
     fake = fake_server()
-    with fake, Client(fake, telemetry=otel.telemetry()) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client:
         client.read_resource("file:///notes.txt")
         client.get_prompt("greet", {"name": "Ann"})
         client.ping()
@@ -87,7 +87,7 @@ def test_every_method_has_its_span_and_target_attributes(otel):
 
 def test_tool_error_result(otel):
     fake = fake_server()
-    with fake, Client(fake, telemetry=otel.telemetry()) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client:
         assert client.call_tool("broken", {}).is_error
     span = otel.span("tools/call broken")
     assert span.status.status_code is StatusCode.ERROR
@@ -97,7 +97,7 @@ def test_tool_error_result(otel):
 
 def test_rpc_error_code(otel):
     fake = fake_server()
-    with fake, Client(fake, telemetry=otel.telemetry()) as client, pytest.raises(RPCError):
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client, pytest.raises(RPCError):
         client.call_tool("refused", {})
     span = otel.span("tools/call refused")
     assert span.status.status_code is StatusCode.ERROR
@@ -111,7 +111,7 @@ def test_timeout(otel):
     fake = fake_server()
     fake.add_tool("stuck", lambda: release.wait(5) and "late")
     try:
-        with fake, Client(fake, telemetry=otel.telemetry()) as client, pytest.raises(RequestTimeout):
+        with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client, pytest.raises(RequestTimeout):
             client.call_tool("stuck", {}, timeout=0.2)
     finally:
         release.set()
@@ -123,7 +123,8 @@ def test_timeout(otel):
 def test_exception_class(otel):
     transport = QueueTransport()
     ScriptedServer(transport, {"tools/call": lambda params, msg: transport.hang_up() or {}})
-    with Client(transport, telemetry=otel.telemetry(), protocol="legacy") as client, pytest.raises(ConnectionClosed):
+    with Client(transport,
+                plugins=Plugins(telemetry=otel.telemetry()), protocol="legacy") as client, pytest.raises(ConnectionClosed):
         client.call_tool("anything", {})
     span = otel.span("tools/call anything")
     assert span.status.status_code is StatusCode.ERROR
@@ -135,7 +136,7 @@ def test_exception_class(otel):
 
 def test_opt_in_records_arguments_and_results(otel):
     fake = fake_server()
-    with fake, Client(fake, telemetry=otel.telemetry(record_content=True)) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry(record_content=True))) as client:
         client.call_tool("add", {"a": 1, "b": 2})
     attrs = otel.span("tools/call add").attributes
     assert attrs["gen_ai.tool.call.arguments"] == '{"a":1,"b":2}'
@@ -146,7 +147,7 @@ def test_users_meta_keys_are_kept_and_nothing_added_without_a_recording_span():
     transport = QueueTransport()
     ScriptedServer(transport, {"tools/call": lambda params, msg: {"content": []}})
     # No tracer provider configured: the API's no-op tracer, so no trace context to send.
-    with Client(transport, protocol="legacy", telemetry=True) as client:
+    with Client(transport, protocol="legacy", plugins=Plugins(telemetry=True)) as client:
         client.call_tool("x", {})
     sent = [m for m in transport.sent if m.get("method") == "tools/call"]
     assert "_meta" not in sent[0]["params"]
@@ -155,7 +156,7 @@ def test_users_meta_keys_are_kept_and_nothing_added_without_a_recording_span():
 def test_users_meta_keys_kept_beside_the_trace_context(otel):
     transport = QueueTransport()
     ScriptedServer(transport, {"tools/call": lambda params, msg: {"content": []}})
-    with Client(transport, protocol="legacy", telemetry=otel.telemetry()) as client:
+    with Client(transport, protocol="legacy", plugins=Plugins(telemetry=otel.telemetry())) as client:
         client._conversation.call("tools/call", {"name": "x", "_meta": {"mine": 1}}, timeout=5)
     meta = [m for m in transport.sent if m.get("method") == "tools/call"][0]["params"]["_meta"]
     assert meta["mine"] == 1 and meta["traceparent"].startswith("00-")
@@ -169,7 +170,7 @@ def test_server_request_span_has_the_servers_context_as_parent(otel):
         return result["content"]["text"]
 
     fake.add_tool("ask", ask)
-    with fake, Client(fake, telemetry=otel.telemetry()) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client:
         client.set_sampling_handler(lambda request: {"role": "assistant", "content": {"type": "text", "text": "yo"},
                                                      "model": "m"})
         assert client.call_tool("ask", {}).text == "yo"
@@ -184,7 +185,7 @@ def test_server_request_span_has_the_servers_context_as_parent(otel):
 def test_server_request_error_is_recorded(otel):
     fake = fake_server()
     fake.add_tool("roots", lambda ctx: ctx.connection.request("roots/list") and "x")
-    with fake, Client(fake, telemetry=otel.telemetry()) as client, pytest.raises(RPCError):
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client, pytest.raises(RPCError):
         client.call_tool("roots", {})  # this client exposes no roots: -32601 to the server
     span = otel.span("roots/list")
     assert span.kind is SpanKind.SERVER and span.parent is None
@@ -219,7 +220,7 @@ def test_modern_era_input_rounds_and_progress_are_span_events(otel):
 
     modern_server(transport, tools_call)
     seen = []
-    with Client(transport, telemetry=otel.telemetry()) as client:
+    with Client(transport, plugins=Plugins(telemetry=otel.telemetry())) as client:
         client.set_roots(["file:///r"])
         client.call_tool("t", {}, on_progress=lambda p, t, m: seen.append(p))
     assert client.protocol_version == "2026-07-28"
@@ -237,7 +238,7 @@ def test_modern_era_input_rounds_and_progress_are_span_events(otel):
 
 def test_operation_and_session_duration_metrics(otel):
     fake = fake_server()
-    with fake, Client(fake, telemetry=otel.telemetry()) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=otel.telemetry())) as client:
         client.call_tool("add", {"a": 1, "b": 2})
         client.call_tool("broken", {})
     points = otel.metric_points("mcp.client.operation.duration")
@@ -252,7 +253,7 @@ def test_operation_and_session_duration_metrics(otel):
 
 def test_telemetry_off_sends_no_context_and_makes_no_spans(otel):
     fake = fake_server()
-    with fake, Client(fake, telemetry=False) as client:
+    with fake, Client(fake, plugins=Plugins(telemetry=False)) as client:
         client.call_tool("add", {"a": 1, "b": 2})
     sent = next(c for c in fake.calls if c.method == "tools/call")
     assert "_meta" not in sent.params
@@ -272,7 +273,7 @@ def test_the_global_provider_is_used_by_default(otel, monkeypatch):
 def test_telemetry_is_the_first_extension_of_the_client(otel):
     transport = QueueTransport()
     ScriptedServer(transport)
-    client = Client(transport, protocol="legacy", telemetry=otel.telemetry(), cache=True)
+    client = Client(transport, protocol="legacy", plugins=Plugins(telemetry=otel.telemetry(), cache=True))
     try:
         assert isinstance(client.extensions[0], TelemetryExtension)
         assert sum(isinstance(e, TelemetryExtension) for e in client.extensions) == 1
@@ -283,7 +284,8 @@ def test_telemetry_is_the_first_extension_of_the_client(otel):
 def test_a_session_the_server_ended_records_its_error_type(otel):
     transport = QueueTransport()
     ScriptedServer(transport, {"tools/call": lambda params, msg: transport.hang_up() or {}})
-    with Client(transport, telemetry=otel.telemetry(), protocol="legacy") as client, pytest.raises(ConnectionClosed):
+    with Client(transport,
+                plugins=Plugins(telemetry=otel.telemetry()), protocol="legacy") as client, pytest.raises(ConnectionClosed):
         client.call_tool("anything", {})
     [session] = otel.metric_points("mcp.client.session.duration")
     assert session.attributes["error.type"] == "ConnectionClosed"
@@ -298,7 +300,7 @@ def test_an_input_rounds_server_request_is_a_server_span_inside_the_call(otel):
         return {"content": [{"type": "text", "text": "ok"}]}
 
     modern_server(transport, tools_call)
-    with Client(transport, telemetry=otel.telemetry()) as client:
+    with Client(transport, plugins=Plugins(telemetry=otel.telemetry())) as client:
         client.set_roots(["file:///r"])
         client.call_tool("t", {})
     call, roots = otel.span("tools/call t"), otel.span("roots/list")

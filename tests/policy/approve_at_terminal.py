@@ -19,7 +19,8 @@ def main() -> None:
     policy = Policy([Rule("allow", tool="calls")], default="ask", approver=mcpclient.prompting.approve_tool)
     # stderr=None: the SDK's own warning about the tool's name quotes it raw on the server's
     # stderr, which is not what this test looks at (the prompt is).
-    with mcpclient.connect(SERVER, policy=policy, protocol="legacy", timeout=30, stderr=None) as client:
+    with mcpclient.connect(SERVER,
+                           plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30, stdio=mcpclient.Stdio(stderr=None)) as client:
         try:
             print("OUTCOME ran:", client.call_tool(HOSTILE_TOOL).text, flush=True)
         except ToolCallDenied:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import Client, RequestTimeout, StdioTransport
+from mcpclient import Client, Plugins, RequestTimeout, StdioTransport
 from mcpclient.policy import Policy, Rule
 
 from ..faults.conftest import HOSTILE, Lines
@@ -28,14 +28,14 @@ def slow_list_client(lines: Lines, pause: float, **options: object) -> Client:
 def test_a_slow_listing_of_the_lock_never_holds_connect(tmp_path: Path) -> None:
     lines = Lines()
     started = time.monotonic()
-    with slow_list_client(lines, 60, lock=str(tmp_path / "mcp.lock")) as client:
+    with slow_list_client(lines, 60, plugins=Plugins(lock=str(tmp_path / "mcp.lock"))) as client:
         assert time.monotonic() - started < 10  # the comparison runs in the background
         assert client.protocol_version
 
 
 def test_a_call_on_a_locked_client_ends_by_its_own_deadline(tmp_path: Path) -> None:
     lines = Lines()
-    with slow_list_client(lines, 0.5, lock=str(tmp_path / "mcp.lock")) as client:
+    with slow_list_client(lines, 0.5, plugins=Plugins(lock=str(tmp_path / "mcp.lock"))) as client:
         started = time.monotonic()
         with pytest.raises(RequestTimeout):
             client.call_tool("echo", {"text": "hi"}, timeout=2)
@@ -46,7 +46,7 @@ def test_a_call_on_a_locked_client_ends_by_its_own_deadline(tmp_path: Path) -> N
 def test_the_gates_listing_ends_by_the_calls_deadline() -> None:
     lines = Lines()
     policy = Policy([Rule("allow", annotations={"readOnlyHint": True})], default="deny")
-    with slow_list_client(lines, 0.5, policy=policy) as client:
+    with slow_list_client(lines, 0.5, plugins=Plugins(policy=policy)) as client:
         started = time.monotonic()
         with pytest.raises(RequestTimeout):  # "hang" is on no page: the gate lists page after page
             client.call_tool("hang", timeout=2)

@@ -27,7 +27,8 @@ ERAS = pytest.mark.parametrize("era", ["legacy", "2026-07-28"])
 
 
 def connect(target: list[str], lock: Path, on_change: str, era: str = "legacy") -> mcpclient.Client:
-    client = mcpclient.connect(target, lock=str(lock), on_change=on_change, protocol=era, timeout=30)
+    client = mcpclient.connect(target,
+                               plugins=mcpclient.Plugins(lock=str(lock), on_change=on_change), protocol=era, timeout=30)
     assert (client.protocol_version == "2026-07-28") == (era == "2026-07-28")
     return client
 

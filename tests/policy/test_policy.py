@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 import mcpclient
-from mcpclient import ClientGroup, ToolCallDenied
+from mcpclient import ClientGroup, Plugins, ToolCallDenied
 from mcpclient.policy import MaxSize, OneOf, Policy, Rule, Under, WebApprovals, load_policy
 from mcpclient.prompting import Prompter
 
@@ -30,7 +30,8 @@ def counts(client: mcpclient.Client) -> dict[str, int]:
 
 
 def connect(policy: Policy, **options: object) -> mcpclient.Client:
-    return mcpclient.connect(POLICY_SERVER, policy=policy, protocol="legacy", timeout=30, **options)
+    return mcpclient.connect(POLICY_SERVER,
+                             plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30, **options)
 
 
 ALLOW_READS = Rule("allow", annotations={"readOnlyHint": True}, name="reads")
@@ -179,7 +180,8 @@ def test_every_path_goes_through_the_gate() -> None:
         with pytest.raises(mcpclient.ToolError, match="refused by the policy"):
             bound.call({})
         assert counts(client) == {}
-    with ClientGroup({"fs": POLICY_SERVER}, policy=Policy([ALLOW_READS, Rule("deny", server="fs", tool="delete_all")]),
+    with ClientGroup({"fs": POLICY_SERVER},
+                     plugins=Plugins(policy=Policy([ALLOW_READS, Rule("deny", server="fs", tool="delete_all")])),
                      protocol="legacy") as group:
         with pytest.raises(ToolCallDenied) as caught:
             group.call_tool("fs__delete_all")
@@ -230,7 +232,7 @@ def test_the_policy_in_the_config_file(tmp_path: Path) -> None:
                                      "arguments": {"path": {"in": ["ok"]}, "content": {"maxSize": 3}}}]}}))
     policy = load_policy(path)
     assert policy is not None and policy.audit == str(tmp_path / "audit.jsonl")
-    with ClientGroup.from_config(path, policy=policy, protocol="legacy") as group:
+    with ClientGroup.from_config(path, plugins=Plugins(policy=policy), protocol="legacy") as group:
         group.call_tool("fs__write_file", {"path": "ok", "content": "abc"})
         with pytest.raises(ToolCallDenied):
             group.call_tool("fs__write_file", {"path": "ok", "content": "abcd"})
@@ -258,7 +260,8 @@ def test_a_project_policy_cannot_allow() -> None:
 
 def test_the_gate_holds_in_the_2026_era() -> None:
     policy = Policy([ALLOW_READS, Rule("deny", tool="delete_all")])
-    with mcpclient.connect(POLICY_SERVER, policy=policy, protocol="2026-07-28", timeout=30) as client:
+    with mcpclient.connect(POLICY_SERVER,
+                           plugins=mcpclient.Plugins(policy=policy), protocol="2026-07-28", timeout=30) as client:
         assert client.protocol_version == "2026-07-28"
         with pytest.raises(ToolCallDenied):
             client.call_tool("delete_all")

@@ -26,7 +26,7 @@ WRITE = {"path": "p", "content": ""}
 
 def connect(approvals: WebApprovals) -> mcpclient.Client:
     policy = Policy([Rule("allow", annotations={"readOnlyHint": True})], approver=approvals)
-    return mcpclient.connect(POLICY_SERVER, policy=policy, protocol="legacy", timeout=30)
+    return mcpclient.connect(POLICY_SERVER, plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30)
 
 
 def counts(client: mcpclient.Client) -> dict[str, int]:

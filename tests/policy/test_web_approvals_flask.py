@@ -49,7 +49,8 @@ class App:
     def __init__(self) -> None:
         self.approvals = WebApprovals(timeout=60)
         policy = Policy([Rule("allow", annotations={"readOnlyHint": True})], approver=self.approvals)
-        self.client = mcpclient.connect(POLICY_SERVER, policy=policy, protocol="legacy", timeout=30)
+        self.client = mcpclient.connect(POLICY_SERVER,
+                                        plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30)
         self.server = serving.make_server("127.0.0.1", 0, example_app(self.client, self.approvals), threaded=True)
         self.port = self.server.server_port
         self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpclient import Client, ConnectionClosed, HTTPStatusError, ProtocolError, RequestTimeout, StreamInterrupted
+from mcpclient import Client, ConnectionClosed, HTTPStatusError, Plugins, ProtocolError, RequestTimeout, StreamInterrupted
 from mcpclient.testing import FakeServer, Fault, recorded
 
 pytestmark = pytest.mark.timeout(60)
@@ -24,7 +24,7 @@ def server() -> FakeServer:
 def recording(tmp_path_factory):
     """initialize, tools/list, add(1, 2), add(3, 4), ping: four requests after initialize."""
     path = tmp_path_factory.mktemp("faults") / "session.jsonl"
-    with Client(recorded(path, server(), mode="all"), protocol="legacy", cache=True) as client:
+    with Client(recorded(path, server(), mode="all"), protocol="legacy", plugins=Plugins(cache=True)) as client:
         scenario_start(client)
         assert client.call_tool("add", {"a": 3, "b": 4}).text == "7"
         client.ping()
@@ -138,14 +138,14 @@ def count_sends(replay) -> list[str]:
 
 
 def test_the_cache_serves_a_fresh_listing_and_asks_again_once_it_expired(recording):
-    client, replay = replaying(recording, cache=True)
+    client, replay = replaying(recording, plugins=Plugins(cache=True))
     sent = count_sends(replay)
     with client:
         client.list_tools()
         client.list_tools()
     assert sent.count("tools/list") == 1  # the second came from the cache
 
-    client, replay = replaying(recording, Fault.expire(method="tools/list"), cache=True)
+    client, replay = replaying(recording, Fault.expire(method="tools/list"), plugins=Plugins(cache=True))
     sent = count_sends(replay)
     with client:
         assert [t.name for t in client.list_tools()] == ["add"]

@@ -11,6 +11,7 @@ import pytest
 
 from mcpclient import (
     CancelToken, ClientGroup, ConnectionClosed, RequestCancelled, RequestTimeout, SharedClient, SharedGroup,
+    Stdio,
     ToolError, connect,
 )
 from tests.conftest import SDK_SERVER
@@ -26,7 +27,7 @@ def events(tmp_path):
 @pytest.fixture
 def client(events):
     require_mcp_sdk()
-    with connect(SDK_SERVER, timeout=20, env={"SDK_SERVER_EVENTS": str(events)}) as opened:
+    with connect(SDK_SERVER, timeout=20, stdio=Stdio(env={"SDK_SERVER_EVENTS": str(events)})) as opened:
         yield opened
 
 

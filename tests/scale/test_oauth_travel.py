@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import SharedClient, SharedGroup
+from mcpclient import HTTP, SharedClient, SharedGroup
 from mcpclient.auth import ClientCredentials, DPoPKey, FileTokenStore, MemoryTokenStore, OAuth
 from mcpclient.auth._tokens import Tokens
 from tests.helpers import require_mcp_sdk
@@ -64,7 +64,7 @@ def spawned_add(shared: SharedClient, a: int, b: int) -> dict:
 
 def test_a_worker_fetches_its_own_token_and_none_travels(servers):
     issuer, url = servers
-    shared = SharedClient(url, timeout=20, auth=OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret)))
+    shared = SharedClient(url, timeout=20, http=HTTP(auth=OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret))))
     try:
         assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"  # the parent holds a token now
         [parent_token] = tokens_of(issuer)
@@ -81,7 +81,8 @@ def test_a_worker_fetches_its_own_token_and_none_travels(servers):
 def test_a_worker_reads_its_token_from_the_file_store_it_was_given(servers, tmp_path):
     issuer, url = servers
     store = FileTokenStore(tmp_path / "tokens")
-    shared = SharedClient(url, timeout=20, auth=OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret), store=store))
+    shared = SharedClient(url, timeout=20,
+                          http=HTTP(auth=OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret), store=store)))
     try:
         assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"
         [token] = tokens_of(issuer)
@@ -97,7 +98,8 @@ def test_a_worker_reads_its_token_from_the_file_store_it_was_given(servers, tmp_
 def test_a_memory_token_store_travels_empty():
     store = MemoryTokenStore()
     store.save("http://127.0.0.1:1/mcp", {"tokens": Tokens(access_token="token-in-memory").to_json(), "clients": {}})
-    data = pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", auth=OAuth("http://127.0.0.1:1/mcp", store=store)))
+    data = pickle.dumps(SharedClient("http://127.0.0.1:1/mcp",
+                                     http=HTTP(auth=OAuth("http://127.0.0.1:1/mcp", store=store))))
     assert b"token-in-memory" not in data
     assert pickle.loads(pickle.dumps(store)).load("http://127.0.0.1:1/mcp") is None
 
@@ -107,8 +109,8 @@ def test_an_oauth_part_that_cannot_be_pickled_is_named():
         pass
 
     auth = OAuth("http://127.0.0.1:1/mcp", grant=Local(CLIENT_ID, "s"))
-    with pytest.raises(TypeError, match=r"the option auth \(a OAuth\).*its grant \(a Local\)"):
-        pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", auth=auth))
+    with pytest.raises(TypeError, match=r"the option http=HTTP\(auth=...\) \(a OAuth\).*its grant \(a Local\)"):
+        pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", http=HTTP(auth=auth)))
 
 
 def test_a_private_key_jwt_grant_travels_and_the_worker_signs_with_the_same_key(start_servers):
@@ -122,7 +124,7 @@ def test_a_private_key_jwt_grant_travels_and_the_worker_signs_with_the_same_key(
     body = "".join(pem.splitlines()[1:-1])
     issuer, url = start_servers(key.public_key())
     grant = ClientCredentials(CLIENT_ID, private_key=pem)
-    shared = SharedClient(url, timeout=20, auth=OAuth(grant=grant))
+    shared = SharedClient(url, timeout=20, http=HTTP(auth=OAuth(grant=grant)))
     try:
         assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"
         [parent] = issuer.issued
@@ -130,7 +132,7 @@ def test_a_private_key_jwt_grant_travels_and_the_worker_signs_with_the_same_key(
         data = pickle.dumps(shared)
         assert parent["token"].encode() not in data
         assert b"BEGIN PRIVATE KEY" in data  # the key travels, as docs/scale.md says: the pickle is as secret
-        for shown in (repr(shared), repr(grant), repr(shared._options["auth"]), repr(grant.__getstate__())):
+        for shown in (repr(shared), repr(grant), repr(shared._options["http"].auth), repr(shared._options["http"]), repr(grant.__getstate__())):
             assert body[:40] not in shown and "PRIVATE" not in shown
         answer = spawned_add(shared, 2, 3)
         assert answer["sum"] == "5" and answer["opened"] == 1
@@ -146,7 +148,7 @@ def test_a_dpop_key_travels_and_dpop_true_makes_a_key_per_process(start_servers,
     issuer, url = start_servers()
     key = DPoPKey() if given == "key" else None
     auth = OAuth(grant=ClientCredentials(CLIENT_ID, issuer.secret), dpop=key or True)
-    shared = SharedClient(url, timeout=20, auth=auth)
+    shared = SharedClient(url, timeout=20, http=HTTP(auth=auth))
     try:
         assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"
         [parent] = issuer.issued
@@ -170,8 +172,9 @@ def test_a_shared_group_with_oauth_travels_as_its_settings(start_servers):
 
     key = ec.generate_private_key(ec.SECP256R1())  # a cryptography key object, not PEM text
     issuer, url = start_servers(key.public_key())
-    group = SharedGroup({"secure": url}, timeout=20, auth=OAuth(grant=ClientCredentials(CLIENT_ID, private_key=key),
-                                                                dpop=DPoPKey()))
+    group = SharedGroup({"secure": url}, timeout=20,
+                        http=HTTP(auth=OAuth(grant=ClientCredentials(CLIENT_ID, private_key=key),
+                                                                dpop=DPoPKey())))
     try:
         assert group.call_tool("secure__add", {"a": 1, "b": 2}).text == "3"
         [parent] = issuer.issued
@@ -195,4 +198,4 @@ def test_a_private_key_that_cannot_be_exported_is_named():
     auth = OAuth("http://127.0.0.1:1/mcp", grant=ClientCredentials(CLIENT_ID, private_key=HeldInHardware()))
     with pytest.raises(TypeError, match=r"its grant \(a ClientCredentials\).*the private key \(a HeldInHardware\) "
                                         r"cannot travel to another process.*create the grant in the worker"):
-        pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", auth=auth))
+        pickle.dumps(SharedClient("http://127.0.0.1:1/mcp", http=HTTP(auth=auth)))

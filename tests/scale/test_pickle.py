@@ -8,7 +8,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from mcpclient import Client, ClientGroup, SharedClient, SharedGroup, connect
+from mcpclient import Client, ClientGroup, Handlers, HTTP, SharedClient, SharedGroup, connect
 from mcpclient._build.travel import Setting
 from mcpclient._core.timeouts import DEFAULT
 from mcpclient.testing import FakeServer
@@ -51,8 +51,8 @@ def _loads_twice_same(data: bytes) -> bool:
 
 
 def test_options_that_cannot_be_pickled_are_named_with_what_to_do():
-    with pytest.raises(TypeError, match=r"the option sampling_handler \(function .*<lambda>\).*module-level"):
-        pickle.dumps(SharedClient(DEMO_SERVER, sampling_handler=lambda *a: None))
+    with pytest.raises(TypeError, match=r"the option handlers=Handlers\(sampling=...\) \(function .*<lambda>\).*module-level"):
+        pickle.dumps(SharedClient(DEMO_SERVER, handlers=Handlers(sampling=lambda *a: None)))
 
     class Local:
         pass
@@ -62,7 +62,8 @@ def test_options_that_cannot_be_pickled_are_named_with_what_to_do():
     with pytest.raises(TypeError, match=r"its target \(function .*<lambda>\)"):
         pickle.dumps(SharedClient(lambda: connect(DEMO_SERVER)))
     # A module-level handler travels by name.
-    assert pickle.loads(pickle.dumps(SharedClient(DEMO_SERVER, sampling_handler=_work.handler))).target == DEMO_SERVER
+    assert pickle.loads(pickle.dumps(SharedClient(DEMO_SERVER,
+                                                  handlers=Handlers(sampling=_work.handler)))).target == DEMO_SERVER
 
 
 def test_settings_made_after_construction_travel_to_a_spawned_worker(scale_path):
@@ -103,9 +104,9 @@ def test_settings_made_after_construction_that_cannot_be_pickled_are_named():
 def test_a_group_names_a_server_that_cannot_travel():
     with pytest.raises(TypeError, match=r"this SharedGroup cannot be pickled: the server 'fake' \(a FakeServer\)"):
         pickle.dumps(SharedGroup({"demo": DEMO_SERVER, "fake": FakeServer()}))
-    with pytest.raises(TypeError, match=r"this SharedGroup cannot be pickled: the option sampling_handler "
+    with pytest.raises(TypeError, match=r"this SharedGroup cannot be pickled: the option handlers=Handlers\(sampling=...\) "
                                         r"\(function .*<lambda>\).*module-level"):
-        pickle.dumps(SharedGroup({"demo": DEMO_SERVER}, sampling_handler=lambda request: None))
+        pickle.dumps(SharedGroup({"demo": DEMO_SERVER}, handlers=Handlers(sampling=lambda request: None)))
 
 
 def test_a_client_and_a_client_group_refuse_to_pickle_and_point_to_the_shared_ones():
@@ -120,7 +121,7 @@ def test_a_client_and_a_client_group_refuse_to_pickle_and_point_to_the_shared_on
 def test_the_pickle_of_an_open_http_client_carries_its_settings_but_no_session_id(scale_path):
     require_mcp_sdk()
     server = start_sdk_server("--transport", "streamable-http", "--legacy-only")  # a session of its own
-    shared = SharedClient(server.url, timeout=20, headers={"X-Team": "data"})
+    shared = SharedClient(server.url, timeout=20, http=HTTP(headers={"X-Team": "data"}))
     try:
         assert shared.call_tool("add", {"a": 1, "b": 2}).text == "3"
         session_id = shared.get().transport.session_id

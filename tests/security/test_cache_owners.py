@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import Client, StreamableHTTPTransport
+from mcpclient import Client, Plugins, StreamableHTTPTransport
 from mcpclient.cache import FileStore, MemoryStore
 from tests.cache_fixtures import CacheServer, cli
 
@@ -38,7 +38,8 @@ def test_a_legacy_result_is_never_served_to_another_token(kind, partitioned, tmp
     with CacheServer("--legacy") as server:
         for user in ("alice", "bob", "alice", "bob"):
             transport = StreamableHTTPTransport(server.url, headers={"Authorization": f"Bearer {TOKENS[user]}"})
-            with Client(transport, cache=store, cache_partition=user if partitioned else None, timeout=10) as client:
+            with Client(transport,
+                        plugins=Plugins(cache=store, cache_partition=user if partitioned else None), timeout=10) as client:
                 assert client.protocol_version == "2025-11-25"
                 assert client.server_capabilities["resources"]["subscribe"] is True
                 assert client.read_resource("user://me")[0].text == f"the profile of {TOKENS[user]}"
@@ -53,12 +54,14 @@ def test_a_legacy_result_is_shared_only_among_clients_that_send_no_credential(ki
     store = store_of(kind, tmp_path)
     with CacheServer("--legacy") as server:
         for _ in range(2):
-            with Client(StreamableHTTPTransport(server.url), cache=store, timeout=10) as client:
+            with Client(StreamableHTTPTransport(server.url), plugins=Plugins(cache=store), timeout=10) as client:
                 assert client.read_resource("user://me")[0].text == "the profile of nobody"
         headers = {"Authorization": f"Bearer {TOKENS['alice']}"}
-        with Client(StreamableHTTPTransport(server.url, headers=headers), cache=store, timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url, headers=headers),
+                    plugins=Plugins(cache=store), timeout=10) as client:
             assert client.read_resource("user://me")[0].text == f"the profile of {TOKENS['alice']}"
-        with Client(StreamableHTTPTransport(server.url), cache=store, cache_partition="carol", timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url),
+                    plugins=Plugins(cache=store, cache_partition="carol"), timeout=10) as client:
             assert client.read_resource("user://me")[0].text == "the profile of nobody"  # asked: a partition is someone
         counts = server.counts()
     assert counts["resources/read"] == 3
@@ -74,7 +77,7 @@ def test_url_credentials_keep_legacy_results_apart(kind, tmp_path):
             "key-a-0001": f"http://{base}?api_key=key-a-0001", "key-b-0002": f"http://{base}?api_key=key-b-0002",
         }
         for name in ("alice", "bob", "key-a-0001", "key-b-0002", "alice", "key-b-0002"):
-            with Client(StreamableHTTPTransport(urls[name]), cache=store, timeout=10) as client:
+            with Client(StreamableHTTPTransport(urls[name]), plugins=Plugins(cache=store), timeout=10) as client:
                 assert client.read_resource("user://me")[0].text == f"the profile of {name}"
         counts = server.counts()
     assert counts["resources/read"] == 4
@@ -88,7 +91,8 @@ def test_a_middlewares_credential_header_keeps_legacy_results_apart():
         return next_(message.with_headers({"X-User": user[0]}))
 
     with CacheServer("--legacy") as server:
-        with Client(StreamableHTTPTransport(server.url), cache=store, middleware=[per_user], timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url),
+                    plugins=Plugins(cache=store), middleware=[per_user], timeout=10) as client:
             for name in ("alice", "bob", "alice"):
                 user[0] = name
                 assert client.read_resource("user://me")[0].text == f"the profile of {name}"
@@ -104,13 +108,14 @@ def test_credentials_known_only_as_sent_keep_nothing_private_without_a_partition
         return TOKENS[current[0]]
 
     with CacheServer("--legacy") as server:
-        with Client(StreamableHTTPTransport(server.url, token_provider=token), cache=store, timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url, token_provider=token),
+                    plugins=Plugins(cache=store), timeout=10) as client:
             for name in ("alice", "bob", "alice"):
                 current[0] = name
                 assert client.read_resource("user://me")[0].text == f"the profile of {TOKENS[name]}"
         unpartitioned = server.counts()["resources/read"]
-        with Client(StreamableHTTPTransport(server.url, token_provider=token), cache=store,
-                    cache_partition=lambda: current[0], timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url, token_provider=token),
+                    plugins=Plugins(cache=store, cache_partition=lambda: current[0]), timeout=10) as client:
             for name in ("alice", "bob", "alice", "bob"):
                 current[0] = name
                 assert client.read_resource("user://me")[0].text == f"the profile of {TOKENS[name]}"
@@ -125,9 +130,9 @@ def test_a_private_discover_answer_is_remembered_per_credentials_never_shared(ki
     with CacheServer("--discover-scope", "private") as server:
         for user in ("alice", "bob", "alice", "bob"):
             transport = StreamableHTTPTransport(server.url, headers={"Authorization": f"Bearer {TOKENS[user]}"})
-            with Client(transport, cache=store, timeout=10) as client:
+            with Client(transport, plugins=Plugins(cache=store), timeout=10) as client:
                 assert client.read_resource("user://me")[0].text == f"the profile of {TOKENS[user]}"
-        with Client(StreamableHTTPTransport(server.url), cache=store, timeout=10) as client:
+        with Client(StreamableHTTPTransport(server.url), plugins=Plugins(cache=store), timeout=10) as client:
             assert client.server_info.name == "cache-test"  # nobody to keep it for: probed again
         counts = server.counts()
     assert counts["server/discover"] == 3 and counts["resources/read"] == 2

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import Client
+from mcpclient import Client, Plugins
 from mcpclient._core import files
 from mcpclient.cache import FileStore
 from mcpclient.transports import StreamableHTTPTransport
@@ -58,7 +58,7 @@ def plant(directory: Path) -> None:
 
 
 def listed(url: str, store: FileStore) -> list[str]:
-    with Client(StreamableHTTPTransport(url), cache=store, timeout=10) as client:
+    with Client(StreamableHTTPTransport(url), plugins=Plugins(cache=store), timeout=10) as client:
         return [tool.name for tool in client.list_tools()]
 
 

@@ -15,7 +15,7 @@ from urllib.parse import quote
 
 import requests
 
-from mcpclient import SharedClient, StdioTransport
+from mcpclient import HTTP, SharedClient, Stdio, StdioTransport
 from mcpclient._build.open import credentials_of, describe_target
 from mcpclient._core.credentials import ANONYMOUS, Credentials
 from mcpclient._core.redact import REDACTED
@@ -87,11 +87,11 @@ def test_tokens_enter_the_account_as_they_are_sent():
 
 def test_shared_client_and_a_transport_make_the_same_account(tmp_path):
     url = f"http://alice:{quote(PASSWORD, safe='')}@127.0.0.1:9/mcp?api_key=k-123456"
-    shared = SharedClient(url, headers={"X-Tenant": "tenant-0001"})
+    shared = SharedClient(url, http=HTTP(headers={"X-Tenant": "tenant-0001"}))
     assert shared._credentials.identity == credentials_for(url, {"X-Tenant": "tenant-0001"}).identity
     transport = StdioTransport(["python", "-c", "pass"], {"SERVICE_TOKEN": "env-secret-1"})
     try:
-        assert credentials_of(["python", "-c", "pass"], {"env": {"SERVICE_TOKEN": "env-secret-1"}}).identity == \
+        assert credentials_of(["python", "-c", "pass"], {"stdio": Stdio(env={"SERVICE_TOKEN": "env-secret-1"})}).identity == \
             transport.about.credentials.identity is not None
     finally:
         transport.close()

@@ -41,7 +41,8 @@ def ran(record: Path) -> list[str]:
 def test_a_call_the_gate_cannot_name_is_refused_unsent(tmp_path: Path) -> None:
     record = tmp_path / "ran.log"
     policy = Policy([Rule("deny", tool="delete_*", name="no deletes")], default="allow")
-    with mcpclient.connect([*LENIENT, "--record", str(record)], policy=policy, timeout=30) as client:
+    with mcpclient.connect([*LENIENT, "--record", str(record)],
+                           plugins=mcpclient.Plugins(policy=policy), timeout=30) as client:
         assert client.call_tool("read_file", {"path": "a"}).text == "ran read_file"  # the server runs calls
         for name in (["delete_all"], {"name": "delete_all"}, 7, None):
             with pytest.raises(ToolCallDenied) as caught:
@@ -79,7 +80,8 @@ def test_an_approval_is_not_replayed_by_a_next_round_key(round_key: dict[str, An
     approver = Approver()
     policy = Policy([Rule("allow", annotations={"readOnlyHint": True})], default="ask", approver=approver)
     write = {"name": "write_file", "arguments": {"path": "p", "content": "x"}}
-    with mcpclient.connect(POLICY_SERVER, policy=policy, protocol="legacy", timeout=30) as client:
+    with mcpclient.connect(POLICY_SERVER,
+                           plugins=mcpclient.Plugins(policy=policy), protocol="legacy", timeout=30) as client:
         client.request("tools/call", write)
         with pytest.raises(ToolCallDenied, match="not approved"):
             client.request("tools/call", {**write, **round_key})
@@ -90,7 +92,8 @@ def test_an_approval_is_not_replayed_by_a_next_round_key(round_key: dict[str, An
 def test_an_approved_call_is_asked_once_through_its_rounds_of_input() -> None:
     approver = Approver()
     policy = Policy([], default="ask", approver=approver)
-    with mcpclient.connect(SDK_SERVER, policy=policy, protocol="2026-07-28", timeout=30) as client:
+    with mcpclient.connect(SDK_SERVER,
+                           plugins=mcpclient.Plugins(policy=policy), protocol="2026-07-28", timeout=30) as client:
         client.set_elicitation_handler(lambda request: ElicitationResult(action="accept", content={"name": "Ada"}))
         result = client.call_tool("elicit", {"message": "who?"})
     assert result.text == 'accept {"age": 30, "name": "Ada"}'  # the form's default filled in

@@ -51,7 +51,8 @@ class Tree:
 
     def connect(self, policy: Policy, *options: str, cwd: Path | None = None) -> mcpclient.Client:
         return mcpclient.connect([sys.executable, str(FILE_SERVER), "--record", str(self.record), *options],
-                                 policy=policy, env={"HOME": str(self.home)}, cwd=cwd, timeout=30)
+                                 plugins=mcpclient.Plugins(policy=policy),
+                                 stdio=mcpclient.Stdio(env={"HOME": str(self.home)}, cwd=cwd), timeout=30)
 
 
 @pytest.fixture
@@ -131,11 +132,11 @@ def http_server(tree: Tree, monkeypatch: pytest.MonkeyPatch) -> Iterator[ServerP
 def test_a_relative_path_to_an_http_server_cannot_be_judged(tree: Tree, http_server: ServerProcess) -> None:
     only_data = Policy([Rule("allow", tool="read_text", arguments=[Under("path", tree.data)], name="data")],
                        default="deny")
-    with mcpclient.connect(http_server.url, policy=only_data, timeout=30) as client:
+    with mcpclient.connect(http_server.url, plugins=mcpclient.Plugins(policy=only_data), timeout=30) as client:
         assert refused(client, "read_text", {"path": "key.txt"}).rule == "default"
         assert refused(client, "read_text", {"path": "harmless.txt"}).rule == "default"  # here too
         assert client.call_tool("read_text", {"path": str(tree.harmless)}).text == "harmless\n"
-    with mcpclient.connect(http_server.url, policy=no_secrets(tree), timeout=30) as client:
+    with mcpclient.connect(http_server.url, plugins=mcpclient.Plugins(policy=no_secrets(tree)), timeout=30) as client:
         assert refused(client, "read_text", {"path": "key.txt"}).rule == "no secrets"
     assert tree.reads() == [str(tree.harmless)]
 

@@ -27,8 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from mcpclient import ClientGroup, SharedClient, config
-from mcpclient._build.open import open_target
+from mcpclient import ClientGroup, SharedClient, config, connect
 from mcpclient.config import ConfigError
 
 from tests.conftest import DEMO_SERVER, ROOT
@@ -143,7 +142,7 @@ def test_no_library_entry_point_starts_an_unapproved_project_server(repo):
     with pytest.raises(ConfigError, match="mcpclient trust -c"):
         entry.open(timeout=10)
     with pytest.raises(ConfigError, match="comes from the project file"):
-        open_target(entry, timeout=10)
+        connect(entry, timeout=10)
     with pytest.raises(ConfigError):
         entry.target()
     with pytest.raises(ConfigError, match="comes from the project file"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from mcpclient import Client, SessionLost, StreamableHTTPTransport, Telemetry, connect
+from mcpclient import Client, Plugins, SessionLost, StreamableHTTPTransport, Telemetry, connect
 from tests.helpers import require_mcp_sdk
 from tests.http.conftest import start_sdk_server
 
@@ -36,7 +36,8 @@ def test_spans_name_the_session_without_its_id_and_what_they_say_opens_nothing(s
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    with Client(StreamableHTTPTransport(server.url), protocol="legacy", telemetry=Telemetry(tracer_provider=provider),
+    with Client(StreamableHTTPTransport(server.url), protocol="legacy",
+                plugins=Plugins(telemetry=Telemetry(tracer_provider=provider)),
                 timeout=20) as client:
         client.call_tool("echo", {"text": "one"})
         client.list_tools()

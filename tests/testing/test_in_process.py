@@ -28,6 +28,7 @@ from mcpclient import (
     ConnectionClosed,
     CreateMessageResult,
     ElicitationResult,
+    Handlers,
     RequestCancelled,
     RequestTimeout,
     RPCError,
@@ -255,8 +256,8 @@ def test_a_cancelled_call_raises_request_cancelled_at_once(sdk):
 def test_connect_in_process_returns_an_initialized_client_with_handlers():
     server = sdk_server.build_server(False)
     with connect_in_process(server, timeout=10, protocol="legacy",
-                            sampling_handler=lambda request: CreateMessageResult(
-                                role="assistant", content={"type": "text", "text": "four"}, model="m")) as client:
+                            handlers=Handlers(sampling=lambda request: CreateMessageResult(
+                                role="assistant", content={"type": "text", "text": "four"}, model="m"))) as client:
         assert client.server_info.name == "sdk-test-server"
         assert client.call_tool("sample", {"prompt": "2+2?"}).text == "four"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 from urllib.parse import parse_qs
 
-from mcpclient import Client
+from mcpclient import Client, Plugins
 from mcpclient.cache import FileStore
 from mcpclient.transports import StreamableHTTPTransport
 
@@ -33,7 +33,8 @@ def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable
         end = time.monotonic() + 30
         while not (MARKERS / "release").exists() and time.monotonic() < end:
             time.sleep(0.02)
-    with Client(StreamableHTTPTransport(URL, headers={"X-User": user}), cache=STORE, cache_partition=user,
+    with Client(StreamableHTTPTransport(URL, headers={"X-User": user}),
+                plugins=Plugins(cache=STORE, cache_partition=user),
                 timeout=10) as client:
         body = {"worker": os.getpid(), "tools": [tool.name for tool in client.list_tools()],
                 "profile": client.read_resource("user://me")[0].text}

@@ -1,4 +1,4 @@
-"""MCP Apps (SEP-1865) as a built-in extension: ``Client(apps=True)`` adds ``extension.Apps``.
+"""MCP Apps (SEP-1865) as a built-in extension: ``Plugins(apps=True)`` adds ``extension.Apps``.
 
 What a view is (``UIResource``, its Content Security Policy, the visibility rule, the
 ``AppHost`` a shown view talks to) is in ``mcpclient._client.app_views``, below the client core,

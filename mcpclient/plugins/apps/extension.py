@@ -4,7 +4,7 @@ It declares ``io.modelcontextprotocol/ui`` (with the one view type mcpclient ren
 ``identifier`` and ``settings``, learns the tools from each ``tools/list`` result, turns each
 ``tools/call`` result into an ``AppResult`` (through ``Extension.result``), and is the
 ``AppHost`` of the views shown: their requests go through its ``Session``, on the session's
-pool, and they are torn down when the client closes. ``Client(apps=True)`` adds one.
+pool, and they are torn down when the client closes. ``Plugins(apps=True)`` adds one.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ class Apps(Extension, UIViews, AppHost):
     """The MCP Apps extension of one Client: the tools seen, the views read, the live views.
 
     ``timeout`` bounds each request a shown view makes (its tool calls and reads), as the
-    client's ``timeout`` bounds a call; ``Client(apps=True)`` passes the client's. Views are
+    client's ``timeout`` bounds a call; ``Plugins(apps=True)`` passes the client's. Views are
     read once per connection (a restart reads them again).
     """
 
