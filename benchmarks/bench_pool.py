@@ -67,7 +67,7 @@ def _connect(url: str, headers: dict[str, str] | None = None, **options: Any) ->
 
     with _opened_lock:
         _opened[0] += 1
-    return mcpclient.connect(url, headers=headers, timeout=CALL_TIMEOUT, **options)
+    return mcpclient.connect(url, http=mcpclient.HTTP(headers=headers), timeout=CALL_TIMEOUT, **options)
 
 
 def _user_client(url: str, user: int) -> Any:

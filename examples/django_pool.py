@@ -53,7 +53,8 @@ def client_for_user(pk: int) -> mcpclient.Client:
         name = get_user_model().objects.get(pk=pk).get_username()
     finally:
         connections.close_all()  # this thread's connections only
-    return mcpclient.connect(MCP_URL, headers={"Authorization": f"Bearer {TOKENS[name]}"}, cache=STORE, timeout=10)
+    return mcpclient.connect(MCP_URL, http=mcpclient.HTTP(headers={"Authorization": f"Bearer {TOKENS[name]}"}),
+                             plugins=mcpclient.Plugins(cache=STORE), timeout=10)
 
 
 if not settings.configured:

@@ -45,7 +45,8 @@ STORE = FileStore(os.environ["MCP_CACHE_DIR"]) if os.environ.get("MCP_CACHE_DIR"
 
 def client_for(user: str) -> mcpclient.Client:
     """The pool's factory: ``user``'s client, which sends ``user``'s token and nobody else's."""
-    return mcpclient.connect(MCP_URL, headers={"Authorization": f"Bearer {TOKENS[user]}"}, cache=STORE, timeout=10)
+    return mcpclient.connect(MCP_URL, http=mcpclient.HTTP(headers={"Authorization": f"Bearer {TOKENS[user]}"}),
+                             plugins=mcpclient.Plugins(cache=STORE), timeout=10)
 
 
 pool = MCPPool(client_for)

@@ -32,7 +32,7 @@ def token_of(user: str) -> str:
 def open_for(url: str, user: str, **options: Any) -> mcpclient.Client:
     """The factory of these tests (a module-level function: pools pickle as it): ``user``'s
     client, with ``user``'s bearer token."""
-    return mcpclient.connect(url, headers={"Authorization": f"Bearer {token_of(user)}"}, timeout=30, **options)
+    return mcpclient.connect(url, http=mcpclient.HTTP(headers={"Authorization": f"Bearer {token_of(user)}"}), timeout=30, **options)
 
 
 @pytest.fixture(scope="module")
@@ -234,7 +234,7 @@ def test_a_key_can_be_discarded_after_its_token_changed_and_opens_with_the_new_o
     tokens = {"alice": "first"}
 
     def factory(user: str) -> mcpclient.Client:
-        return mcpclient.connect(server.url, headers={"Authorization": f"Bearer {tokens[user]}"}, timeout=30)
+        return mcpclient.connect(server.url, http=mcpclient.HTTP(headers={"Authorization": f"Bearer {tokens[user]}"}), timeout=30)
 
     pool = ClientPool(factory)
     pools.append(pool)

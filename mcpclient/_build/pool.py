@@ -3,7 +3,8 @@ and gateways.
 
     def client_for(user_id):                                      # a module-level function
         token = tokens.for_user(user_id)
-        return mcpclient.connect(URL, headers={"Authorization": f"Bearer {token}"}, cache=STORE)
+        return mcpclient.connect(URL, http=HTTP(headers={"Authorization": f"Bearer {token}"}),
+                                 plugins=Plugins(cache=STORE))
 
     pool = mcpclient.ClientPool(client_for, max_clients=32)       # at import
     pool.get(request.user.pk).call_tool("search", {"q": "..."})   # in any thread, any worker
@@ -88,8 +89,8 @@ class ClientPool(Generic[K]):
     """Clients keyed by user (or tenant), each made by ``factory(key)``; see the module docstring.
 
     ``factory(key)`` returns the key's ``Client`` made with that user's credentials (headers, an
-    ``auth`` object or a token provider) and whatever else it needs (handlers, ``cache=``):
-    opened (``mcpclient.connect(...)``) or only made (``Client(transport, ...)``), which the pool
+    ``auth`` object or a token provider: ``http=HTTP(...)``) and whatever else it needs
+    (``handlers``, ``plugins``): opened (``mcpclient.connect(...)``) or only made (``Client(transport, ...)``), which the pool
     opens. It runs on a thread of its own; what it raises is raised to the calls that waited for
     that key, and the next call for the key tries again. It must make a new client for each key.
 

@@ -72,7 +72,7 @@ def test_a_key_whose_server_never_answers_its_handshake_delays_no_other_key_and_
     def factory(user: str) -> Client:
         if user == "stuck":
             return Client(StdioTransport(SILENT, stderr=None), timeout=HANDSHAKE)  # opened by the pool
-        return mcpclient.connect(server.url, headers={"Authorization": f"Bearer token-of-{user}"}, timeout=30)
+        return mcpclient.connect(server.url, http=mcpclient.HTTP(headers={"Authorization": f"Bearer token-of-{user}"}), timeout=30)
 
     pool = ClientPool(factory, max_clients=4)
     try:
@@ -97,7 +97,7 @@ def test_several_callers_of_a_hung_key_each_leave_at_their_own_deadline_and_an_i
     def factory(user: str) -> Client:
         if user == "stuck":
             return Client(StdioTransport(SILENT, stderr=None), timeout=HANDSHAKE)
-        return mcpclient.connect(server.url, headers={"Authorization": f"Bearer token-of-{user}"}, timeout=30)
+        return mcpclient.connect(server.url, http=mcpclient.HTTP(headers={"Authorization": f"Bearer token-of-{user}"}), timeout=30)
 
     pool = ClientPool(factory, max_clients=1)
     try:
@@ -124,7 +124,7 @@ def test_one_users_dead_server_touches_no_other_user_and_its_next_call_opens_a_n
             client = mcpclient.connect(SDK_STDIO, timeout=30)
             opened.append(client.transport.pid)  # type: ignore[attr-defined]
             return client
-        return mcpclient.connect(server.url, headers={"Authorization": f"Bearer token-of-{user}"}, timeout=30)
+        return mcpclient.connect(server.url, http=mcpclient.HTTP(headers={"Authorization": f"Bearer token-of-{user}"}), timeout=30)
 
     pool = ClientPool(factory, retry="safe")
     try:

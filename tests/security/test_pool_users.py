@@ -41,14 +41,15 @@ def token_of(user: str) -> str:
 
 def with_headers(url: str, store: Any, user: str) -> mcpclient.Client:
     """A factory: the user's token in a header, a fixed credential the account names."""
-    return mcpclient.connect(url, headers={"Authorization": f"Bearer {token_of(user)}"}, cache=store, timeout=30)
+    return mcpclient.connect(url, http=mcpclient.HTTP(headers={"Authorization": f"Bearer {token_of(user)}"}),
+                             plugins=mcpclient.Plugins(cache=store), timeout=30)
 
 
 def with_provider(url: str, store: Any, user: str) -> mcpclient.Client:
     """A factory: the user's token from a provider (known only as it is sent), and the user as
     the cache partition, without which nothing private would be kept."""
-    return mcpclient.connect(url, token_provider=functools.partial(token_of, user), cache=store,
-                             cache_partition=user, timeout=30)
+    return mcpclient.connect(url, http=mcpclient.HTTP(token_provider=functools.partial(token_of, user)),
+                             plugins=mcpclient.Plugins(cache=store, cache_partition=user), timeout=30)
 
 
 @pytest.fixture(scope="module", params=["modern", "legacy"])
@@ -153,7 +154,7 @@ def test_a_users_token_echoed_by_a_failing_server_is_in_no_error_health_or_stats
     secret = "Bearer s3cr3t-token-of-ann"
     with URLEchoServer() as echo:
         url = echo.url_for(mode)
-        pool = ClientPool(lambda user: mcpclient.connect(url, headers={"Authorization": secret}, timeout=10))
+        pool = ClientPool(lambda user: mcpclient.connect(url, http=mcpclient.HTTP(headers={"Authorization": secret}), timeout=10))
         try:
             with pytest.raises(mcpclient.MCPError) as raised:
                 pool.get("ann").ping(timeout=10)
