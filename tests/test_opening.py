@@ -105,6 +105,16 @@ def test_every_client_option_has_a_sample():
     assert set(SAMPLES) | set(NOT_SAMPLED) == client_options(), "add a sample for the new Client option"
 
 
+def test_connect_takes_the_clients_keywords_with_the_same_defaults_and_the_transports_groups():
+    from mcpclient._build.open import OPTIONS
+
+    connects = inspect.signature(connect).parameters
+    clients = inspect.signature(Client.__init__).parameters
+    assert set(OPTIONS) == client_options() | {"http", "stdio"}
+    assert {name: connects[name].default for name in client_options()} == {
+        name: clients[name].default for name in client_options()}
+
+
 def test_every_old_keyword_has_a_sample_and_a_group():
     assert set(OLD) == set(OLD_KEYWORDS)
     for name, (group, field) in OLD_KEYWORDS.items():

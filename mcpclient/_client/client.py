@@ -40,7 +40,7 @@ from .notifications import ROUTED_NOTIFICATIONS, Notifications
 from .pages import ALL_PAGES, Page
 from .seam import Seam, check_custom, gather, through
 from .session import BoundSession
-from .settings import Handlers, Plugins, respell
+from .settings import NO_HANDLERS, NO_PLUGINS, Handlers, Plugins, respell
 from .subscriptions import Listener
 
 if TYPE_CHECKING:
@@ -100,9 +100,7 @@ class Client:
         max_dispatch: int = 16,
         **old: Any,
     ) -> None:
-        if old:  # the plug-ins' keywords of the release before (settings.respell)
-            plugins = respell("Client()", {"plugins": plugins}, old, groups=("plugins",))["plugins"]
-        plugins = plugins or Plugins()
+        plugins = _plugins(plugins, old)
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
         self._seam = Seam(
@@ -120,8 +118,7 @@ class Client:
         self._max_dispatch = max_dispatch
         self._protocol = protocol
         self._resume = (resume, on_session_lost)
-        if handlers is not None:
-            self._install(handlers)  # before the engine starts: a bad handler leaves nothing running
+        self._install(handlers or NO_HANDLERS)  # before the engine starts: a bad handler leaves nothing running
         self._wire(transport)
 
     def _wire(self, transport: Transport) -> None:
@@ -778,6 +775,14 @@ def _weak_notification_handler(client: Client) -> Callable[[str, dict[str, Any]]
             handler(name, params)
 
     return on_notification
+
+
+def _plugins(plugins: Plugins | None, old: Mapping[str, Any]) -> Plugins:
+    """The ``Plugins`` a Client was given, with the plug-ins' keywords of the release before
+    (``Client(cache=True)``) moved in (``settings.respell``: a ``DeprecationWarning`` each)."""
+    if old:
+        plugins = respell("Client()", {"plugins": plugins}, old, groups=("plugins",))["plugins"]
+    return plugins or NO_PLUGINS
 
 
 def _discoveries(cache: Any, partition: Any) -> Discoveries | None:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
     from ..cache import CacheStore, PartitionOption
 
-__all__ = ["GROUPS", "HTTP", "OLD_KEYWORDS", "Handlers", "Plugins", "Stdio", "respell"]
+__all__ = ["GROUPS", "HTTP", "NO_HANDLERS", "NO_PLUGINS", "OLD_KEYWORDS", "Handlers", "Plugins", "Stdio", "respell"]
 
 
 def _names_only(values: Any) -> str:
@@ -136,6 +136,9 @@ class Stdio:
     cwd: str | os.PathLike[str] | None = None
     stderr: Any = attrs.field(default=_DEFAULT_STDERR, repr=lambda sink: "default" if sink is _DEFAULT_STDERR else repr(sink))
 
+
+#: What a client without ``handlers=`` or ``plugins=`` has: nothing installed, the defaults.
+NO_HANDLERS, NO_PLUGINS = Handlers(), Plugins()
 
 #: The groups, by the keyword that takes each.
 GROUPS: Mapping[str, type] = {"handlers": Handlers, "plugins": Plugins, "http": HTTP, "stdio": Stdio}
