@@ -110,7 +110,7 @@ def test_the_converter_gives_the_type_or_a_protocol_error(cls, data):
     except ProtocolError:
         assert built is None, "a value read alone is read the same in a list"
     else:
-        assert built is not None and listed == built
+        assert built is not None and repr(listed) == repr(built)  # (NaN in opaque JSON: never ==)
     if not isinstance(value, list):
         with pytest.raises(ProtocolError):
             converter.structure_list(value, cls)
