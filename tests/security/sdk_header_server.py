@@ -43,5 +43,5 @@ def build_server() -> MCPServer:
 if __name__ == "__main__":
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     args = argparse.Namespace(transport="streamable-http", legacy_only=False, json_response=False,
-                              stateless=False, port=0)
+                              stateless=False, event_store=False, port=0)
     anyio.run(run_http, build_server(), args)

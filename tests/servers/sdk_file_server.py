@@ -110,5 +110,5 @@ if __name__ == "__main__":
         build_server(options.default_path).run("stdio")
     else:
         args = argparse.Namespace(transport="streamable-http", legacy_only=False, json_response=False,
-                                  stateless=False, port=options.port)
+                                  stateless=False, event_store=False, port=options.port)
         anyio.run(run_http, build_server(options.default_path), args)
