@@ -68,6 +68,21 @@ def test_a_content_part_without_type_is_a_protocol_error():
         structure({"content": [{"text": "x"}]}, t.ToolResult)
 
 
+@pytest.mark.parametrize(
+    ("value", "cls"),
+    [({"uri": "file:///a", "name": None}, t.Resource),  # cattrs' own str() read it as "None"
+     ({"uri": 7, "name": "a"}, t.Resource),
+     ({"uri": float("nan")}, t.ResourceContents),
+     ({"uri": "file:///a", "text": ["x"]}, t.ResourceContents),
+     ({"name": "p", "description": 3}, t.Prompt)],
+)
+def test_a_text_field_that_is_not_a_string_is_a_protocol_error(value, cls):
+    from mcpclient import ProtocolError
+
+    with pytest.raises(ProtocolError, match="expected a string"):
+        structure(value, cls)
+
+
 def test_elicitation_request_in_url_mode():
     request = structure({"mode": "url", "message": "sign in", "url": "https://example.invalid/a",
                          "elicitationId": "e1"}, t.ElicitationRequest)

@@ -55,6 +55,7 @@ def _make_converter() -> Converter:
 
         converter = Converter()
         converter.register_structure_hook_func(lambda tp: tp in _OPAQUE, lambda value, _type: value)
+        converter.register_structure_hook(str, _structure_str)
         converter.register_structure_hook_factory(lambda cls: cls in _MODELS_IN, _model_hook)
         converter.register_structure_hook(t.ResourceContents, _structure_resource_contents)
         converter.register_unstructure_hook(t.ResourceContents, _unstructure_resource_contents)
@@ -117,12 +118,24 @@ def _model_hook(cls: type) -> Callable[[Any, Any], Any]:
 
 
 
+def _structure_str(value: Any, _type: Any = None) -> str:
+    """A text field is a JSON string: cattrs' own hook calls ``str()``, which reads ``null`` as
+    ``"None"`` and a number as its digits."""
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {type(value).__name__}")
+    return value
+
+
+def _optional_str(value: Any) -> str | None:
+    return None if value is None else _structure_str(value)
+
+
 def _structure_resource_contents(value: dict[str, Any], _type: Any = None) -> t.ResourceContents:
     blob = value.get("blob")
     return t.ResourceContents(
-        uri=value["uri"],
-        mime_type=value.get("mimeType"),
-        text=value.get("text"),
+        uri=_structure_str(value["uri"]),
+        mime_type=_optional_str(value.get("mimeType")),
+        text=_optional_str(value.get("text")),
         blob=decode_base64(blob) if isinstance(blob, str) else None,
         meta=value.get("_meta"),
     )
