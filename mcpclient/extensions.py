@@ -46,6 +46,7 @@ import attrs
 from ._core.cancel import CancelToken
 from ._core.credentials import Credentials
 from ._core.exceptions import ProtocolError, RPCError
+from ._core.options import ProgressCallback
 from ._core.timeouts import DEFAULT_TIMEOUT
 from ._core.waiting import Job, Lifetime, Signal, Until, WaitLock
 from ._protocol.eras.modern import PROTOCOL_VERSION_KEY
@@ -75,9 +76,6 @@ __all__ = [
 ]
 
 
-#: ``on_progress(progress, total, message)``: the engine's ``ProgressCallback``, spelled here
-#: so this module needs nothing of the engine, which stands above it.
-ProgressCallback = Callable[[float, "float | None", "str | None"], None]
 M = TypeVar("M")
 
 

@@ -17,11 +17,12 @@ from mcpclient import (
     ElicitationResult,
     MCPError,
     ProtocolError,
+    RequestTimeout,
     ResourceNotFound,
     RPCError,
     Root,
 )
-from tests.doubles import LEGACY_INIT_RESULT, ScriptedServer, error
+from tests.doubles import LEGACY_INIT_RESULT, Reply, ScriptedServer, error
 from tests.helpers import RELEASED_WITHIN, wait_for
 
 
@@ -250,6 +251,28 @@ def test_an_error_reply_raises_rpc_error_with_context(transport):
     assert (info.value.code, info.value.message, info.value.data) == (-32602, "unknown tool", {"name": "t"})
     assert info.value.method == "tools/call"
     assert info.value.request_id is not None
+    server.stop()
+
+
+@pytest.mark.parametrize("call", [
+    lambda client: client.call_tool("never"),
+    lambda client: client.request("acme/never"),
+    lambda client: client.list_tools(),
+], ids=["call_tool", "request", "list_tools"])
+def test_a_changed_client_timeout_bounds_the_next_call_that_gives_none(transport, call):
+    """A call that gives no options of its own shares one made for the client's timeout:
+    setting ``client.timeout`` must reach it (far from the old bound: 30 s against 0.3 s)."""
+
+    def never(params, message):
+        raise Reply()  # no answer at all
+
+    server = ScriptedServer(transport, {"tools/call": never, "acme/never": never, "tools/list": never})
+    server.handlers["initialize"] = lambda p, m: {**LEGACY_INIT_RESULT, "capabilities": {"tools": {}}}
+    with Client(transport, timeout=30, protocol="legacy") as client:
+        client.timeout = 0.3
+        with pytest.raises(RequestTimeout) as info:
+            call(client)
+    assert info.value.timeout == pytest.approx(0.3, abs=0.1)  # (a listing names what was left of it)
     server.stop()
 
 

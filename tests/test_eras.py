@@ -13,6 +13,7 @@ from mcpclient import (
     ElicitationResult,
     Plugins,
     ProtocolError,
+    RequestTimeout,
     ResourceNotFound,
     RPCError,
     Root,
@@ -228,6 +229,38 @@ def test_input_required_runs_the_handlers_and_retries_with_state(transport):
     assert third["params"]["requestState"] == "opaque-2"
     assert "inputResponses" not in third["params"]
     assert third["params"]["arguments"] == {"x": 1}
+    client.close()
+    server.stop()
+
+
+def test_max_total_caps_every_input_round_from_the_start_of_the_call(transport):
+    """The call's deadline travels with its options: a round sent after an input handler took
+    most of ``max_total`` gets only what is left (it ends at 4 s, not 3 + 4), and the error
+    names the caller's ``max_total``."""
+    rounds = []
+
+    def call(params, message):
+        rounds.append(message)
+        if len(rounds) == 1:
+            return {"resultType": "input_required", "inputRequests": {
+                "who": {"method": "elicitation/create", "params": {"message": "name?", "requestedSchema": {
+                    "type": "object", "properties": {"name": {"type": "string"}}}}}}}
+        raise Reply()  # the second round is never answered
+
+    def slow_answer(request):
+        time.sleep(3.0)  # the user takes their time: 3 of the call's 4 seconds
+        return ElicitationResult(action="accept", content={"name": "Ada"})
+
+    server = modern_server(transport, {"tools/call": call})
+    client = Client(transport, timeout=60)
+    client.set_elicitation_handler(slow_answer)
+    client.initialize()
+    start = time.monotonic()
+    with pytest.raises(RequestTimeout) as info:
+        client.call_tool("t", max_total=4.0)
+    assert time.monotonic() - start < 6.5  # a fresh cap for the round would end it at 7 s
+    assert len(rounds) == 2
+    assert info.value.timeout == 4.0 and "max_total=4s" in str(info.value)
     client.close()
     server.stop()
 

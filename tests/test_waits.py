@@ -36,7 +36,7 @@ PRIMITIVE = "_core/waiting.py"
 #: (module path under mcpclient/, qualified name of the enclosing function) -> why it stays.
 ALLOWED: dict[tuple[str, str], str] = {
     # -- the engine's own: what the primitive's lifetimes stand on ---------------------------
-    ("_rpc/engine.py", "Engine.request"):
+    ("_rpc/engine.py", "Engine._wait"):
         "the call's own slot wait: bounded by its deadline, woken by its cancel's callback, by "
         "close() and the connection's death (they set the slot's event); it is what ends a call",
     ("_rpc/engine.py", "Engine._send"):

@@ -24,9 +24,10 @@ import attrs
 from .. import types as t
 from .._core.cancel import CancelToken
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
+from .._core.options import CallOptions, ProgressCallback
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .._core.version import __version__
-from .._rpc.engine import Engine, ProgressCallback
+from .._rpc.engine import Engine
 from ..extensions import Call, Extension, Middleware, NotificationHandler, RequestHandler
 from ..transports.base import LEGACY, PipeTransport, Transport
 from .batch import map_tool as _map_tool
@@ -103,6 +104,8 @@ class Client:
         plugins = _plugins(plugins, old)
         self.client_info = client_info or t.Implementation(name="mcpclient", version=_version())
         self._timeouts = Timeouts(timeout)
+        #: The options of a call that gives none but the client's timeout: made once, not per call.
+        self._plain = CallOptions(timeout)
         self._seam = Seam(
             middleware,
             gather(extensions, transport, {**attrs.asdict(plugins, recurse=False), "timeout": timeout}),
@@ -276,6 +279,7 @@ class Client:
     @timeout.setter
     def timeout(self, value: float | None) -> None:
         self._timeouts.default = value
+        self._plain = CallOptions(value)
 
     @property
     def protocol_version(self) -> str:
@@ -308,6 +312,16 @@ class Client:
                 raise ClientClosedError()
             raise MCPError("call initialize() first (or use the client in a with block)")
         return self._timeouts.default if timeout is DEFAULT else timeout  # Timeouts.resolve, inline
+
+    def _per_call(
+        self, timeout: float | None, meta: Mapping[str, Any] | None, on_progress: ProgressCallback | None = None,
+        max_total: float | None = None, cancel: CancelToken | threading.Event | None = None,
+    ) -> CallOptions:
+        """Check that the client is open; the call's options, made once (its timeout resolved)."""
+        resolved = self._ready(timeout)
+        if timeout is DEFAULT and meta is None and on_progress is None and max_total is None and cancel is None:
+            return self._plain
+        return CallOptions(resolved, max_total=max_total, on_progress=on_progress, cancel=cancel, meta=meta)
 
     # -- what the server may ask of us ------------------------------------------------------
 
@@ -364,7 +378,7 @@ class Client:
         self._handlers.set_roots(roots)
         if self._state == OPEN and self._handlers.roots is not None:
             try:
-                self._conversation.strategy.roots_changed(self._conversation, self._timeouts.resolve(DEFAULT))
+                self._conversation.strategy.roots_changed(self._conversation, CallOptions(self._timeouts.default))
             except MCPError as exc:
                 log.warning("could not tell the server that the roots changed: %s", exc)
 
@@ -415,10 +429,8 @@ class Client:
         ``server/discover``), and what ``call_tool`` raises (``RPCError`` for an error reply).
         """
         check_custom(method)
-        result = self._conversation.call(
-            method, dict(params) if params else None, timeout=self._ready(timeout), on_progress=on_progress,
-            max_total=max_total, cancel=cancel, meta=meta,
-        )
+        options = self._per_call(timeout, meta, on_progress, max_total, cancel)
+        result = self._conversation.call(method, dict(params) if params else None, options)
         if hooks := self._seam.results_for(method):
             result = through(hooks, Call(method=method, params=params), result)
         return result
@@ -437,13 +449,13 @@ class Client:
         (``notifications/initialized``, ``notifications/cancelled``).
         """
         check_custom(method)
-        self._conversation.notify(method, dict(params) if params else None, self._ready(timeout), meta)
+        self._conversation.notify(method, dict(params) if params else None, self._per_call(timeout, meta))
 
     # -- tools --------------------------------------------------------------------------------
 
     def ping(self, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Check that the server answers (``ping``; ``server/discover`` in the modern era)."""
-        self._calls.ping(self._ready(timeout), meta)
+        self._calls.ping(self._per_call(timeout, meta))
 
     @overload
     def list_tools(self, *, timeout: float | None = ..., meta: Mapping[str, Any] | None = ...) -> list[t.ToolDef]: ...
@@ -460,8 +472,8 @@ class Client:
         the last) is the next call's ``cursor``; ``cursor=None`` is the first page.
         """
         if cursor is not ALL_PAGES:
-            return self._calls.list_page("tools/list", t.ToolDef, cursor, self._ready(timeout), meta)
-        return t.Listing(self._calls.list_tools(self._ready(timeout), meta))  # through _listed
+            return self._calls.list_page("tools/list", t.ToolDef, cursor, self._per_call(timeout, meta))
+        return t.Listing(self._calls.list_tools(self._per_call(timeout, meta)))  # through _listed
 
     def call_tool(
         self,
@@ -490,10 +502,12 @@ class Client:
         """
         if self._state != OPEN:
             self._ready(timeout)  # raises the error for the state
-        result = self._calls.call_tool(
-            name, arguments, self._timeouts.default if timeout is DEFAULT else timeout,  # _ready's, inline
-            on_progress=on_progress, max_total=max_total, cancel=cancel, meta=meta,
-        )
+        if timeout is DEFAULT and on_progress is None and max_total is None and cancel is None and meta is None:
+            options = self._plain  # _per_call's, inline
+        else:
+            options = CallOptions(self._timeouts.default if timeout is DEFAULT else timeout, max_total=max_total,
+                                  on_progress=on_progress, cancel=cancel, meta=meta)
+        result = self._calls.call_tool(name, arguments, options)
         hooks = self._seam.tool_results  # empty unless an extension takes tool results: no Call then
         if hooks:
             result = through(hooks, Call(method="tools/call", name=name, arguments=arguments), result)
@@ -523,7 +537,7 @@ class Client:
         or "required" (absent means "forbidden"; an unlisted tool is listed once first), and what
         ``call_tool`` raises.
         """
-        return self._calls.call_tool_as_task(name, arguments, ttl, self._ready(timeout), meta)
+        return self._calls.call_tool_as_task(name, arguments, ttl, self._per_call(timeout, meta))
 
     def get_task(self, task_id: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> Task:
         """A handle on an existing task (e.g. one started before a restart), freshly polled."""
@@ -553,8 +567,8 @@ class Client:
         """Every resource the server lists, following pagination to the end (``cursor``: one
         page, as in ``list_tools``)."""
         if cursor is not ALL_PAGES:
-            return self._calls.list_page("resources/list", t.Resource, cursor, self._ready(timeout), meta)
-        return t.Listing(self._calls.list_resources(self._ready(timeout), meta))
+            return self._calls.list_page("resources/list", t.Resource, cursor, self._per_call(timeout, meta))
+        return t.Listing(self._calls.list_resources(self._per_call(timeout, meta)))
 
     @overload
     def list_resource_templates(
@@ -570,10 +584,9 @@ class Client:
         """Every resource template, following pagination to the end (``cursor``: one page, as
         in ``list_tools``)."""
         if cursor is not ALL_PAGES:
-            return self._calls.list_page(
-                "resources/templates/list", t.ResourceTemplate, cursor, self._ready(timeout), meta
-            )
-        return self._calls.list_resource_templates(self._ready(timeout), meta)
+            return self._calls.list_page("resources/templates/list", t.ResourceTemplate, cursor,
+                                         self._per_call(timeout, meta))
+        return self._calls.list_resource_templates(self._per_call(timeout, meta))
 
     def read_resource(
         self,
@@ -588,9 +601,7 @@ class Client:
 
         Raises ``ResourceNotFound`` (an ``RPCError``) when the server has no such resource.
         """
-        contents = self._calls.read_resource(
-            uri, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
-        )
+        contents = self._calls.read_resource(uri, self._per_call(timeout, meta, on_progress, cancel=cancel))
         if hooks := self._seam.results_for("resources/read"):
             contents = through(hooks, Call(method="resources/read", name=uri), contents)
         return contents
@@ -617,8 +628,8 @@ class Client:
         """Every prompt the server offers, following pagination to the end (``cursor``: one
         page, as in ``list_tools``)."""
         if cursor is not ALL_PAGES:
-            return self._calls.list_page("prompts/list", t.Prompt, cursor, self._ready(timeout), meta)
-        return t.Listing(self._calls.list_prompts(self._ready(timeout), meta))
+            return self._calls.list_page("prompts/list", t.Prompt, cursor, self._per_call(timeout, meta))
+        return t.Listing(self._calls.list_prompts(self._per_call(timeout, meta)))
 
     def get_prompt(
         self,
@@ -631,9 +642,7 @@ class Client:
         meta: Mapping[str, Any] | None = None,
     ) -> tuple[str | None, list[t.PromptMessage]]:
         """Render a prompt: return its description and messages."""
-        prompt = self._calls.get_prompt(
-            name, arguments, self._ready(timeout), on_progress=on_progress, cancel=cancel, meta=meta
-        )
+        prompt = self._calls.get_prompt(name, arguments, self._per_call(timeout, meta, on_progress, cancel=cancel))
         if hooks := self._seam.results_for("prompts/get"):
             prompt = through(hooks, Call(method="prompts/get", name=name, arguments=arguments), prompt)
         return prompt
@@ -652,7 +661,7 @@ class Client:
 
         ``context`` gives the values of arguments already filled in.
         """
-        completion = self._calls.complete(ref, arg_name, arg_value, context, self._ready(timeout), meta)
+        completion = self._calls.complete(ref, arg_name, arg_value, context, self._per_call(timeout, meta))
         if hooks := self._seam.results_for("completion/complete"):
             completion = through(hooks, Call(method="completion/complete", arguments=context), completion)
         return completion
@@ -666,7 +675,7 @@ class Client:
         ``_meta``. Messages go to the ``mcpclient.server`` logger unless ``set_log_handler``
         installed a callback.
         """
-        self._notices.set_log_level(level, self._ready(timeout), meta)
+        self._notices.set_log_level(level, self._per_call(timeout, meta))
 
     def set_log_handler(self, handler: Callable[[str, Any, str | None], None] | None) -> None:
         """Send server log messages to ``handler(level, data, logger)`` instead of logging."""
@@ -690,11 +699,11 @@ class Client:
         subscription; ``SubscriptionError`` if its acknowledgement leaves ``uri`` out or does
         not come within ``timeout``.
         """
-        self._notices.subscribe(uri, self._ready(timeout), meta)
+        self._notices.subscribe(uri, self._per_call(timeout, meta))
 
     def unsubscribe_resource(self, uri: str, *, timeout: float | None = DEFAULT, meta: Mapping[str, Any] | None = None) -> None:
         """Stop notifications for ``uri``."""
-        self._notices.unsubscribe(uri, self._ready(timeout), meta)
+        self._notices.unsubscribe(uri, self._per_call(timeout, meta))
 
     def _listed(self, tools: list[t.ToolDef]) -> list[t.ToolDef]:
         """Every whole tool list, through the extensions' result hooks (``list_tools``, and the

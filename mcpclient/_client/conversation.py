@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 
 from .. import types as t
 from .._core import bounded as _bounded
-from .._core.cancel import Cancel
 from .._core.exceptions import (
     CapabilityError,
     ConnectionClosed,
@@ -30,16 +29,17 @@ from .._core.exceptions import (
     TransportError,
 )
 from .._core.methods import CHANGE_NOTHING
+from .._core.options import CallOptions
 from .._core.race import Finished, Race
 from .._core.timeouts import Deadline
 from .._protocol.eras import legacy, modern
-from .._protocol.eras.base import Era, HandshakeResult, Messenger
-from .._rpc.engine import Engine, ProgressCallback
-from ..extensions import Message, Options
-from ..transports.base import LEGACY, MODERN, RESENDABLE, ExchangeTransport, SendOptions, Transport
+from .._protocol.eras.base import Era, HandshakeResult
+from .._rpc.engine import Engine
+from ..extensions import Message
+from ..transports.base import LEGACY, MODERN, ExchangeTransport, Transport
 from .elicitation import url_elicitation_error
 from .handlers import Handlers
-from .seam import compose, merge_meta
+from .seam import call_options, compose, merge_meta, message_options
 
 if TYPE_CHECKING:
     from .discovery import Discoveries  # made by a Client whose cache= is a store
@@ -234,8 +234,8 @@ class Conversation:
         # the grace, is there to settle the era of a server that does not answer it.
         discover_id: list[Any] = []
         race.start("server/discover", lambda token: context.run(
-            self._open_request, "server/discover", discover_params, timeout=deadline.remaining(),
-            cancel_on_timeout=False, cancel=token, on_sent=discover_id.append,
+            self._open_request, "server/discover", discover_params,
+            CallOptions(deadline.remaining(), cancel=token, on_sent=discover_id.append), cancel_on_timeout=False,
         ), cancellable=True)
         first = race.next(min(grace, probe))
         if first is not None:
@@ -246,7 +246,7 @@ class Conversation:
         init_params = legacy.initialize_params(self.client_info, self.declared)
         context = contextvars.copy_context()  # one context may run in one thread at a time
         race.start("initialize", lambda _: context.run(
-            self._open_request, "initialize", init_params, timeout=deadline.remaining(), cancel_on_timeout=False,
+            self._open_request, "initialize", init_params, CallOptions(deadline.remaining()), cancel_on_timeout=False,
         ), cancellable=False)
         init_error: BaseException | None = None
         discover: Finished | None = None
@@ -365,7 +365,7 @@ class Conversation:
 
     def _discover(self, version: str, timeout: float | None, *, probing: bool = False) -> None:
         params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
-        result = self._open_request("server/discover", params, timeout=timeout, cancel_on_timeout=not probing)
+        result = self._open_request("server/discover", params, CallOptions(timeout), cancel_on_timeout=not probing)
         self._take_discover(result, version, probing=probing)
 
     def _take_discover(self, result: dict[str, Any], version: str, *, probing: bool) -> None:
@@ -388,7 +388,7 @@ class Conversation:
         self.declared = self.handlers.capabilities()
         params = legacy.initialize_params(self.client_info, self.declared)
         try:
-            result = self._open_request("initialize", params, timeout=timeout, cancel_on_timeout=False)
+            result = self._open_request("initialize", params, CallOptions(timeout), cancel_on_timeout=False)
         except RPCError as exc:
             supported = modern.supported_from_error(exc)
             version = modern.pick_version(supported) if supported else None
@@ -405,7 +405,7 @@ class Conversation:
         self.era = LEGACY
         if self._exchanges is not None:
             self._exchanges.set_protocol(LEGACY, self.state.protocol_version)
-        self.notify("notifications/initialized", None, timeout)
+        self.notify("notifications/initialized", None, CallOptions(timeout))
 
     def _resume(self, saved: t.SessionState, timeout: float | None) -> None:
         """Take up a saved legacy session: no ``initialize``; what its answer said is the saved
@@ -444,30 +444,25 @@ class Conversation:
         )
 
     def _open_request(
-        self, method: str, params: dict[str, Any], *, timeout: float | None, cancel_on_timeout: bool, cancel: Any = None,
-        on_sent: Callable[[Any], None] | None = None,
+        self, method: str, params: dict[str, Any], options: CallOptions, *, cancel_on_timeout: bool
     ) -> dict[str, Any]:
         """A request of the opening (``initialize``, ``server/discover``), passed through the
         call middleware and the middleware like any call."""
         seam = self.handlers.seam
-        resendable = method in IDEMPOTENT_METHODS  # server/discover: initialize may have run
+        if method in IDEMPOTENT_METHODS:  # server/discover: initialize may have run
+            options = options.resending()
         if not seam.middleware and not seam.call_middleware:
-            return self.engine.request(
-                method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, cancel=cancel,
-                on_sent=on_sent, options=RESENDABLE if resendable else None,
-            )
+            return self.engine.request(method, params, options, cancel_on_timeout=cancel_on_timeout)
 
         def deliver(message: Message) -> dict[str, Any]:
-            options = message.options
             return self.engine.request(
-                message.method, merge_meta(message.params, options.meta) or {}, timeout=options.timeout,
-                cancel_on_timeout=cancel_on_timeout, cancel=options.cancel, on_sent=options.on_sent,
-                options=send_options(options),
+                message.method, merge_meta(message.params, message.options.meta) or {},
+                call_options(message.options), cancel_on_timeout=cancel_on_timeout,
             )
 
         send = compose(seam.middleware, deliver)
         message = Message(direction="send", kind="request", method=method, params=params,
-                          options=Options(timeout=timeout, cancel=cancel, resendable=resendable, on_sent=on_sent))
+                          options=message_options(options))
         result: dict[str, Any] = compose(seam.call_middleware, send)(message)
         return result
 
@@ -501,44 +496,28 @@ class Conversation:
         if state is None or capability not in state.capabilities:
             raise CapabilityError(capability, method)
 
-    def call(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        *,
-        timeout: float | None,
-        on_progress: ProgressCallback | None = None,
-        max_total: float | None = None,
-        cancel: Cancel | None = None,
-        on_sent: Callable[[Any], None] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        resendable: bool = False,
-        headers: Mapping[str, str] | None = None,
-    ) -> dict[str, Any]:
+    def call(self, method: str, params: dict[str, Any] | None, options: CallOptions) -> dict[str, Any]:
         """Send one logical request as the era wants it, answering every input round.
 
-        ``timeout`` bounds each round (renewed by progress); ``max_total`` all of them.
-        ``on_sent(request_id)`` learns each round's id before it is written.
-        ``meta`` adds keys to the request's ``_meta`` (under the era's keys, which win).
-        ``resendable``: it changes nothing on the server although its method may (a tool
-        annotated read-only); the methods of ``IDEMPOTENT_METHODS`` are so anyway.
-        ``headers`` go down to the transport with each round (``SendOptions``).
-        The call middleware sees the whole call; each round goes through the client's
-        middleware as a message of its own.
+        ``options`` are the call's, read on the way down (``_core.options.CallOptions``):
+        ``timeout`` bounds each round (renewed by progress), ``max_total`` all of them;
+        ``on_sent(request_id)`` learns each round's id before it is written; ``meta`` adds keys
+        to the request's ``_meta`` (under the era's keys, which win); ``resendable``: it changes
+        nothing on the server although its method may (a tool annotated read-only), as the
+        methods of ``IDEMPOTENT_METHODS`` do anyway; ``headers`` go down to the transport with
+        each round (``SendOptions``). The call middleware sees the whole call; each round goes
+        through the client's middleware as a message of its own.
         """
-        if not resendable:
-            resendable = method in IDEMPOTENT_METHODS
+        if not options.resendable and method in IDEMPOTENT_METHODS:
+            options = options.resending()
         try:
             seam = self.handlers.seam
             if seam.bare or seam.idle():  # no middleware, or only extensions' that have nothing to do now
-                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta,
-                                  chained=False, resendable=resendable, headers=headers)
+                return self._call(method, params, options, chained=False)
             if not seam.call_middleware:
-                return self._call(method, params, timeout, on_progress, max_total, cancel, on_sent, meta,
-                                  resendable=resendable, headers=headers)
-            message = Message(direction="send", kind="request", method=method, params=params, options=Options(
-                timeout=timeout, max_total=max_total, on_progress=on_progress, cancel=cancel, meta=meta,
-                on_sent=on_sent, headers=headers, resendable=resendable))
+                return self._call(method, params, options)
+            message = Message(direction="send", kind="request", method=method, params=params,
+                              options=message_options(options))
             result: dict[str, Any] = self._whole_call(message)
             return result
         except RPCError as exc:
@@ -549,10 +528,7 @@ class Conversation:
 
     def _call_message(self, message: Message) -> dict[str, Any]:
         """The innermost step of the call chain: every round of the call ``message`` is."""
-        options = message.options
-        return self._call(message.method, message.params, options.timeout, options.on_progress, options.max_total,
-                          options.cancel, options.on_sent, options.meta, resendable=options.resendable,
-                          headers=options.headers)
+        return self._call(message.method, message.params, call_options(message.options))
 
     def _forget(self) -> None:
         """The server said its era or versions changed: what is remembered of it goes."""
@@ -561,75 +537,67 @@ class Conversation:
             self.discoveries.forget(identity(self.server_key))
 
     def _call(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        timeout: float | None,
-        on_progress: ProgressCallback | None,
-        max_total: float | None,
-        cancel: Cancel | None,
-        on_sent: Callable[[Any], None] | None = None,
-        meta: Mapping[str, Any] | None = None,
-        *,
-        chained: bool = True,
-        resendable: bool = False,
-        headers: Mapping[str, str] | None = None,
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, *, chained: bool = True
     ) -> dict[str, Any]:
+        """Every round of one call: through the middleware when ``chained`` and there is some
+        (not all idle for this call), else straight to the engine, with the one ``options``."""
         # ``params`` is not copied: the era's decorate copies before it adds anything, and an
-        # input round copies before it adds its answers. ``chained``: the rounds go through
-        # the middleware (there is some, and it is not all idle for this call).
-        base = params if params else {}
+        # input round copies before it adds its answers.
         middleware = chained and bool(self.handlers.seam.middleware)
-        if not middleware:  # no chain: the caller's meta and the era decorate once, here
-            if meta:
-                base = merge_meta(base, meta) or {}
-            if self.era_strategy is not None:
-                base = self.era_strategy.decorate(base)
-        total = None if max_total is None else Deadline(max_total)
-        retry = base
-        # What goes down to the transport when there is no chain (a constant, or None: no options).
-        sending = (RESENDABLE if resendable else None) if not headers else SendOptions(
-            headers=headers, resendable=resendable)
+        # With no chain, the caller's meta and the era decorate once, here.
+        base = params if middleware else self._decorated(params, options.meta)
+        sent = base or None
         for _ in range(MAX_INPUT_ROUNDS + 1):
-            left = None if total is None else total.remaining()
             try:
                 if middleware:
-                    message = Message(direction="send", kind="request", method=method, params=retry or None, options=Options(
-                        timeout=timeout, max_total=left, on_progress=on_progress, cancel=cancel, meta=meta,
-                        on_sent=on_sent, headers=headers, resendable=resendable))
-                    result = self._send_chained(message)
+                    result = self._send_chained(Message(direction="send", kind="request", method=method,
+                                                        params=sent, options=message_options(options)))
                 else:
                     try:
-                        result = self.engine.request(
-                            method, retry or None, timeout=timeout, on_progress=on_progress, max_total=left,
-                            cancel=cancel, on_sent=on_sent, options=sending,
-                        )
+                        result = self.engine.request(method, sent, options)
                     except StreamInterrupted as exc:
                         # No closure here: it would make cells of this function's variables
                         # on every call, the rounds that never break included.
-                        result = self._resend(
-                            exc, method, resendable, self.engine.request, method, retry or None, timeout=timeout,
-                            on_progress=on_progress, max_total=left, cancel=cancel, on_sent=on_sent, options=sending,
-                        )
+                        result = self._resend(exc, method, options.resendable, self.engine.request, method, sent,
+                                              options)
             except RPCError as exc:
                 raise url_elicitation_error(exc, self.handlers.url_elicitations) from None
-            kind = result.get("resultType", "complete")
-            if kind == "complete" or (kind == "task" and method in modern.TASK_METHODS):
-                return result  # a task is waited for by the caller (Calls, through the tasks feature)
-            if kind != "input_required":
-                raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
-            if method not in modern.INPUT_REQUIRED_METHODS:
-                raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
-            retry = dict(base)
-            requests = result.get("inputRequests")
-            if requests is not None:
-                retry["inputResponses"] = self.handlers.answer_inputs(requests, cancel, repr(method))
-            state = result.get("requestState")
-            if state is not None:
-                if not isinstance(state, str):
-                    raise ProtocolError(f"the server's requestState is not a string: {_bounded.excerpt(state, 100)}")
-                retry["requestState"] = state
+            if "resultType" not in result:  # the usual result: complete
+                return result
+            sent = self._next_round(method, base, result, options)
+            if sent is None:
+                return result
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
+
+    def _next_round(
+        self, method: str, base: dict[str, Any] | None, result: dict[str, Any], options: CallOptions
+    ) -> dict[str, Any] | None:
+        """The params of the call's next round, with the answers to the server's input
+        requests; None when ``result`` ends the call (complete, or a task the caller waits for)."""
+        kind = result.get("resultType", "complete")
+        if kind == "complete" or (kind == "task" and method in modern.TASK_METHODS):
+            return None  # a task is waited for by the caller (Calls, through the tasks feature)
+        if kind != "input_required":
+            raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
+        if method not in modern.INPUT_REQUIRED_METHODS:
+            raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
+        retry = dict(base or {})
+        requests = result.get("inputRequests")
+        if requests is not None:
+            retry["inputResponses"] = self.handlers.answer_inputs(requests, options.cancel, repr(method))
+        state = result.get("requestState")
+        if state is not None:
+            if not isinstance(state, str):
+                raise ProtocolError(f"the server's requestState is not a string: {_bounded.excerpt(state, 100)}")
+            retry["requestState"] = state
+        return retry
+
+    def _decorated(self, params: dict[str, Any] | None, meta: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        """``params`` as the era sends them: the caller's ``meta`` under the era's keys."""
+        if meta:
+            params = merge_meta(params, meta)
+        era = self.era_strategy
+        return era.decorate(params or {}) if era is not None else params
 
     def _send_chained(self, message: Message) -> dict[str, Any]:
         """One round through the middleware; a re-send after a broken stream is a message too."""
@@ -643,14 +611,9 @@ class Conversation:
     def _deliver(self, message: Message) -> dict[str, Any]:
         """The innermost step of the send chain: the caller's ``meta`` under the era's keys,
         then the engine (``options.on_sent`` learns the id)."""
-        options = message.options
-        params = merge_meta(message.params, options.meta)
-        if self.era_strategy is not None:
-            params = self.era_strategy.decorate(params or {})
         return self.engine.request(
-            message.method, params or None, timeout=options.timeout, on_progress=options.on_progress,
-            max_total=options.max_total, cancel=options.cancel, on_sent=options.on_sent,
-            options=send_options(options),
+            message.method, self._decorated(message.params, message.options.meta) or None,
+            call_options(message.options),
         )
 
     def _resend(
@@ -664,19 +627,12 @@ class Conversation:
         log.info("the reply stream of %r broke (%s); sending it again", method, exc)
         return again(*args, **kwargs)
 
-    def with_meta(self, meta: Mapping[str, Any] | None) -> Messenger:
-        """This conversation as the eras see it (a ``Messenger``), adding ``meta`` to what it sends."""
-        return self if not meta else _MetaMessenger(self, meta)
-
-    def notify(
-        self, method: str, params: dict[str, Any] | None, timeout: float | None, meta: Mapping[str, Any] | None = None,
-        headers: Mapping[str, str] | None = None,
-    ) -> None:
-        """Send a notification, through the call middleware and the middleware; ``meta`` and
-        ``headers`` as for ``call``."""
+    def notify(self, method: str, params: dict[str, Any] | None, options: CallOptions) -> None:
+        """Send a notification, through the call middleware and the middleware; ``options``'
+        ``timeout`` bounds the write, ``meta`` and ``headers`` as for ``call``."""
         seam = self.handlers.seam
         message = Message(direction="send", kind="notification", method=method, params=params,
-                          options=Options(timeout=timeout, meta=meta, headers=headers))
+                          options=message_options(options))
         send = compose(seam.middleware, self._post)
         if seam.call_middleware:
             send = compose(seam.call_middleware, send)
@@ -684,34 +640,7 @@ class Conversation:
 
     def _post(self, message: Message) -> None:
         self.engine.notify(message.method, merge_meta(message.params, message.options.meta),
-                           timeout=message.options.timeout, options=send_options(message.options))
-
-
-def send_options(options: Options) -> SendOptions | None:
-    """What of a message's ``Options`` goes down to the transport; None when nothing does."""
-    if options.headers:
-        return SendOptions(headers=options.headers, resendable=options.resendable)
-    return RESENDABLE if options.resendable else None
-
-
-class _MetaMessenger:
-    """A ``Messenger`` over a conversation that adds the caller's ``meta`` to each message."""
-
-    __slots__ = ("_conversation", "_meta")
-
-    def __init__(self, conversation: Conversation, meta: Mapping[str, Any]) -> None:
-        self._conversation = conversation
-        self._meta = meta
-
-    @property
-    def capabilities(self) -> dict[str, Any]:
-        return self._conversation.capabilities
-
-    def call(self, method: str, params: dict[str, Any] | None, *, timeout: float | None) -> dict[str, Any]:
-        return self._conversation.call(method, params, timeout=timeout, meta=self._meta)
-
-    def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None:
-        self._conversation.notify(method, params, timeout, self._meta)
+                           call_options(message.options))
 
 
 def remember_era(key: Hashable | None, era: str | None) -> None:

@@ -10,9 +10,10 @@ subscription or a log level reaches the server is the era's (``Era.subscribe``,
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable
 
 from .._core.exceptions import SubscriptionError
+from .._core.options import CallOptions
 from .elicitation import Elicitation
 from .handlers import Handlers
 from .server_logging import LOG_LEVELS, LogRouter
@@ -79,10 +80,10 @@ class Notifications:
         honoured = self.listener.honoured()
         return None if honoured is None else honoured.get(key)
 
-    def set_log_level(self, level: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> None:
+    def set_log_level(self, level: str, options: CallOptions) -> None:
         if level not in LOG_LEVELS:
             raise ValueError(f"level must be one of {LOG_LEVELS}, got {level!r}")
-        self._conversation.strategy.set_log_level(self._conversation.with_meta(meta), level, timeout)
+        self._conversation.strategy.set_log_level(self._conversation, level, options)
 
     def set_resource_updated_handler(self, handler: Callable[[str], None] | None) -> None:
         self._resource_updated = handler
@@ -91,8 +92,9 @@ class Notifications:
         self._list_changed = handler
         self.update_listener()
 
-    def subscribe(self, uri: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> None:
-        self._conversation.strategy.subscribe(self._conversation.with_meta(meta), uri, timeout)
+    def subscribe(self, uri: str, options: CallOptions) -> None:
+        self._conversation.strategy.subscribe(self._conversation, uri, options)
+        timeout = options.timeout
         self._subscribed.add(uri)
         if not self.update_listener():
             return  # legacy: resources/subscribe was the server's answer
@@ -111,8 +113,8 @@ class Notifications:
             f"the server does not agree to send updates of {uri!r}: its acknowledgement leaves it out", uri=uri
         )
 
-    def unsubscribe(self, uri: str, timeout: float | None, meta: Mapping[str, Any] | None = None) -> None:
-        self._conversation.strategy.unsubscribe(self._conversation.with_meta(meta), uri, timeout)
+    def unsubscribe(self, uri: str, options: CallOptions) -> None:
+        self._conversation.strategy.unsubscribe(self._conversation, uri, options)
         self._subscribed.discard(uri)
         self.update_listener()
 

@@ -9,12 +9,12 @@ or paginates without end is stopped.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Generic, Iterator, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Iterator, TypeVar
 
 import attrs
 
-from .._core.cancel import Cancel
 from .._core.exceptions import ProtocolError
+from .._core.options import CallOptions
 from .._protocol.reads import MAX_PAGES, walk_pages
 
 if TYPE_CHECKING:
@@ -53,18 +53,15 @@ def page_cursor(page: dict[str, Any], method: str) -> str | None:
     return cursor
 
 
-def pages(
-    conversation: Conversation,
-    method: str,
-    timeout: float | None,
-    cancel: Cancel | None = None,
-    meta: Mapping[str, Any] | None = None,
-) -> Iterator[dict[str, Any]]:
-    """Yield each page ``method`` returns, first to last, all within ``timeout`` seconds.
+def pages(conversation: Conversation, method: str, options: CallOptions) -> Iterator[dict[str, Any]]:
+    """Yield each page ``method`` returns, first to last, all within ``options.timeout`` seconds
+    (each page's request with what is left of it, the listing's ``cancel`` and ``meta``).
 
     Raises ``ProtocolError`` when the server repeats a cursor (or sends one that is not a
     string) or goes past ``MAX_PAGES``, and what ``Conversation.call`` raises.
     """
-    return walk_pages(
-        method, timeout, lambda params, left: conversation.call(method, params, timeout=left, cancel=cancel, meta=meta)
-    )
+
+    def fetch(params: dict[str, Any] | None, left: float | None) -> dict[str, Any]:
+        return conversation.call(method, params, CallOptions(left, cancel=options.cancel, meta=options.meta))
+
+    return walk_pages(method, options.timeout, fetch)

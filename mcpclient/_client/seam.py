@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Collection, Iterable, Mapping, 
 
 from .._core.cancel import CancelToken
 from .._core.exceptions import MCPError, method_not_found
+from .._core.options import CallOptions
 from ..extensions import (
     Call,
     Extension,
@@ -34,8 +35,8 @@ if TYPE_CHECKING:
     from ..transports.base import Transport
 
 __all__ = [
-    "CLIENT_OWNED", "Seam", "check_claim", "check_custom", "compose", "gather", "merge_meta", "register_option_builder",
-    "through",
+    "CLIENT_OWNED", "Seam", "call_options", "check_claim", "check_custom", "compose", "gather", "merge_meta",
+    "message_options", "register_option_builder", "through",
 ]
 
 log = logging.getLogger("mcpclient")
@@ -148,6 +149,24 @@ def merge_meta(params: dict[str, Any] | None, meta: Any) -> dict[str, Any] | Non
     params = dict(params or {})
     params["_meta"] = {**meta, **(params.get("_meta") or {})}
     return params
+
+
+def message_options(options: CallOptions) -> Options:
+    """A call's options as middleware sees them (``max_total``: what is left of the call's)."""
+    return Options(
+        timeout=options.timeout, max_total=options.remaining(), on_progress=options.on_progress,
+        cancel=options.cancel, meta=options.meta, on_sent=options.on_sent, headers=options.headers,
+        resendable=options.resendable,
+    )
+
+
+def call_options(options: Options) -> CallOptions:
+    """A message's options as the call goes on with them, below the middleware (the way back
+    of ``message_options``; ``max_total`` counted from now)."""
+    return CallOptions(
+        options.timeout, max_total=options.max_total, on_progress=options.on_progress, cancel=options.cancel,
+        meta=options.meta, on_sent=options.on_sent, headers=options.headers, resendable=options.resendable,
+    )
 
 
 class Seam:

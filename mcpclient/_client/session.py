@@ -19,7 +19,7 @@ from .._core.waiting import Until
 from ..extensions import Extension, Options, Session, until_of
 from .conversation import CLOSED, OPEN, Conversation, identity
 from .notifications import Notifications
-from .seam import Seam, check_custom
+from .seam import Seam, call_options, check_custom
 
 __all__ = ["BoundSession"]
 
@@ -47,15 +47,11 @@ class BoundSession(Session):
 
     def request(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> dict[str, Any]:
         self._check(method)
-        return self._conversation.call(
-            method, params, timeout=options.timeout, on_progress=options.on_progress, max_total=options.max_total,
-            cancel=options.cancel, meta=options.meta, on_sent=options.on_sent, resendable=options.resendable,
-            headers=options.headers,
-        )
+        return self._conversation.call(method, params, call_options(options))
 
     def notify(self, method: str, params: dict[str, Any] | None = None, *, options: Options) -> None:
         self._check(method)
-        self._conversation.notify(method, params, options.timeout, options.meta, options.headers)
+        self._conversation.notify(method, params, call_options(options))
 
     @property
     def server_capabilities(self) -> Mapping[str, Any]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .._core.cancel import CancelToken
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError, RequestCancelled
+from .._core.options import CallOptions
 from .._core.waiting import Lifetime, Signal, Until
 
 if TYPE_CHECKING:
@@ -169,10 +170,8 @@ class Listener:
     def _listen(self, notifications: dict[str, Any], token: CancelToken) -> None:
         """One stream, to its end; its acknowledgement holds no longer than it (``honoured``)."""
         try:
-            self._conversation.call(
-                "subscriptions/listen", {"notifications": notifications}, timeout=None, cancel=token,
-                on_sent=self._opening(token, notifications),
-            )
+            self._conversation.call("subscriptions/listen", {"notifications": notifications},
+                                    CallOptions(cancel=token, on_sent=self._opening(token, notifications)))
         finally:
             with self._lock:
                 if self._token is token or self._token is None:

@@ -35,7 +35,7 @@ from typing import Any, Callable, cast
 
 from .._core import bounded as _bounded
 from .._core.call_checks import check_progress_callback, warn_if_on_event_loop
-from .._core.cancel import CancelToken, EventWatch, is_cancelled, watch_event
+from .._core.cancel import Cancel, CancelToken, is_cancelled, watch_event
 from .._core.exceptions import (
     ClientClosedError,
     MCPError,
@@ -45,9 +45,11 @@ from .._core.exceptions import (
     RPCError,
     TransportError,
 )
+from .._core.options import NO_OPTIONS, CallOptions
 from .._core.waiting import Lifetime
 from ..transports.base import (
     NOTHING,
+    RESENDABLE,
     ExchangeTransport,
     Failure,
     PipeTransport,
@@ -61,7 +63,7 @@ from .dispatch import REPLY_SEND_TIMEOUT, Dispatcher, NotificationHandler, Reque
 from .reader import connection_error, read_loop, reply_taker
 from .slots import ProgressCallback, _events, _Slot, _ThreadEvents
 
-__all__ = ["Engine", "ProgressCallback", "_Slot", "_ThreadEvents", "_events"]
+__all__ = ["Engine", "ProgressCallback", "_Slot", "_ThreadEvents", "_events", "send_options"]
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +87,9 @@ SPIN_WORTH = 0.00005
 #: While replies come slower than that, one call in this many spins, to notice a server
 #: that became fast again.
 SPIN_PROBE = 32
+
+#: How ``notifications/cancelled`` is sent: within the time of a reply to the server.
+_CANCEL_NOTICE = CallOptions(REPLY_SEND_TIMEOUT)
 
 _live_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
 
@@ -291,27 +296,19 @@ class Engine:
     # -- outgoing ---------------------------------------------------------------------------
 
     def request(
-        self,
-        method: str,
-        params: dict[str, Any] | None,
-        *,
-        timeout: float | None,
+        self, method: str, params: dict[str, Any] | None, options: CallOptions = NO_OPTIONS, *,
         cancel_on_timeout: bool = True,
-        on_progress: ProgressCallback | None = None,
-        max_total: float | None = None,
-        cancel: CancelToken | threading.Event | None = None,
-        on_sent: Callable[[Any], None] | None = None,
-        options: SendOptions | None = None,
     ) -> dict[str, Any]:
         """Send a request and block for its result.
 
-        ``timeout`` bounds the wait for the reply; with ``on_progress`` it is an idle timeout
-        that each progress notification renews, while ``max_total`` (if given) still caps the
-        whole call. ``on_progress(progress, total, message)`` runs on a dispatch thread.
-        ``cancel`` (a CancelToken or threading.Event) abandons the call from another thread.
+        ``options`` are the call's (``_core.options.CallOptions``): ``timeout`` bounds the wait
+        for the reply; with ``on_progress`` it is an idle timeout that each progress
+        notification renews, while the call's ``deadline`` (``max_total``) still caps it.
+        ``on_progress(progress, total, message)`` runs on a dispatch thread. ``cancel`` (a
+        CancelToken or threading.Event) abandons the call from another thread.
         ``on_sent(request_id)`` learns the id before the request is written (for telemetry).
-        ``options`` (headers, whether it may be re-sent) go down with it to an
-        ``ExchangeTransport``'s ``send``.
+        ``headers`` and ``resendable`` go down with it to an ``ExchangeTransport``'s ``send``
+        (``SendOptions``).
 
         Raises ``RPCError`` for an error reply, ``RequestTimeout`` when the time runs out
         (then ``notifications/cancelled`` is sent unless ``cancel_on_timeout`` is false),
@@ -324,36 +321,42 @@ class Engine:
         """
         if self._in_handler.active:
             with self._dispatch.parked():
-                return self.request(
-                    method, params, timeout=timeout, cancel_on_timeout=cancel_on_timeout, on_progress=on_progress,
-                    max_total=max_total, cancel=cancel, on_sent=on_sent, options=options,
-                )
+                return self.request(method, params, options, cancel_on_timeout=cancel_on_timeout)
         warn_if_on_event_loop(method)
+        slot, message = self._begin(method, params, options)
+        request_id = message["id"]
+        try:
+            self._send_request(message, slot.deadline, slot, options, cancel_on_timeout)
+            if self._inline and self._read_token.acquire(False):
+                self._read_inline(slot, request_id, slot.deadline)
+            if slot.reply is None and slot.error is None:  # (a reply read inline is there)
+                self._wait(slot, message, options, cancel_on_timeout)
+        except BaseException as exc:
+            self._interrupted(exc, slot, request_id)
+            raise
+        finally:
+            if slot.reply is None:  # the reader pops the slot of every reply it routes
+                self._pending.pop(request_id, None)
+            if slot.unfollow is not None:
+                slot.unfollow()
+            _events.free = slot.event
+        return self._answer(slot, request_id, options)
+
+    def _begin(
+        self, method: str, params: dict[str, Any] | None, options: CallOptions
+    ) -> tuple[_Slot, dict[str, Any]]:
+        """The request's slot, in the pending table and following the cancel, and its message."""
+        on_progress, cancel = options.on_progress, options.cancel
         if on_progress is not None:
             check_progress_callback(on_progress)
-        if timeout is None and max_total is None:
-            deadline = hard_deadline = None
-        else:
-            start = time.monotonic()
-            deadline = None if timeout is None else start + timeout
-            hard_deadline = None if max_total is None else start + max_total
-            if hard_deadline is not None and (deadline is None or hard_deadline < deadline):
-                deadline = hard_deadline
         if cancel is not None and is_cancelled(cancel):  # cancelled already: never sent
-            raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
+            raise _not_sent(method)
         request_id = next(self._ids)
-        if on_sent is not None:
-            on_sent(request_id)
-        slot = _Slot(method, _events.take())
+        if options.on_sent is not None:
+            options.on_sent(request_id)
+        slot = _Slot(method, _events.take(), options.timeout, options.deadline)
         if on_progress is not None:
-            params = dict(params or {})
-            meta = dict(params.get("_meta") or {})
-            meta["progressToken"] = request_id
-            params["_meta"] = meta
-            slot.on_progress = on_progress
-            slot.progress_idle = threading.Condition()
-            if timeout is not None:
-                slot.renew = functools.partial(self._renew, request_id, timeout, hard_deadline)
+            params = self._follow_progress(slot, request_id, params, options)
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -366,71 +369,105 @@ class Engine:
         if self._dead is not None:
             pending.pop(request_id, None)
             self._raise_dead()
-        wake: Callable[[], None] | None = None
-        watch: EventWatch | None = None
         if cancel is not None:
-            # A send still blocked on this request (an HTTP exchange) must end too.
-            wake = functools.partial(_wake_and_abandon, slot.event, self._exchanges, request_id)
-            if isinstance(cancel, CancelToken):
-                cancel.add_callback(wake)
-            else:  # a plain Event has no callbacks: the process's watcher thread looks at it
-                watch = watch_event(cancel, wake)
-        try:
-            self._send_request(message, deadline, slot, timeout, cancel_on_timeout, options)
-            if self._inline and self._read_token.acquire(False):
-                self._read_inline(slot, request_id, deadline)
-            wait_event = slot.event.wait
-            while slot.reply is None and slot.error is None:  # (a reply read inline is there)
-                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-                woke = wait_event(wait)
-                if slot.reply is not None or slot.error is not None:
-                    break
-                if slot.unsent:  # handed to a writer the pipe did not take: send it ourselves
-                    slot.unsent = False
-                    slot.event.clear()  # then look again at what may have set it meanwhile
-                    if slot.error is not None:
-                        break
-                    if cancel is not None and is_cancelled(cancel):
-                        raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
-                    if deadline is not None and time.monotonic() >= deadline:
-                        raise _unsent_timeout(method, timeout)
-                    self._send_request(message, deadline, None, timeout, cancel_on_timeout, options)
-                    continue
-                if cancel is not None and is_cancelled(cancel):
-                    if self._outbox.withdraw(slot):
-                        raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
-                    self._cancel_in_background(request_id, "cancelled by the caller")
-                    raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method, delivered=True)
-                if woke:  # a spurious wake-up: re-arm, then look once more
-                    slot.event.clear()
-                    if slot.reply is not None or slot.error is not None:
-                        break
-                now = time.monotonic()
-                if deadline is None or now < deadline:
-                    continue
-                renewed = slot.touched + timeout if slot.touched and timeout is not None else 0.0
-                if renewed > now and (hard_deadline is None or now < hard_deadline):
-                    deadline = renewed if hard_deadline is None else min(renewed, hard_deadline)
-                    continue
-                if self._outbox.withdraw(slot):  # still in a stalled writer's hands: it never went out
-                    raise _unsent_timeout(method, timeout)
-                capped = hard_deadline is not None and now >= hard_deadline
-                raise self._timed_out(request_id, method, timeout, cancel_on_timeout, max_total if capped else None)
-        except BaseException as exc:
-            if not isinstance(exc, MCPError) and not self._outbox.withdraw(slot):  # KeyboardInterrupt and the like: tell the server
-                self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
-            raise
-        finally:
-            if slot.reply is None:  # the reader pops the slot of every reply it routes
-                self._pending.pop(request_id, None)
-            if watch is not None:
-                watch.stop()
-            elif wake is not None:
-                cancel.remove_callback(wake)  # type: ignore[union-attr]
-            _events.free = slot.event
+            slot.unfollow = self._follow_cancel(cancel, slot, request_id)
+        return slot, message
+
+    def _follow_progress(
+        self, slot: _Slot, request_id: int, params: dict[str, Any] | None, options: CallOptions
+    ) -> dict[str, Any]:
+        """Ask for the call's progress (its ``progressToken`` is the request id): ``params``
+        with the token, and the slot ready for the notices, which renew its timeout."""
+        params = dict(params or {})
+        meta = dict(params.get("_meta") or {})
+        meta["progressToken"] = request_id
+        params["_meta"] = meta
+        slot.on_progress = options.on_progress
+        slot.progress_idle = threading.Condition()
+        if options.timeout is not None:
+            slot.renew = functools.partial(self._renew, request_id, options)
+        return params
+
+    def _follow_cancel(self, cancel: Cancel, slot: _Slot, request_id: int) -> Callable[[], None]:
+        """Wake the slot at the cancel, and end the request's work in the transport (a send
+        still blocked on it, an HTTP exchange, ends too); returns what stops following."""
+        wake = functools.partial(_wake_and_abandon, slot.event, self._exchanges, request_id)
+        if isinstance(cancel, CancelToken):
+            cancel.add_callback(wake)
+            return functools.partial(cancel.remove_callback, wake)
+        return watch_event(cancel, wake).stop  # a plain Event: the process's watcher thread looks at it
+
+    def _interrupted(self, exc: BaseException, slot: _Slot, request_id: int) -> None:
+        """The call ended with ``exc``: a KeyboardInterrupt and the like tell the server (what
+        the engine raises says for itself what was sent)."""
+        if not isinstance(exc, MCPError) and not self._outbox.withdraw(slot):
+            self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
+
+    def _wait(self, slot: _Slot, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool) -> None:
+        """Wait on the slot until the reply comes, the call is cancelled, or its time is out."""
+        wait_event = slot.event.wait
+        while slot.reply is None and slot.error is None:
+            deadline = slot.deadline
+            woke = wait_event(None if deadline is None else max(0.0, deadline - time.monotonic()))
+            if slot.reply is None and slot.error is None:
+                self._woken(slot, woke, message, options, cancel_on_timeout)
+
+    def _woken(
+        self, slot: _Slot, woke: bool, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool
+    ) -> None:
+        """The wait on ``slot`` ended without its reply: send it ourselves if it came back
+        unsent, raise at the cancel or the deadline (unless progress renewed it), else go on
+        (a wake-up with none of these was spurious: a late ``set()`` on the thread's event)."""
+        if slot.unsent:  # handed to a writer the pipe did not take: send it ourselves
+            self._send_unsent(slot, message, options, cancel_on_timeout)
+            return
+        cancel = options.cancel
+        if cancel is not None and is_cancelled(cancel):
+            raise self._cancelled(message, delivered=not self._outbox.withdraw(slot))
+        if woke:  # a spurious wake-up: re-arm, then look again (the wait does)
+            slot.event.clear()
+            return
+        deadline = slot.deadline
+        if deadline is not None and time.monotonic() >= deadline:
+            self._expire(slot, message, options, cancel_on_timeout)
+
+    def _send_unsent(
+        self, slot: _Slot, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool
+    ) -> None:
+        """Send a request that another thread's write handed back (``_Slot.unsent``), within
+        its deadline, unless the call ended meanwhile."""
+        slot.unsent = False
+        slot.event.clear()  # then look again at what may have set it meanwhile
+        if slot.error is not None:
+            return
+        cancel, method = options.cancel, message["method"]
+        if cancel is not None and is_cancelled(cancel):
+            raise _not_sent(method)
+        if slot.deadline is not None and time.monotonic() >= slot.deadline:
+            raise _unsent_timeout(method, options.timeout)
+        self._send_request(message, slot.deadline, None, options, cancel_on_timeout)
+
+    def _expire(self, slot: _Slot, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool) -> None:
+        """The slot's deadline passed: move it on if progress came since (within the call's
+        cap), else raise ``RequestTimeout`` (the server is told, unless it never went out)."""
+        now = time.monotonic()
+        timeout, cap = options.timeout, options.deadline
+        if slot.touched and timeout is not None:  # progress came: the timeout runs from the last notice
+            renewed = slot.touched + timeout if cap is None else min(slot.touched + timeout, cap)
+            if renewed > now:
+                slot.deadline = renewed
+                return
+        method = message["method"]
+        if self._outbox.withdraw(slot):  # still in a stalled writer's hands: it never went out
+            raise _unsent_timeout(method, timeout)
+        capped = cap is not None and now >= cap
+        raise self._timed_out(message["id"], method, timeout, cancel_on_timeout, options.max_total if capped else None)
+
+    def _answer(self, slot: _Slot, request_id: int, options: CallOptions) -> dict[str, Any]:
+        """The call's result, once its wait ended: its error raised, its progress seen."""
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
-        if on_progress is not None and not self._dispatch.on_lane:
+        if options.on_progress is not None and not self._dispatch.on_lane:
             # On the lane thread (a call made from a progress callback or notification
             # handler) our own callbacks queue behind the one running: they run once it returns.
             _wait_for_progress(slot)
@@ -438,30 +475,35 @@ class Engine:
         result = reply.get("result")
         if type(result) is dict and "error" not in reply:
             return result  # the usual reply (_read_reply's last line, without its call)
-        return _read_reply(reply, method, request_id)
+        return _read_reply(reply, slot.method, request_id)
 
     def _send_request(
-        self, message: dict[str, Any], deadline: float | None, slot: _Slot | None, timeout: float | None,
-        cancel_on_timeout: bool, options: SendOptions | None,
+        self, message: dict[str, Any], deadline: float | None, slot: _Slot | None, options: CallOptions,
+        cancel_on_timeout: bool,
     ) -> None:
-        """Send a request (see ``_send``); a send that ran out of time or was cancelled raises
-        what the caller of ``request`` gets for it."""
+        """Send a request (see ``_send``), with the call's ``SendOptions``; a send that ran out
+        of time or was cancelled raises what the caller of ``request`` gets for it."""
+        sending = None if options.headers is None and not options.resendable else send_options(options)
         try:
-            self._send(message, deadline, slot, options)
+            self._send(message, deadline, slot, sending)
         except RequestTimeout as exc:
             method = message["method"]
             if not exc.delivered:  # nothing of it went out (a torn write, a token provider too slow): no cancel
-                raise _unsent_timeout(method, timeout, str(exc)) from None
+                raise _unsent_timeout(method, options.timeout, str(exc)) from None
             # It reached the server, whose answer did not come in time (HTTP): cancel it.
-            raise self._timed_out(message["id"], method, timeout, cancel_on_timeout) from None
+            raise self._timed_out(message["id"], method, options.timeout, cancel_on_timeout) from None
         except RequestCancelled as exc:
             # The cancel ended the send itself (an HTTP exchange): the server is told only if the
             # request may have reached it.
-            method = message["method"]
-            if not exc.delivered:
-                raise RequestCancelled(f"{method!r} was cancelled before it was sent", method=method) from None
-            self._cancel_in_background(message["id"], "cancelled by the caller")
-            raise RequestCancelled(f"{method!r} was cancelled by the caller", method=method, delivered=True) from None
+            raise self._cancelled(message, delivered=exc.delivered) from None
+
+    def _cancelled(self, message: dict[str, Any], *, delivered: bool) -> RequestCancelled:
+        """The error of a cancelled request; the server is told when it may have reached it."""
+        if not delivered:
+            return _not_sent(message["method"])
+        self._cancel_in_background(message["id"], "cancelled by the caller")
+        return RequestCancelled(f"{message['method']!r} was cancelled by the caller", method=message["method"],
+                                delivered=True)
 
     def _read_inline(self, slot: _Slot, request_id: int, deadline: float | None) -> None:
         """With the read token held: read and route until ``slot`` is answered (or woken by a
@@ -540,11 +582,12 @@ class Engine:
             log.debug("connection ended: %s", error)
         self._mark_dead(error)
 
-    def _renew(self, request_id: Any, timeout: float, hard_deadline: float | None, now: float) -> None:
+    def _renew(self, request_id: Any, options: CallOptions, now: float) -> None:
         """Progress came at ``now``: the transport's bound on the exchange moves with the call's."""
-        deadline = now + timeout if hard_deadline is None else min(now + timeout, hard_deadline)
+        deadline = now + options.timeout  # type: ignore[operator]  # (renewed only with a timeout)
+        cap = options.deadline
         if self._exchanges is not None:
-            self._exchanges.renew(request_id, deadline)
+            self._exchanges.renew(request_id, deadline if cap is None or deadline < cap else cap)
 
     def _timed_out(
         self, request_id: Any, method: str, timeout: float | None, cancel: bool, max_total: float | None = None
@@ -563,18 +606,15 @@ class Engine:
         told = "; the server was told to cancel it" if cancel else ""
         return RequestTimeout(f"{what}{told}", method=method, timeout=limit, delivered=True)
 
-    def notify(
-        self, method: str, params: dict[str, Any] | None = None, *, timeout: float | None = None,
-        options: SendOptions | None = None,
-    ) -> None:
-        """Send a notification (with ``options``, as for ``request``); raises like ``request``
-        when it cannot be sent."""
+    def notify(self, method: str, params: dict[str, Any] | None = None, options: CallOptions = NO_OPTIONS) -> None:
+        """Send a notification (``options``: its ``timeout`` bounds the write; ``headers`` as for
+        ``request``); raises like ``request`` when it cannot be sent."""
         self._raise_dead()
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
         if params is not None:
             message["params"] = params
-        deadline = None if timeout is None else time.monotonic() + timeout
-        self._send(message, deadline, None, options)
+        timeout = options.timeout
+        self._send(message, None if timeout is None else time.monotonic() + timeout, None, send_options(options))
 
     def _cancel_in_background(self, request_id: Any, reason: str) -> None:
         """Tell the server to drop ``request_id``: ``notifications/cancelled`` from a daemon
@@ -602,11 +642,7 @@ class Engine:
 
     def _send_cancelled(self, request_id: Any, reason: str) -> None:
         try:
-            self.notify(
-                "notifications/cancelled",
-                {"requestId": request_id, "reason": reason},
-                timeout=REPLY_SEND_TIMEOUT,
-            )
+            self.notify("notifications/cancelled", {"requestId": request_id, "reason": reason}, _CANCEL_NOTICE)
         except MCPError as exc:
             log.debug("could not send notifications/cancelled for %r: %s", request_id, exc)
 
@@ -771,6 +807,17 @@ def _wait_for_progress(slot: _Slot) -> None:
     assert slot.progress_idle is not None
     with slot.progress_idle:
         slot.progress_idle.wait_for(lambda: slot.progress_queued == 0, PROGRESS_DRAIN_TIMEOUT)
+
+
+def send_options(options: CallOptions) -> SendOptions | None:
+    """What of a call's options goes down to the transport with its message; None when nothing does."""
+    if options.headers:
+        return SendOptions(headers=options.headers, resendable=options.resendable)
+    return RESENDABLE if options.resendable else None
+
+
+def _not_sent(method: str) -> RequestCancelled:
+    return RequestCancelled(f"{method!r} was cancelled before it was sent", method=method)
 
 
 def _unsent_timeout(method: str, timeout: float | None, why: str = "") -> RequestTimeout:

@@ -8,11 +8,12 @@ thread hands its ``threading.Event`` from one call to the next (``_ThreadEvents`
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any, Callable
 
-__all__ = ["ProgressCallback", "_Slot", "_ThreadEvents", "_events"]
+from .._core.options import ProgressCallback
 
-ProgressCallback = Callable[[float, "float | None", "str | None"], None]
+__all__ = ["ProgressCallback", "_Slot", "_ThreadEvents", "_events"]
 
 
 class _Slot:
@@ -34,10 +35,21 @@ class _Slot:
     #: Handed to another thread's write (``Engine._send``), which could not send it: the caller
     #: sends it itself.
     unsent = False
+    #: When the wait for the reply ends (``time.monotonic()``), which progress may move on; None: never.
+    deadline: float | None = None
+    #: Stops following the call's cancel (set when it has one).
+    unfollow: Callable[[], None] | None = None
 
-    def __init__(self, method: str, event: threading.Event) -> None:
+    def __init__(self, method: str, event: threading.Event, timeout: float | None = None,
+                 cap: float | None = None) -> None:
+        """A slot waited on until ``timeout`` seconds from now, or the call's ``cap`` if nearer."""
         self.event = event
         self.method = method
+        if timeout is not None:
+            end = time.monotonic() + timeout
+            self.deadline = end if cap is None or end < cap else cap
+        elif cap is not None:
+            self.deadline = cap
 
 
 class _ThreadEvents(threading.local):

@@ -11,6 +11,7 @@ import time
 import pytest
 
 from mcpclient import Client, ClientClosedError, ConnectionClosed, RequestTimeout, StdioTransport
+from mcpclient._core.options import CallOptions
 from tests.faults.conftest import HOSTILE, Lines, echo_from_threads
 from tests.helpers import RELEASED_WITHIN, wait_for
 
@@ -54,7 +55,7 @@ def test_a_request_handed_to_a_writer_stuck_on_a_full_pipe_ends_by_its_own_timeo
 
     def stuck() -> None:  # more than the pipe holds, to a server that never reads: it blocks
         try:
-            client._engine.request("tools/call", {"pad": "x" * 1_000_000}, timeout=60)  # the writer's: 60 s
+            client._engine.request("tools/call", {"pad": "x" * 1_000_000}, CallOptions(60))  # the writer's: 60 s
         except BaseException as exc:  # noqa: BLE001 - looked at below
             outcome["stuck"] = exc
 
@@ -64,7 +65,7 @@ def test_a_request_handed_to_a_writer_stuck_on_a_full_pipe_ends_by_its_own_timeo
         assert wait_for(lambda: client._engine._outbox.writing)
         start = time.monotonic()
         with pytest.raises(RequestTimeout) as info:
-            client._engine.request("ping", None, timeout=0.3)  # handed to the stuck writer
+            client._engine.request("ping", None, CallOptions(0.3))  # handed to the stuck writer
         # Taken back at its deadline, not after the writer's: and never sent, so not cancelled.
         assert time.monotonic() - start < 0.3 + RELEASED_WITHIN
         assert not info.value.delivered and "could not be sent" in str(info.value)

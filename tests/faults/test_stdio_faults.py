@@ -22,6 +22,7 @@ from mcpclient import (
     RequestTimeout,
     StdioTransport,
 )
+from mcpclient._core.options import CallOptions
 from mcpclient._rpc import engine as engine_module
 from tests.faults.conftest import HOSTILE, Lines, mcp_threads, pid_alive
 from tests.helpers import RELEASED_WITHIN, wait_for
@@ -261,7 +262,7 @@ def test_a_server_flooding_stderr_and_never_reading_stdin_cannot_deadlock_the_cl
         # A request too big for the pipe: the write gives up instead of blocking forever.
         t0 = time.monotonic()
         with pytest.raises((RequestTimeout, ConnectionClosed)):
-            client._engine.request("tools/call", {"pad": "x" * 2_000_000}, timeout=0.5)
+            client._engine.request("tools/call", {"pad": "x" * 2_000_000}, CallOptions(0.5))
         assert time.monotonic() - t0 < 0.5 + RELEASED_WITHIN
         wait_for(lambda: len(lines.snapshot()) > 10_000, timeout=10)  # stderr is drained all along
     finally:

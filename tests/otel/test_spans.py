@@ -14,6 +14,7 @@ from opentelemetry import trace
 from opentelemetry.trace import SpanKind, StatusCode
 
 from mcpclient import Client, ConnectionClosed, Plugins, RequestTimeout, RPCError
+from mcpclient._core.options import CallOptions
 from mcpclient.plugins.telemetry import TelemetryExtension
 from mcpclient.testing import FakeServer
 from tests.doubles import QueueTransport, Reply, ScriptedServer
@@ -157,7 +158,7 @@ def test_users_meta_keys_kept_beside_the_trace_context(otel):
     transport = QueueTransport()
     ScriptedServer(transport, {"tools/call": lambda params, msg: {"content": []}})
     with Client(transport, protocol="legacy", plugins=Plugins(telemetry=otel.telemetry())) as client:
-        client._conversation.call("tools/call", {"name": "x", "_meta": {"mine": 1}}, timeout=5)
+        client._conversation.call("tools/call", {"name": "x", "_meta": {"mine": 1}}, CallOptions(5))
     meta = [m for m in transport.sent if m.get("method") == "tools/call"][0]["params"]["_meta"]
     assert meta["mine"] == 1 and meta["traceparent"].startswith("00-")
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from mcpclient import CancelToken, Client, RequestCancelled, RequestTimeout, TransportError
+from mcpclient._core.options import CallOptions
 from mcpclient.transports.base import PipeTransport, encode_message
 from tests.doubles import QueueTransport, Reply, ScriptedServer
 from tests.helpers import RELEASED_WITHIN, wait_for
@@ -282,10 +283,10 @@ def test_a_request_too_big_for_one_atomic_write_waits_its_turn(setup):
 def test_a_request_json_cannot_hold_fails_the_same_way_whether_or_not_another_thread_writes(setup, bad, error):
     client, transport, server = setup
     with pytest.raises(error):
-        client._engine.request("tools/call", bad, timeout=5)  # the write turn is free
+        client._engine.request("tools/call", bad, CallOptions(5))  # the write turn is free
     writer, writer_out = hold_the_turn(client, transport)
     with pytest.raises(error):
-        client._engine.request("tools/call", bad, timeout=5)  # the turn is taken: it is framed
+        client._engine.request("tools/call", bad, CallOptions(5))  # the turn is taken: it is framed
     assert not client._engine._outbox.queue
     transport.release()
     writer.join(RELEASED_WITHIN)

@@ -28,6 +28,7 @@ from typing import Any, ClassVar, Mapping, Protocol
 from attrs import frozen
 
 from ... import types as t
+from ..._core.options import CallOptions
 from ..wire import structure
 
 __all__ = ["Era", "HandshakeResult", "Messenger", "handshake_result", "read_capabilities"]
@@ -80,9 +81,9 @@ class Messenger(Protocol):
     @property
     def capabilities(self) -> dict[str, Any]: ...
 
-    def call(self, method: str, params: dict[str, Any] | None, *, timeout: float | None) -> dict[str, Any]: ...
+    def call(self, method: str, params: dict[str, Any] | None, options: CallOptions) -> dict[str, Any]: ...
 
-    def notify(self, method: str, params: dict[str, Any] | None, timeout: float | None) -> None: ...
+    def notify(self, method: str, params: dict[str, Any] | None, options: CallOptions) -> None: ...
 
 
 class Era(abc.ABC):
@@ -108,19 +109,19 @@ class Era(abc.ABC):
         """``params`` as this era sends them (a copy when anything is added)."""
 
     @abc.abstractmethod
-    def ping(self, messenger: Messenger, timeout: float | None) -> None:
+    def ping(self, messenger: Messenger, options: CallOptions) -> None:
         """Check that the server answers."""
 
     @abc.abstractmethod
-    def set_log_level(self, messenger: Messenger, level: str, timeout: float | None) -> None:
+    def set_log_level(self, messenger: Messenger, level: str, options: CallOptions) -> None:
         """Ask for server log messages at ``level`` and above."""
 
     @abc.abstractmethod
-    def subscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+    def subscribe(self, messenger: Messenger, uri: str, options: CallOptions) -> None:
         """Start ``resources/updated`` notices for ``uri`` (or let the listen filter do it)."""
 
     @abc.abstractmethod
-    def unsubscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+    def unsubscribe(self, messenger: Messenger, uri: str, options: CallOptions) -> None:
         """Stop them."""
 
     @abc.abstractmethod
@@ -130,7 +131,7 @@ class Era(abc.ABC):
         """The ``subscriptions/listen`` filter to hold open, or None when the server pushes unasked."""
 
     @abc.abstractmethod
-    def roots_changed(self, messenger: Messenger, timeout: float | None) -> None:
+    def roots_changed(self, messenger: Messenger, options: CallOptions) -> None:
         """Tell the server that the client's roots changed, where the era has a way."""
 
     @abc.abstractmethod

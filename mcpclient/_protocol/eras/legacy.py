@@ -7,6 +7,7 @@ from typing import Any, Mapping
 
 from ... import types as t
 from ..._core.exceptions import CapabilityError, ProtocolError
+from ..._core.options import CallOptions
 from ..wire import unstructure
 from .base import Era, HandshakeResult, Messenger, handshake_result
 
@@ -75,30 +76,30 @@ class LegacyEra(Era):
     def decorate(self, params: dict[str, Any]) -> dict[str, Any]:
         return params
 
-    def ping(self, messenger: Messenger, timeout: float | None) -> None:
-        messenger.call("ping", None, timeout=timeout)
+    def ping(self, messenger: Messenger, options: CallOptions) -> None:
+        messenger.call("ping", None, options)
 
-    def set_log_level(self, messenger: Messenger, level: str, timeout: float | None) -> None:
+    def set_log_level(self, messenger: Messenger, level: str, options: CallOptions) -> None:
         if "logging" not in messenger.capabilities:
             raise CapabilityError("logging", "logging/setLevel")
-        messenger.call("logging/setLevel", {"level": level}, timeout=timeout)
+        messenger.call("logging/setLevel", {"level": level}, options)
 
-    def subscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+    def subscribe(self, messenger: Messenger, uri: str, options: CallOptions) -> None:
         _require_subscribe(messenger.capabilities)
-        messenger.call("resources/subscribe", {"uri": uri}, timeout=timeout)
+        messenger.call("resources/subscribe", {"uri": uri}, options)
 
-    def unsubscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+    def unsubscribe(self, messenger: Messenger, uri: str, options: CallOptions) -> None:
         _require_subscribe(messenger.capabilities)
-        messenger.call("resources/unsubscribe", {"uri": uri}, timeout=timeout)
+        messenger.call("resources/unsubscribe", {"uri": uri}, options)
 
     def listen_filter(
         self, capabilities: dict[str, Any], wants_lists: bool, subscribed: set[str]
     ) -> dict[str, Any] | None:
         return None  # a legacy server pushes list_changed and resources/updated unasked
 
-    def roots_changed(self, messenger: Messenger, timeout: float | None) -> None:
+    def roots_changed(self, messenger: Messenger, options: CallOptions) -> None:
         if "roots" in self._declared:
-            messenger.notify("notifications/roots/list_changed", None, timeout)
+            messenger.notify("notifications/roots/list_changed", None, options)
 
     def handler_set_late(self, what: str) -> None:
         log.warning("%s set after initialize(): the server was not told this client supports it", what)

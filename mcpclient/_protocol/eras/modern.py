@@ -6,6 +6,7 @@ from typing import Any, Callable, Mapping
 
 from ... import types as t
 from ..._core.exceptions import CapabilityError, RPCError
+from ..._core.options import CallOptions
 from ..wire import unstructure
 from .base import Era, HandshakeResult, Messenger, handshake_result
 
@@ -114,16 +115,16 @@ class ModernEra(Era):
         meta.update(request_meta(self._version, self._client_info, self._capabilities(), self.log_level))
         return {**params, "_meta": meta}
 
-    def ping(self, messenger: Messenger, timeout: float | None) -> None:
-        messenger.call("server/discover", None, timeout=timeout)  # the era has no ping
+    def ping(self, messenger: Messenger, options: CallOptions) -> None:
+        messenger.call("server/discover", None, options)  # the era has no ping
 
-    def set_log_level(self, messenger: Messenger, level: str, timeout: float | None) -> None:
+    def set_log_level(self, messenger: Messenger, level: str, options: CallOptions) -> None:
         self.log_level = level  # no request: the level goes with every later one
 
-    def subscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+    def subscribe(self, messenger: Messenger, uri: str, options: CallOptions) -> None:
         pass  # the subscription is a field of the listen filter
 
-    def unsubscribe(self, messenger: Messenger, uri: str, timeout: float | None) -> None:
+    def unsubscribe(self, messenger: Messenger, uri: str, options: CallOptions) -> None:
         pass
 
     def listen_filter(
@@ -136,7 +137,7 @@ class ModernEra(Era):
             "resourceSubscriptions": sorted(subscribed),
         }
 
-    def roots_changed(self, messenger: Messenger, timeout: float | None) -> None:
+    def roots_changed(self, messenger: Messenger, options: CallOptions) -> None:
         pass  # the server asks roots/list when it needs them; there is no notice to send
 
     def handler_set_late(self, what: str) -> None:

@@ -1,0 +1,82 @@
+"""The options of one call: made once where the call starts, read by every layer on the way down.
+
+``Client`` makes a ``CallOptions`` for each call; ``Calls``, the ``Conversation`` and the
+engine read it and pass it on as one value. It is the private, cheap sibling of the public
+``extensions.Options`` that middleware sees: the same fields, read the same way (a plain
+class with slots: an attrs frozen instance costs about five times as much to make, on every
+call), and ``deadline``, the end of the whole call, so that each input round and re-send ends
+by it without being told again.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Mapping
+
+from .cancel import Cancel
+
+__all__ = ["NO_OPTIONS", "CallOptions", "ProgressCallback"]
+
+#: ``on_progress(progress, total, message)``, run on a dispatch thread.
+ProgressCallback = Callable[[float, "float | None", "str | None"], None]
+
+
+class CallOptions:
+    """The options of one call (see ``extensions.Options`` for what each field means).
+
+    ``timeout`` bounds each round's wait for its reply (renewed by progress); ``max_total``
+    caps the whole call, which must so be over by ``deadline`` (``time.monotonic()``), counted
+    from when the value was made; None: no cap. ``cancel`` ends the call from another thread;
+    ``on_progress``, ``on_sent``, ``meta``, ``headers`` and ``resendable`` are the call's.
+    Never changed once made: ``resending()`` gives a marked copy.
+    """
+
+    __slots__ = ("timeout", "max_total", "deadline", "on_progress", "cancel", "meta", "on_sent", "headers",
+                 "resendable")
+
+    def __init__(
+        self,
+        timeout: float | None = None,
+        *,
+        max_total: float | None = None,
+        on_progress: ProgressCallback | None = None,
+        cancel: Cancel | None = None,
+        meta: Mapping[str, Any] | None = None,
+        on_sent: Callable[[Any], None] | None = None,
+        headers: Mapping[str, str] | None = None,
+        resendable: bool = False,
+    ) -> None:
+        self.timeout = timeout
+        self.max_total = max_total
+        self.deadline = None if max_total is None else time.monotonic() + max_total
+        self.on_progress = on_progress
+        self.cancel = cancel
+        self.meta = meta
+        self.on_sent = on_sent
+        self.headers = headers
+        self.resendable = resendable
+
+    def remaining(self) -> float | None:
+        """Seconds left of ``max_total`` (never below zero); None without a cap."""
+        deadline = self.deadline
+        return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+    def resending(self) -> CallOptions:
+        """These options, marked as those of a call that changes nothing on the server (it may
+        be sent again after an attempt that broke before any reply)."""
+        if self.resendable:
+            return self
+        marked = object.__new__(CallOptions)
+        for name in CallOptions.__slots__:
+            object.__setattr__(marked, name, getattr(self, name))
+        marked.resendable = True
+        return marked
+
+    def __repr__(self) -> str:
+        given = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__
+                          if name != "deadline" and getattr(self, name) not in (None, False))
+        return f"CallOptions({given})"
+
+
+#: A call with no options: no timeout, nothing else (never changed, as none is).
+NO_OPTIONS = CallOptions()
