@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import threading
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, TypeGuard
 
 from .. import types as t
 from .._core import bounded as _bounded
@@ -226,28 +226,41 @@ class Conversation:
         probe = PROBE_TIMEOUT if timeout is None else min(timeout, PROBE_TIMEOUT)
         probe_deadline = Deadline(probe)
         version = modern.MODERN_VERSIONS[0]
-        discover_params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
         race = Race()
-        context = contextvars.copy_context()  # the caller's, for the spans of the probe's threads
         # server/discover may take the whole opening's time: a dual-era server slow to start
         # (over PROBE_TIMEOUT) reads it first and answers it first, and initialize, sent after
         # the grace, is there to settle the era of a server that does not answer it.
         discover_id: list[Any] = []
-        race.start("server/discover", lambda token: context.run(
-            self._open_request, "server/discover", discover_params,
-            CallOptions(deadline.remaining(), cancel=token, on_sent=discover_id.append), cancel_on_timeout=False,
-        ), cancellable=True)
+        discover_params = {"_meta": modern.request_meta(version, self.client_info, self.handlers.capabilities())}
+        self._enter(race, "server/discover", discover_params, deadline, on_sent=discover_id.append)
         first = race.next(min(grace, probe))
         if first is not None:
             self._after_discover(first, version, probe, deadline.remaining())
             return
         log.debug("no answer to server/discover within %ss: sending initialize as well", grace)
         self.declared = self.handlers.capabilities()
-        init_params = legacy.initialize_params(self.client_info, self.declared)
-        context = contextvars.copy_context()  # one context may run in one thread at a time
-        race.start("initialize", lambda _: context.run(
-            self._open_request, "initialize", init_params, CallOptions(deadline.remaining()), cancel_on_timeout=False,
-        ), cancellable=False)
+        self._enter(race, "initialize", legacy.initialize_params(self.client_info, self.declared), deadline)
+        init_error = self._settle(race, version, probe_deadline, deadline, discover_id)
+        if init_error is not None:
+            self._no_era(init_error, timeout, deadline)
+
+    def _enter(
+        self, race: Race, method: str, params: dict[str, Any], deadline: Deadline,
+        on_sent: Callable[[Any], None] | None = None,
+    ) -> None:
+        """Run the opening request ``method`` in ``race``, within what is left of ``deadline``;
+        one with ``on_sent`` (server/discover) may be cancelled, initialize never is."""
+        context = contextvars.copy_context()  # the caller's, for the spans of the probe's threads
+        race.start(method, lambda token: context.run(
+            self._open_request, method, params, CallOptions(deadline.remaining(), cancel=token, on_sent=on_sent),
+            cancel_on_timeout=False,
+        ), cancellable=on_sent is not None)
+
+    def _settle(
+        self, race: Race, version: str, probe: Deadline, deadline: Deadline, discover_id: list[Any]
+    ) -> BaseException | None:
+        """Both opening requests out: take the first era that answers properly (None), or
+        return initialize's error once neither did."""
         init_error: BaseException | None = None
         discover: Finished | None = None
         while race.running:
@@ -255,43 +268,62 @@ class Conversation:
             # waited for only until PROBE_TIMEOUT: a server reading its requests in order would
             # have answered it first.
             refused_first = init_error is not None and discover is None
-            done = race.next(probe_deadline.remaining() if refused_first else None)
+            done = race.next(probe.remaining() if refused_first else None)
             if done is None:
                 race.abandon("initialize was refused and server/discover is unanswered")
                 break
-            if done.name == "initialize":
-                if done.error is None and done.result is not None:
-                    if discover is None and self._discover_came_first(race, discover_id, version):
-                        return  # initialize's answer is ignored, as when discover's thread is back first
-                    race.abandon("the server answered initialize")
-                    if discover is None:
-                        log.debug("initialize answered first (%.2fs): the server is legacy", done.elapsed)
-                    self._finish_initialize(done.result, deadline.remaining())
-                    return
-                init_error = done.error
-            else:
+            if done.name != "initialize":
                 discover = done
-                if done.error is None and done.result is not None:
-                    try:
-                        self._take_discover(done.result, version, probing=True)
-                    except ProtocolError as exc:
-                        log.debug("server/discover gave no usable answer (%s)", exc)
-                    else:
-                        log.debug("server/discover answered after %.2fs: the server is modern", done.elapsed)
-                        return  # a late initialize answer is ignored (its thread ends on its own)
-                elif isinstance(done.error, RPCError):
-                    self._refused()
-                elif isinstance(done.error, ConnectionClosed) and _is_fatal(done.error):
-                    self.probe_killed = True
-                    raise done.error
-        if isinstance(init_error, ConnectionClosed) and _is_fatal(init_error):
+                if self._discover_ended(done, version):
+                    return None  # a late initialize answer is ignored (its thread ends on its own)
+            elif done.error is None and done.result is not None:
+                self._initialize_answered(race, done, discover is None, discover_id, version, deadline)
+                return None
+            else:
+                init_error = done.error
+        return init_error
+
+    def _initialize_answered(
+        self, race: Race, done: Finished, first: bool, discover_id: list[Any], version: str, deadline: Deadline
+    ) -> None:
+        """initialize was answered (``first``: before server/discover ended): the server is
+        legacy, unless its discover reply was in first after all."""
+        if first and self._discover_came_first(race, discover_id, version):
+            return  # initialize's answer is ignored, as when discover's thread is back first
+        race.abandon("the server answered initialize")
+        if first:
+            log.debug("initialize answered first (%.2fs): the server is legacy", done.elapsed)
+        assert done.result is not None
+        self._finish_initialize(done.result, deadline.remaining())
+
+    def _discover_ended(self, done: Finished, version: str) -> bool:
+        """server/discover ended while initialize was out: whether its answer made the server
+        modern. A refusal's complaint is left out; a server that died ends the opening."""
+        if done.error is None and done.result is not None:
+            try:
+                self._take_discover(done.result, version, probing=True)
+            except ProtocolError as exc:
+                log.debug("server/discover gave no usable answer (%s)", exc)
+                return False
+            log.debug("server/discover answered after %.2fs: the server is modern", done.elapsed)
+            return True
+        if isinstance(done.error, RPCError):
+            self._refused()
+        elif _is_fatal(done.error):
+            self.probe_killed = True
+            raise done.error
+        return False
+
+    def _no_era(self, init_error: BaseException, timeout: float | None, deadline: Deadline) -> None:
+        """Neither era answered the probe properly: a modern-only server whose discover
+        answer was unusable is asked again in a version it names; else initialize's error."""
+        if _is_fatal(init_error):
             self.probe_killed = True
         supported = modern.supported_from_error(init_error) if isinstance(init_error, RPCError) else None
         other = modern.pick_version(supported) if supported else None
         if other:  # a modern-only server whose discover answer was unusable
             self._discover(other, deadline.remaining())
             return
-        assert init_error is not None
         if isinstance(init_error, RequestTimeout) and timeout is not None:
             raise RequestTimeout(  # name the caller's timeout, not what was left of it for initialize
                 f"no reply to 'server/discover' nor 'initialize' within {timeout:g}s",
@@ -667,7 +699,7 @@ def _cached_era(key: Hashable | None) -> str | None:
         return _era_cache.get(key)
 
 
-def _is_fatal(exc: MCPError) -> bool:
-    """Whether a transport error during the probe means the server is gone (not just legacy)."""
+def _is_fatal(exc: BaseException | None) -> TypeGuard[ConnectionClosed]:
+    """Whether an error during the probe means the server is gone (not just legacy)."""
     return isinstance(exc, ConnectionClosed) and not isinstance(exc, HTTPStatusError)
 
