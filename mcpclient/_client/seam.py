@@ -181,19 +181,13 @@ class Seam:
         reserved_notifications: Collection[str],
         declared: Mapping[str, Mapping[str, Any]] | None = None,
     ) -> None:
-        self.extensions: tuple[Extension, ...] = tuple(extensions)
+        self.extensions: tuple[Extension, ...] = _extensions(extensions)
         #: What the transport declares as data (``About.extensions``: an auth
         #: grant that is an MCP extension), advertised under ``capabilities.extensions``.
         self.declared: dict[str, dict[str, Any]] = {name: dict(settings) for name, settings in (declared or {}).items()}
-        for ext in self.extensions:
-            if not isinstance(ext, Extension):
-                raise TypeError(f"extensions must be mcpclient.extensions.Extension instances, got {ext!r}")
-        chain = list(middleware)
-        for ext in self.extensions:
-            chain.extend(ext.middleware())
-        for mw in chain:
-            if not callable(mw):
-                raise TypeError(f"a middleware must be callable as mw(message, next), got {mw!r}")
+        users = tuple(middleware)
+        #: The middleware, outermost first (the user's, then the extensions'); empty when there is none.
+        self.middleware: tuple[Middleware, ...] = _chain("a middleware", users, self.extensions, _middleware)
         #: The extensions with a ``result`` hook of their own (not the base class's no-op).
         self._results: tuple[Extension, ...] = tuple(
             ext for ext in self.extensions if type(ext).result is not Extension.result
@@ -202,35 +196,18 @@ class Seam:
         self._results_by_method: dict[str, tuple[Callable[[Call, Any], Any], ...]] = {}
         #: The methods an extension asked for later (``want_results``), by ``id`` of the extension.
         self._wanted: dict[int, frozenset[str]] = {}
-        #: The middleware, outermost first; empty when there is none.
-        self.middleware: tuple[Middleware, ...] = tuple(chain)
-        calls = [mw for ext in self.extensions for mw in ext.call_middleware()]
-        for mw in calls:
-            if not callable(mw):
-                raise TypeError(f"a call middleware must be callable as mw(message, next), got {mw!r}")
         #: The extensions' middleware around whole calls (``Extension.call_middleware``),
         #: outermost first; empty when there is none.
-        self.call_middleware: tuple[Middleware, ...] = tuple(calls)
+        self.call_middleware: tuple[Middleware, ...] = _chain("a call middleware", (), self.extensions,
+                                                              _call_middleware)
         #: Everything a received message passes, outermost first: for one message a call
         #: is the message, so the call middleware goes around the rest.
-        self._receiving: tuple[Middleware, ...] = (*calls, *chain)
-        #: The extensions whose middleware a call may skip when they say they are idle (all
-        #: that bring any, when the user's ``middleware=`` is empty and each overrides ``idle``).
-        with_middleware = [ext for ext in self.extensions if ext.middleware() or ext.call_middleware()]
-        idlers = (
-            tuple(with_middleware)
-            if not list(middleware) and all(type(ext).idle is not Extension.idle for ext in with_middleware)
-            else None
-        )
-        #: Whether the next call may skip every middleware (each extension that brings some is
-        #: idle, and the user gave none): it then takes the path with no chain. Asked once per
-        #: call, so it is made here as the cheapest check that says so.
-        self.idle: Callable[[], bool] = (
-            _never if idlers is None else _always if not idlers else idlers[0].idle if len(idlers) == 1
-            else functools.partial(_all_idle, idlers)
-        )
+        self._receiving: tuple[Middleware, ...] = (*self.call_middleware, *self.middleware)
+        #: Whether the next call may skip every middleware: it then takes the path with no
+        #: chain. Asked once per call, so it is made here as the cheapest check that says so.
+        self.idle: Callable[[], bool] = _idle_test(self.extensions, users)
         #: No middleware at all: every call takes the path with no chain, without asking ``idle``.
-        self.bare = not chain and not calls
+        self.bare = not self._receiving
         #: Whether an extension needs the lists' change notices (the modern era's listen stream).
         self.wants_list_changes = any(ext.wants_list_changes() for ext in self.extensions)
         self._reserved_requests = frozenset(reserved_requests)
@@ -242,13 +219,17 @@ class Seam:
         self._closers: list[Callable[[], None]] = []
         self._closed = False
         for ext in self.extensions:
-            for method, request_handler in ext.request_handlers().items():
-                self.claim_request(method, request_handler)
-            for method, notification_handler in ext.notification_handlers().items():
-                self.claim_notification(method, notification_handler)
+            self._claim_handlers(ext)
         #: The hooks of ``tools/call`` results, read by every ``call_tool`` (empty: it builds no
         #: ``Call``); replaced whole when an extension wants more (``want_results``).
         self.tool_results = self.results_for("tools/call")
+
+    def _claim_handlers(self, ext: Extension) -> None:
+        """The custom server requests and notifications ``ext`` takes (``claim_request``)."""
+        for method, request_handler in ext.request_handlers().items():
+            self.claim_request(method, request_handler)
+        for method, notification_handler in ext.notification_handlers().items():
+            self.claim_notification(method, notification_handler)
 
     # -- the chains -----------------------------------------------------------------------------
 
@@ -443,6 +424,47 @@ class Seam:
             _logged(ext.close)
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _extensions(extensions: Iterable[Extension]) -> tuple[Extension, ...]:
+    """``extensions`` as a tuple; ``TypeError`` for one that is not an ``Extension``."""
+    checked = tuple(extensions)
+    for ext in checked:
+        if not isinstance(ext, Extension):
+            raise TypeError(f"extensions must be mcpclient.extensions.Extension instances, got {ext!r}")
+    return checked
+
+
+def _chain(
+    what: str, first: Sequence[Middleware], extensions: Sequence[Extension],
+    brought: Callable[[Extension], Sequence[Middleware]],
+) -> tuple[Middleware, ...]:
+    """``first``, then what each extension brings (``brought(ext)``), each of which must be
+    callable as ``mw(message, next)`` (``TypeError``)."""
+    chain = (*first, *(mw for ext in extensions for mw in brought(ext)))
+    for mw in chain:
+        if not callable(mw):
+            raise TypeError(f"{what} must be callable as mw(message, next), got {mw!r}")
+    return chain
+
+
+def _middleware(ext: Extension) -> Sequence[Middleware]:
+    return ext.middleware()
+
+
+def _call_middleware(ext: Extension) -> Sequence[Middleware]:
+    return ext.call_middleware()
+
+
+def _idle_test(extensions: Sequence[Extension], users: Sequence[Middleware]) -> Callable[[], bool]:
+    """Whether the next call may skip every middleware: each extension that brings some says it
+    is idle (each overrides ``Extension.idle``), and the user gave none (``users``)."""
+    bringing = tuple(ext for ext in extensions if ext.middleware() or ext.call_middleware())
+    if users or any(type(ext).idle is Extension.idle for ext in bringing):
+        return _never
+    if not bringing:
+        return _always
+    return bringing[0].idle if len(bringing) == 1 else functools.partial(_all_idle, bringing)
 
 
 def through(hooks: Sequence[Callable[[Call, Any], Any]], call: Call, value: Any) -> Any:
