@@ -323,16 +323,16 @@ class Engine:
             with self._dispatch.parked():
                 return self.request(method, params, options, cancel_on_timeout=cancel_on_timeout)
         warn_if_on_event_loop(method)
-        slot, message = self._begin(method, params, options)
-        request_id = message["id"]
+        slot = self._begin(method, params, options, cancel_on_timeout)
+        request_id = slot.message["id"]
         try:
-            self._send_request(message, slot.deadline, slot, options, cancel_on_timeout)
+            self._send_request(slot)
             if self._inline and self._read_token.acquire(False):
-                self._read_inline(slot, request_id, slot.deadline)
+                self._read_inline(slot)
             if slot.reply is None and slot.error is None:  # (a reply read inline is there)
-                self._wait(slot, message, options, cancel_on_timeout)
+                self._wait(slot)
         except BaseException as exc:
-            self._interrupted(exc, slot, request_id)
+            self._interrupted(exc, slot)
             raise
         finally:
             if slot.reply is None:  # the reader pops the slot of every reply it routes
@@ -340,12 +340,12 @@ class Engine:
             if slot.unfollow is not None:
                 slot.unfollow()
             _events.free = slot.event
-        return self._answer(slot, request_id, options)
+        return self._answer(slot)
 
     def _begin(
-        self, method: str, params: dict[str, Any] | None, options: CallOptions
-    ) -> tuple[_Slot, dict[str, Any]]:
-        """The request's slot, in the pending table and following the cancel, and its message."""
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, cancel_on_timeout: bool
+    ) -> _Slot:
+        """The request's slot, with its message, in the pending table and following the cancel."""
         on_progress, cancel = options.on_progress, options.cancel
         if on_progress is not None:
             check_progress_callback(on_progress)
@@ -354,10 +354,11 @@ class Engine:
         request_id = next(self._ids)
         if options.on_sent is not None:
             options.on_sent(request_id)
-        slot = _Slot(method, _events.take(), options.timeout, options.deadline)
+        slot = _Slot(method, _events.take(), options)
+        slot.cancel_on_timeout = cancel_on_timeout
         if on_progress is not None:
-            params = self._follow_progress(slot, request_id, params, options)
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+            params = self._follow_progress(slot, request_id, params)
+        slot.message = message = {"jsonrpc": "2.0", "id": request_id, "method": method}
         if params is not None:
             message["params"] = params
         # No lock on the pending table: one dict store, then a look at _dead. Whoever ends the
@@ -371,21 +372,19 @@ class Engine:
             self._raise_dead()
         if cancel is not None:
             slot.unfollow = self._follow_cancel(cancel, slot, request_id)
-        return slot, message
+        return slot
 
-    def _follow_progress(
-        self, slot: _Slot, request_id: int, params: dict[str, Any] | None, options: CallOptions
-    ) -> dict[str, Any]:
+    def _follow_progress(self, slot: _Slot, request_id: int, params: dict[str, Any] | None) -> dict[str, Any]:
         """Ask for the call's progress (its ``progressToken`` is the request id): ``params``
         with the token, and the slot ready for the notices, which renew its timeout."""
         params = dict(params or {})
         meta = dict(params.get("_meta") or {})
         meta["progressToken"] = request_id
         params["_meta"] = meta
-        slot.on_progress = options.on_progress
+        slot.on_progress = slot.options.on_progress
         slot.progress_idle = threading.Condition()
-        if options.timeout is not None:
-            slot.renew = functools.partial(self._renew, request_id, options)
+        if slot.options.timeout is not None:
+            slot.renew = functools.partial(self._renew, request_id, slot.options)
         return params
 
     def _follow_cancel(self, cancel: Cancel, slot: _Slot, request_id: int) -> Callable[[], None]:
@@ -397,77 +396,72 @@ class Engine:
             return functools.partial(cancel.remove_callback, wake)
         return watch_event(cancel, wake).stop  # a plain Event: the process's watcher thread looks at it
 
-    def _interrupted(self, exc: BaseException, slot: _Slot, request_id: int) -> None:
+    def _interrupted(self, exc: BaseException, slot: _Slot) -> None:
         """The call ended with ``exc``: a KeyboardInterrupt and the like tell the server (what
         the engine raises says for itself what was sent)."""
         if not isinstance(exc, MCPError) and not self._outbox.withdraw(slot):
-            self._cancel_in_background(request_id, f"interrupted ({type(exc).__name__})")
+            self._cancel_in_background(slot.message["id"], f"interrupted ({type(exc).__name__})")
 
-    def _wait(self, slot: _Slot, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool) -> None:
+    def _wait(self, slot: _Slot) -> None:
         """Wait on the slot until the reply comes, the call is cancelled, or its time is out."""
         wait_event = slot.event.wait
         while slot.reply is None and slot.error is None:
             deadline = slot.deadline
             woke = wait_event(None if deadline is None else max(0.0, deadline - time.monotonic()))
             if slot.reply is None and slot.error is None:
-                self._woken(slot, woke, message, options, cancel_on_timeout)
+                self._woken(slot, woke)
 
-    def _woken(
-        self, slot: _Slot, woke: bool, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool
-    ) -> None:
+    def _woken(self, slot: _Slot, woke: bool) -> None:
         """The wait on ``slot`` ended without its reply: send it ourselves if it came back
         unsent, raise at the cancel or the deadline (unless progress renewed it), else go on
         (a wake-up with none of these was spurious: a late ``set()`` on the thread's event)."""
         if slot.unsent:  # handed to a writer the pipe did not take: send it ourselves
-            self._send_unsent(slot, message, options, cancel_on_timeout)
+            self._send_unsent(slot)
             return
-        cancel = options.cancel
+        cancel = slot.options.cancel
         if cancel is not None and is_cancelled(cancel):
-            raise self._cancelled(message, delivered=not self._outbox.withdraw(slot))
+            raise self._cancelled(slot, delivered=not self._outbox.withdraw(slot))
         if woke:  # a spurious wake-up: re-arm, then look again (the wait does)
             slot.event.clear()
             return
         deadline = slot.deadline
         if deadline is not None and time.monotonic() >= deadline:
-            self._expire(slot, message, options, cancel_on_timeout)
+            self._expire(slot)
 
-    def _send_unsent(
-        self, slot: _Slot, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool
-    ) -> None:
+    def _send_unsent(self, slot: _Slot) -> None:
         """Send a request that another thread's write handed back (``_Slot.unsent``), within
         its deadline, unless the call ended meanwhile."""
         slot.unsent = False
         slot.event.clear()  # then look again at what may have set it meanwhile
         if slot.error is not None:
             return
-        cancel, method = options.cancel, message["method"]
+        cancel = slot.options.cancel
         if cancel is not None and is_cancelled(cancel):
-            raise _not_sent(method)
+            raise _not_sent(slot.method)
         if slot.deadline is not None and time.monotonic() >= slot.deadline:
-            raise _unsent_timeout(method, options.timeout)
-        self._send_request(message, slot.deadline, None, options, cancel_on_timeout)
+            raise _unsent_timeout(slot.method, slot.options.timeout)
+        self._send_request(slot, hand_over=False)
 
-    def _expire(self, slot: _Slot, message: dict[str, Any], options: CallOptions, cancel_on_timeout: bool) -> None:
+    def _expire(self, slot: _Slot) -> None:
         """The slot's deadline passed: move it on if progress came since (within the call's
-        cap), else raise ``RequestTimeout`` (the server is told, unless it never went out)."""
+        deadline), else raise ``RequestTimeout`` (the server is told, unless it never went out)."""
         now = time.monotonic()
-        timeout, cap = options.timeout, options.deadline
+        timeout, cap = slot.options.timeout, slot.options.deadline
         if slot.touched and timeout is not None:  # progress came: the timeout runs from the last notice
             renewed = slot.touched + timeout if cap is None else min(slot.touched + timeout, cap)
             if renewed > now:
                 slot.deadline = renewed
                 return
-        method = message["method"]
         if self._outbox.withdraw(slot):  # still in a stalled writer's hands: it never went out
-            raise _unsent_timeout(method, timeout)
+            raise _unsent_timeout(slot.method, timeout)
         capped = cap is not None and now >= cap
-        raise self._timed_out(message["id"], method, timeout, cancel_on_timeout, options.max_total if capped else None)
+        raise self._timed_out(slot, slot.options.max_total if capped else None)
 
-    def _answer(self, slot: _Slot, request_id: int, options: CallOptions) -> dict[str, Any]:
+    def _answer(self, slot: _Slot) -> dict[str, Any]:
         """The call's result, once its wait ended: its error raised, its progress seen."""
         if slot.error is not None:
             raise copy.copy(slot.error) if isinstance(slot.error, MCPError) else slot.error
-        if options.on_progress is not None and not self._dispatch.on_lane:
+        if slot.on_progress is not None and not self._dispatch.on_lane:
             # On the lane thread (a call made from a progress callback or notification
             # handler) our own callbacks queue behind the one running: they run once it returns.
             _wait_for_progress(slot)
@@ -475,39 +469,36 @@ class Engine:
         result = reply.get("result")
         if type(result) is dict and "error" not in reply:
             return result  # the usual reply (_read_reply's last line, without its call)
-        return _read_reply(reply, slot.method, request_id)
+        return _read_reply(reply, slot.method, slot.message["id"])
 
-    def _send_request(
-        self, message: dict[str, Any], deadline: float | None, slot: _Slot | None, options: CallOptions,
-        cancel_on_timeout: bool,
-    ) -> None:
-        """Send a request (see ``_send``), with the call's ``SendOptions``; a send that ran out
-        of time or was cancelled raises what the caller of ``request`` gets for it."""
+    def _send_request(self, slot: _Slot, hand_over: bool = True) -> None:
+        """Send the slot's request (see ``_send``; ``hand_over``: it may go with another thread's
+        write), with the call's ``SendOptions``; a send that ran out of time or was cancelled
+        raises what the caller of ``request`` gets for it."""
+        options = slot.options
         sending = None if options.headers is None and not options.resendable else send_options(options)
         try:
-            self._send(message, deadline, slot, sending)
+            self._send(slot.message, slot.deadline, slot if hand_over else None, sending)
         except RequestTimeout as exc:
-            method = message["method"]
             if not exc.delivered:  # nothing of it went out (a torn write, a token provider too slow): no cancel
-                raise _unsent_timeout(method, options.timeout, str(exc)) from None
+                raise _unsent_timeout(slot.method, options.timeout, str(exc)) from None
             # It reached the server, whose answer did not come in time (HTTP): cancel it.
-            raise self._timed_out(message["id"], method, options.timeout, cancel_on_timeout) from None
+            raise self._timed_out(slot) from None
         except RequestCancelled as exc:
             # The cancel ended the send itself (an HTTP exchange): the server is told only if the
             # request may have reached it.
-            raise self._cancelled(message, delivered=exc.delivered) from None
+            raise self._cancelled(slot, delivered=exc.delivered) from None
 
-    def _cancelled(self, message: dict[str, Any], *, delivered: bool) -> RequestCancelled:
+    def _cancelled(self, slot: _Slot, *, delivered: bool) -> RequestCancelled:
         """The error of a cancelled request; the server is told when it may have reached it."""
         if not delivered:
-            return _not_sent(message["method"])
-        self._cancel_in_background(message["id"], "cancelled by the caller")
-        return RequestCancelled(f"{message['method']!r} was cancelled by the caller", method=message["method"],
-                                delivered=True)
+            return _not_sent(slot.method)
+        self._cancel_in_background(slot.message["id"], "cancelled by the caller")
+        return RequestCancelled(f"{slot.method!r} was cancelled by the caller", method=slot.method, delivered=True)
 
-    def _read_inline(self, slot: _Slot, request_id: int, deadline: float | None) -> None:
+    def _read_inline(self, slot: _Slot) -> None:
         """With the read token held: read and route until ``slot`` is answered (or woken by a
-        cancel or the end of the connection), at most ``INLINE_READ_BUDGET`` or ``deadline``.
+        cancel or the end of the connection), at most ``INLINE_READ_BUDGET`` or its deadline.
 
         What comes before the reply (notifications, progress, other callers' replies) is
         routed here, in order, as the reader thread would. The reply itself is taken out of the
@@ -520,6 +511,7 @@ class Engine:
         transport = self._inline_reader
         start = time.monotonic()
         end = start + INLINE_READ_BUDGET
+        deadline, request_id = slot.deadline, slot.message["id"]
         if deadline is not None and deadline < end:
             end = deadline
         is_set = slot.event.is_set
@@ -589,20 +581,20 @@ class Engine:
         if self._exchanges is not None:
             self._exchanges.renew(request_id, deadline if cap is None or deadline < cap else cap)
 
-    def _timed_out(
-        self, request_id: Any, method: str, timeout: float | None, cancel: bool, max_total: float | None = None
-    ) -> RequestTimeout:
-        """Tell the server to drop a request that took too long; the error for its caller.
+    def _timed_out(self, slot: _Slot, max_total: float | None = None) -> RequestTimeout:
+        """Tell the server to drop a request that took too long (unless the slot says not to);
+        the error for its caller.
 
         ``max_total`` is given when that cap ended a call its progress kept alive, so the
         message names what really ran out.
         """
+        method, timeout, cancel = slot.method, slot.options.timeout, slot.cancel_on_timeout
         limit: float | None = timeout
         what = f"no reply to {method!r} within {timeout}s"
         if max_total is not None:
             what, limit = f"{method!r} was still running after max_total={max_total:.3g}s", max_total
         if cancel:
-            self._cancel_in_background(request_id, f"timed out after {limit}s")
+            self._cancel_in_background(slot.message["id"], f"timed out after {limit}s")
         told = "; the server was told to cancel it" if cancel else ""
         return RequestTimeout(f"{what}{told}", method=method, timeout=limit, delivered=True)
 

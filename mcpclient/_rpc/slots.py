@@ -11,7 +11,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from .._core.options import ProgressCallback
+from .._core.options import NO_OPTIONS, CallOptions, ProgressCallback
 
 __all__ = ["ProgressCallback", "_Slot", "_ThreadEvents", "_events"]
 
@@ -39,12 +39,21 @@ class _Slot:
     deadline: float | None = None
     #: Stops following the call's cancel (set when it has one).
     unfollow: Callable[[], None] | None = None
+    #: The request as sent (``Engine._begin`` sets it), and the call's options.
+    message: dict[str, Any] = {}
+    options: CallOptions = NO_OPTIONS
+    #: Whether the server is told to drop the request when its time runs out.
+    cancel_on_timeout = True
 
-    def __init__(self, method: str, event: threading.Event, timeout: float | None = None,
-                 cap: float | None = None) -> None:
-        """A slot waited on until ``timeout`` seconds from now, or the call's ``cap`` if nearer."""
+    def __init__(self, method: str, event: threading.Event, options: CallOptions | None = None) -> None:
+        """A slot waited on until ``options.timeout`` seconds from now, or the call's
+        ``deadline`` if that is nearer (no ``options``: no limit)."""
         self.event = event
         self.method = method
+        if options is None:
+            return
+        self.options = options
+        timeout, cap = options.timeout, options.deadline
         if timeout is not None:
             end = time.monotonic() + timeout
             self.deadline = end if cap is None or end < cap else cap
