@@ -267,8 +267,11 @@ class Conversation:
             # Each attempt ends by its own timeout. Once initialize is refused, server/discover is
             # waited for only until PROBE_TIMEOUT: a server reading its requests in order would
             # have answered it first.
+            # A discover reply already in is waited for: its thread may be back after
+            # initialize's although the server answered it first.
             refused_first = init_error is not None and discover is None
-            done = race.next(probe.remaining() if refused_first else None)
+            in_already = bool(discover_id) and self.engine.answered(discover_id[0])
+            done = race.next(probe.remaining() if refused_first and not in_already else None)
             if done is None:
                 race.abandon("initialize was refused and server/discover is unanswered")
                 break
