@@ -264,14 +264,8 @@ class Conversation:
         init_error: BaseException | None = None
         discover: Finished | None = None
         while race.running:
-            # Each attempt ends by its own timeout. Once initialize is refused, server/discover is
-            # waited for only until PROBE_TIMEOUT: a server reading its requests in order would
-            # have answered it first.
-            # A discover reply already in is waited for: its thread may be back after
-            # initialize's although the server answered it first.
             refused_first = init_error is not None and discover is None
-            in_already = bool(discover_id) and self.engine.answered(discover_id[0])
-            done = race.next(probe.remaining() if refused_first and not in_already else None)
+            done = race.next(self._discover_wait(probe, discover_id) if refused_first else None)
             if done is None:
                 race.abandon("initialize was refused and server/discover is unanswered")
                 break
@@ -285,6 +279,17 @@ class Conversation:
             else:
                 init_error = done.error
         return init_error
+
+    def _discover_wait(self, probe: Deadline, discover_id: list[Any]) -> float | None:
+        """How long server/discover is waited for once initialize was refused.
+
+        Each attempt ends by its own timeout. Until PROBE_TIMEOUT only: a server reading its
+        requests in order would have answered discover first. A reply already in is waited
+        for: its thread may be back after initialize's, though the server answered it first.
+        """
+        if discover_id and self.engine.answered(discover_id[0]):
+            return None
+        return probe.remaining()
 
     def _initialize_answered(
         self, race: Race, done: Finished, first: bool, discover_id: list[Any], version: str, deadline: Deadline
