@@ -308,10 +308,7 @@ class Conversation:
         """server/discover ended while initialize was out: whether its answer made the server
         modern. A refusal's complaint is left out; a server that died ends the opening."""
         if done.error is None and done.result is not None:
-            try:
-                self._take_discover(done.result, version, probing=True)
-            except ProtocolError as exc:
-                log.debug("server/discover gave no usable answer (%s)", exc)
+            if not self._took_discover(done.result, version):
                 return False
             log.debug("server/discover answered after %.2fs: the server is modern", done.elapsed)
             return True
@@ -321,6 +318,15 @@ class Conversation:
             self.probe_killed = True
             raise done.error
         return False
+
+    def _took_discover(self, result: dict[str, Any], version: str) -> bool:
+        """Whether the probe's discover answer was usable (then taken: the server is modern)."""
+        try:
+            self._take_discover(result, version, probing=True)
+        except ProtocolError as exc:
+            log.debug("server/discover gave no usable answer (%s)", exc)
+            return False
+        return True
 
     def _no_era(self, init_error: BaseException, timeout: float | None, deadline: Deadline) -> None:
         """Neither era answered the probe properly: a modern-only server whose discover
@@ -350,10 +356,7 @@ class Conversation:
             self._refused()  # its complaint on the side is left out, as when it is back first
         if done is None or done.error is not None or done.result is None:
             return False
-        try:
-            self._take_discover(done.result, version, probing=True)
-        except ProtocolError as exc:
-            log.debug("server/discover gave no usable answer (%s)", exc)
+        if not self._took_discover(done.result, version):
             return False
         log.debug("server/discover was answered before initialize (%.2fs): the server is modern", done.elapsed)
         return True
