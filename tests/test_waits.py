@@ -73,9 +73,8 @@ ALLOWED: dict[tuple[str, str], str] = {
         "the same, for a background step (a token fetch) of the exchange",
     ("transports/_exchange.py", "Exchanges._watch"):
         "the deadline watchdog thread: idle until an exchange has a deadline, ends at IDLE_EXIT",
-    ("transports/_requester.py", "Requester.request"):
-        "an HTTP retry's pause: on the exchange (woken by close, cancel, deadline); a send with "
-        "no exchange to wake pauses at most RETRY_AFTER_MAX and never past its deadline",
+    ("transports/_requester.py", "Requester._pause"):
+        "an HTTP retry's pause, on the request's exchange: woken by close, cancel and its deadline",
     ("transports/_stdio_portable.py", "ThreadedPipes._read_stdout"):
         "the portable pipes' reader thread, woken by close",
     ("transports/_stdio_portable.py", "ThreadedPipes.wait"):

@@ -25,7 +25,7 @@ import logging
 import random
 import socket
 import time
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 from urllib.parse import urljoin, urlsplit
 
 import requests
@@ -38,7 +38,8 @@ from .._core.exceptions import HTTPStatusError, MCPError, ProtocolError, Request
 from .._core.credentials import PROTOCOL_HEADER, Credentials
 from .._core.redact import Redactor
 from .._core.text import clean
-from ._exchange import KEEPALIVE_MAX_IDLE, AbortableAdapter, Exchange, current, sets_cookies
+from ._exchange import Exchange
+from ._sockets import KEEPALIVE_MAX_IDLE, AbortableAdapter, current, sets_cookies
 from ._token import TokenFetcher
 from .base import About, ExtensionSource, Peer, decode_message
 
@@ -60,6 +61,13 @@ ERROR_BODY_READ = 64 * 1024
 ERROR_EXCERPT = 300
 
 RETRY_STATUSES = frozenset({429, 503})
+#: What each kind of request asks for besides the transport's headers (and ``Content-Length``,
+#: set per request).
+METHOD_HEADERS: dict[str, dict[str, str]] = {
+    "POST": {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"},
+    "GET": {"Accept": "text/event-stream"},
+    "DELETE": {},
+}
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 
 #: What ``token_provider=`` takes: a ``TokenProvider``, an object with ``token() -> str``, or
@@ -87,35 +95,20 @@ class Requester:
             raise ValueError(f"an http:// or https:// URL is required, got {url!r}")
         if max_retries < 0:
             raise ValueError("max_retries must be 0 or more")
-        if token_provider is not None and not (callable(token_provider) or hasattr(token_provider, "token")):
-            raise TypeError("token_provider must have a token() method or be callable")
+        # (TokenFetcher refuses what is no token provider; it sends the token under auth_header.)
+        self._tokens = None if token_provider is None else TokenFetcher(token_provider, auth_header)
         self.own_session = session is None
-        self.session = session if session is not None else _new_session(keepalive_idle)
-        self._tokens = None if token_provider is None else TokenFetcher(token_provider)
-        self._token_header = auth_header or "Authorization"
-        self._token_prefix = "" if auth_header else "Bearer "
+        self.session = session_ = session or _new_session(keepalive_idle)
         self.max_retries = max_retries
         self.connect_timeout = connect_timeout
         try:
             self.origin = _origin.origin(url)
         except ValueError as exc:
             raise ValueError(f"{safe_url(url)!r} cannot be used: {exc}; write its host and port plainly") from None
-        session_ = self.session
         merged = CaseInsensitiveDict(session_.headers)
-        for key, value in (headers or {}).items():
-            merged[key] = value
-        self._templates: dict[str, requests.PreparedRequest] = {}
-        for method in ("POST", "GET", "DELETE"):
-            template = requests.PreparedRequest()
-            template.prepare(method=method, url=url, headers=merged, hooks=session_.hooks)
-            template.headers.pop("Content-Length", None)
-            if method == "POST":
-                template.headers["Content-Type"] = "application/json"
-                template.headers["Accept"] = "application/json, text/event-stream"
-            elif method == "GET":
-                template.headers["Accept"] = "text/event-stream"
-            self._templates[method] = template
-        self.url = self._templates["POST"].url or url
+        merged.update(headers or {})
+        self._templates = {method: _template(method, url, merged, session_.hooks) for method in METHOD_HEADERS}
+        self.url = cast(str, self._templates["POST"].url)  # (prepared: the URL as requests sends it)
         settings = session_.merge_environment_settings(self.url, {}, None, None, None)
         self._send_kwargs = {
             "proxies": settings["proxies"],
@@ -149,13 +142,13 @@ class Requester:
         self,
         method: str,
         *,
+        exchange: Exchange,
         body: bytes | None = None,
         headers: Mapping[str, str] | None = None,
         url: str | None = None,
         deadline: float | None = None,
         read_timeout: float | None | str = "deadline",
         retry: bool = True,
-        exchange: Exchange | None = None,
         resend_safe: bool = False,
     ) -> requests.Response:
         """Send one request and return the response once its headers are read.
@@ -175,67 +168,32 @@ class Requester:
         the last retry is handed back as a response) or ``TransportError``.
         """
         with self.redactor.scrubbing():
-            attempts = self.max_retries + 1 if retry else 1
             resent = not resend_safe
             attempt = 0
-            while attempt < attempts:
-                if exchange is not None:
-                    exchange.check()
-                    exchange.rearm()
-                remaining = _remaining(deadline)
-                if remaining is not None and remaining <= 0:
-                    raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
+            while True:
+                last = not retry or attempt >= self.max_retries
                 try:
-                    response = self._send_following_redirects(
-                        method, body, headers, url, deadline, read_timeout, exchange, resent
-                    )
+                    response = self._attempt(method, body, headers, url, deadline, read_timeout, exchange, resent)
                 except _Resend as exc:
                     log.info("%s; sending it again on a new connection (it changes nothing)", exc.error)
                     resent = True
                     continue
                 except _Retryable as exc:
-                    if exchange is not None:
-                        exchange.check()
-                        exchange.sent = False  # refused before it ran: a cancel now has nothing to stop
-                    if attempt + 1 >= attempts:
+                    exchange.check()
+                    exchange.sent = False  # refused before it ran: a cancel now has nothing to stop
+                    if last:
                         raise exc.error from exc.error.__cause__
-                    delay = backoff(attempt)
-                    log.info("%s; retrying in %.2fs (retry %d of %d)", exc.error, delay, attempt + 1, self.max_retries)
+                    self._pause(backoff(attempt), str(exc.error), attempt, url, deadline, exchange)
                 else:
-                    if response.status_code not in RETRY_STATUSES or attempt + 1 >= attempts:
+                    if last or response.status_code not in RETRY_STATUSES:
                         return response
-                    after = retry_after(response.headers.get("Retry-After"))
-                    delay = backoff(attempt) if after is None else after
-                    response.close()
-                    if exchange is not None:
-                        exchange.sent = False
-                    if delay > RETRY_AFTER_MAX:
-                        raise HTTPStatusError(
-                            f"{self._safe(url)} answered HTTP {response.status_code} and asked to retry "
-                            f"after {delay:.0f}s, longer than mcpclient waits",
-                            status_code=response.status_code,
-                            url=self._safe(url),
-                        )
-                    log.info(
-                        "%s answered HTTP %d; retrying in %.2fs (retry %d of %d)",
-                        self._safe(url), response.status_code, delay, attempt + 1, self.max_retries,
-                    )
-                remaining = _remaining(deadline)
-                if remaining is not None and delay >= remaining:
-                    raise RequestTimeout(
-                        f"{self._safe(url)} asked to retry after {delay:.2f}s, beyond the call's timeout",
-                        timeout=None,
-                    )
-                if exchange is not None:
-                    if exchange.wait(delay):
-                        raise exchange.error()  # woken by close, cancel or the deadline: no re-send
-                else:
-                    time.sleep(delay)
+                    exchange.sent = False
+                    delay = self._retry_after(response, url)
+                    why = f"{self._safe(url)} answered HTTP {response.status_code}"
+                    self._pause(backoff(attempt) if delay is None else delay, why, attempt, url, deadline, exchange)
                 attempt += 1
-            raise AssertionError("unreachable")  # pragma: no cover
 
-
-    def _send_following_redirects(
+    def _attempt(
         self,
         method: str,
         body: bytes | None,
@@ -243,66 +201,121 @@ class Requester:
         url: str | None,
         deadline: float | None,
         read_timeout: float | None | str,
-        exchange: Exchange | None,
-        resent: bool = True,
+        exchange: Exchange,
+        resent: bool,
     ) -> requests.Response:
+        """One attempt: the request sent, following same-origin redirects, within ``deadline``."""
+        exchange.check()
+        exchange.sockets.rearm()
+        remaining = _remaining(deadline)
+        if remaining is not None and remaining <= 0:
+            raise RequestTimeout(f"no response from {self._safe(url)} in time", timeout=None)
         prepared = self._prepare(method, body, headers, url, deadline, exchange)
         remaining = _remaining(deadline)  # what the token fetch left of it
         connect = self.connect_timeout if remaining is None else min(self.connect_timeout, remaining)
         read = remaining if read_timeout == "deadline" else read_timeout
         for _ in range(MAX_REDIRECTS + 1):
-            current.exchange = exchange
-            if exchange is not None:
-                exchange.reused = False
-                exchange.sent = True  # from here on it may reach the server
-            failure: BaseException | None = None
-            try:
-                response = self._send(prepared, (connect, read))
-            except Exception as exc:
-                failure = self._failure(exc, method, prepared, exchange, resent)
-            finally:
-                current.exchange = None
-            if failure is not None:
-                raise failure  # out of the except block: the foreign error is no implicit context
-            if exchange is not None:
-                exchange.response = response
-                if exchange.reason is not None:  # aborted just as the headers came
-                    response.close()
-                    raise exchange.error()
-            if self.auth is not None and response.request is not None and response.request is not prepared:
-                self._remember(response.request, prepared.headers)  # an auth hook resent it with a new token
+            response = self._send_once(prepared, (connect, read), method, exchange, resent)
             if response.status_code not in REDIRECT_STATUSES or "location" not in response.headers:
                 return response
-            target = urljoin(prepared.url or "", response.headers["location"])
-            response.close()
-            if not _origin.same_origin(target, self.origin):
-                raise HTTPStatusError(
-                    f"{self._safe(prepared.url)} redirected to another origin, or to a URL the URL "
-                    f"parsers read differently ({self.redact(shown_url(target))}); "
-                    "mcpclient follows redirects only within the same origin so your credentials "
-                    "never leave it: use the new address directly if you trust it",
-                    status_code=response.status_code,
-                    url=self._safe(prepared.url),
-                )
-            log.debug("following a redirect to %s", self._safe(target))
-            prepared.prepare_url(target, None)
-            self._check_destination(prepared)
+            self._redirect(prepared, response)
         raise HTTPStatusError(
             f"too many redirects from {self._safe(url)}", status_code=310, url=self._safe(url)
         )
 
+    def _send_once(
+        self, prepared: requests.PreparedRequest, timeout: Any, method: str,
+        exchange: Exchange, resent: bool,
+    ) -> requests.Response:
+        """Send ``prepared`` once, no redirect followed, registering its sockets with
+        ``exchange``; what it raises is translated (``_failure``).
+
+        Through the session, or straight to its adapter when the session is the transport's
+        own and no auth hook waits for the response (``Session.send`` then only dispatches no
+        hooks, times the request and stores the cookies a response sets, which is done here).
+        """
+        held = current.held = exchange.sockets
+        held.reused = False
+        exchange.sent = True  # from here on it may reach the server
+        failure: BaseException | None = None
+        adapter = self._adapter
+        try:
+            if adapter is None or prepared.hooks["response"]:
+                response = self.session.send(prepared, timeout=timeout, allow_redirects=False, **self._send_kwargs)  # type: ignore[arg-type]
+            else:
+                response = adapter.send(prepared, timeout=timeout, **self._send_kwargs)  # type: ignore[arg-type]
+                if sets_cookies(response.headers):
+                    requests.cookies.extract_cookies_to_jar(self.session.cookies, prepared, response.raw)  # type: ignore[no-untyped-call]
+        except Exception as exc:
+            failure = self._failure(exc, method, prepared, exchange, resent)
+        finally:
+            current.held = None
+        if failure is not None:
+            raise failure  # out of the except block: the foreign error is no implicit context
+        exchange.response = response
+        if exchange.reason is not None:  # aborted just as the headers came
+            response.close()
+            raise exchange.error()
+        if self.auth is not None and response.request is not None and response.request is not prepared:
+            self._remember(response.request, prepared.headers)  # an auth hook resent it with a new token
+        return response
+
+    def _redirect(self, prepared: requests.PreparedRequest, response: requests.Response) -> None:
+        """Point ``prepared`` where ``response`` redirects, within the same origin only."""
+        target = urljoin(prepared.url or "", response.headers["location"])
+        response.close()
+        if not _origin.same_origin(target, self.origin):
+            raise HTTPStatusError(
+                f"{self._safe(prepared.url)} redirected to another origin, or to a URL the URL "
+                f"parsers read differently ({self.redact(shown_url(target))}); "
+                "mcpclient follows redirects only within the same origin so your credentials "
+                "never leave it: use the new address directly if you trust it",
+                status_code=response.status_code,
+                url=self._safe(prepared.url),
+            )
+        log.debug("following a redirect to %s", self._safe(target))
+        prepared.prepare_url(target, None)
+        self._check_destination(prepared)
+
+    def _retry_after(self, response: requests.Response, url: str | None) -> float | None:
+        """How long a 429 or 503 asks to wait (its ``Retry-After``; None: it does not say),
+        with the response closed; an error when it asks for longer than ``RETRY_AFTER_MAX``."""
+        response.close()
+        delay = retry_after(response.headers.get("Retry-After"))
+        if delay is not None and delay > RETRY_AFTER_MAX:
+            raise HTTPStatusError(
+                f"{self._safe(url)} answered HTTP {response.status_code} and asked to retry "
+                f"after {delay:.0f}s, longer than mcpclient waits",
+                status_code=response.status_code,
+                url=self._safe(url),
+            )
+        return delay
+
+    def _pause(
+        self, delay: float, why: str, attempt: int, url: str | None, deadline: float | None, exchange: Exchange
+    ) -> None:
+        """Wait ``delay`` seconds before retry ``attempt + 1``, within ``deadline``: woken by
+        the exchange's abort (close, cancel, its deadline), it raises, and nothing is re-sent."""
+        log.info("%s; retrying in %.2fs (retry %d of %d)", why, delay, attempt + 1, self.max_retries)
+        remaining = _remaining(deadline)
+        if remaining is not None and delay >= remaining:
+            raise RequestTimeout(
+                f"{self._safe(url)} asked to retry after {delay:.2f}s, beyond the call's timeout", timeout=None
+            )
+        if exchange.wait(delay):
+            raise exchange.error()
+
     def _failure(
-        self, exc: Exception, method: str, prepared: requests.PreparedRequest, exchange: Exchange | None,
-        resent: bool,
+        self, exc: Exception, method: str, prepared: requests.PreparedRequest, exchange: Exchange, resent: bool,
     ) -> BaseException:
         """What to raise for ``exc``, raised by sending ``prepared``; chained to it only
         when its text shows no credential (see ``translate``)."""
-        if exchange is not None and exchange.reason is not None:
+        if exchange.reason is not None:
             return exchange.error()
         error = translate(exc, f"{method} {self._safe(prepared.url)}", self.redactor)
         if _connect_phase(exc):
             return _Retryable(error)
-        if exchange is not None and exchange.reused and _dropped_before_reply(exc):
+        if exchange.sockets.reused and _dropped_before_reply(exc):
             if not resent:
                 return _Resend(error)
             wrapped = TransportError(
@@ -314,22 +327,9 @@ class Requester:
             return wrapped
         return error
 
-    def _send(self, prepared: requests.PreparedRequest, timeout: Any) -> requests.Response:
-        """Send ``prepared`` once, no redirect followed: through the session, or straight
-        to its adapter when the session is the transport's own and no auth hook waits for
-        the response (``Session.send`` then only dispatches no hooks, times the request and
-        stores the cookies a response sets, which is done here)."""
-        adapter = self._adapter
-        if adapter is None or prepared.hooks["response"]:
-            return self.session.send(prepared, timeout=timeout, allow_redirects=False, **self._send_kwargs)  # type: ignore[arg-type]
-        response: requests.Response = adapter.send(prepared, timeout=timeout, **self._send_kwargs)  # type: ignore[arg-type]
-        if sets_cookies(response.headers):
-            requests.cookies.extract_cookies_to_jar(self.session.cookies, prepared, response.raw)  # type: ignore[no-untyped-call]
-        return response
-
     def _prepare(
         self, method: str, body: bytes | None, headers: Mapping[str, str] | None, url: str | None,
-        deadline: float | None = None, exchange: Exchange | None = None,
+        deadline: float | None, exchange: Exchange,
     ) -> requests.PreparedRequest:
         prepared = self._templates[method].copy()
         if url is not None:
@@ -354,11 +354,12 @@ class Requester:
             before = dict(prepared.headers)
             prepared.prepare_auth(self.auth)
             self._remember(prepared, before)
-        if self._tokens is not None:
-            token = self._tokens.fetch(deadline, exchange, exchange.what if exchange is not None else method)
-            self.credentials.sent(token, self._token_prefix + token)
+        tokens = self._tokens
+        if tokens is not None:
+            token = tokens.fetch(deadline, exchange)
+            self.credentials.sent(token, tokens.prefix + token)
             if token:
-                extra[self._token_header] = self._token_prefix + token
+                extra[tokens.header] = tokens.prefix + token
         return prepared
 
     def _remember(self, prepared: requests.PreparedRequest, before: Mapping[str, str]) -> None:
@@ -434,6 +435,16 @@ class _Retryable(Exception):
     def __init__(self, error: MCPError) -> None:
         super().__init__(str(error))
         self.error = error
+
+
+def _template(method: str, url: str, headers: Any, hooks: Any) -> requests.PreparedRequest:
+    """A ``method`` request to ``url`` prepared once, with ``headers`` and ``METHOD_HEADERS``:
+    each request sends a copy (``Requester._prepare``)."""
+    template = requests.PreparedRequest()
+    template.prepare(method=method, url=url, headers=headers, hooks=hooks)
+    template.headers.pop("Content-Length", None)
+    template.headers.update(METHOD_HEADERS[method])
+    return template
 
 
 def resolve_auth(url: str, auth: Any, session: requests.Session | None) -> Any:

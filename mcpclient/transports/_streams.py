@@ -11,7 +11,8 @@ import requests
 
 from .._core.exceptions import MCPError, ProtocolError
 from .._core.redact import Redactor
-from ._exchange import Exchange, ExchangeSocket
+from ._exchange import Exchange
+from ._sockets import ExchangeSocket
 from ._requester import translate
 from ._sse_parser import SSEEvent, SSEParser
 

@@ -64,48 +64,53 @@ class _Fetch:
 class TokenFetcher:
     """Calls a transport's token provider for each request, within the request's deadline."""
 
-    def __init__(self, provider: Any) -> None:
+    def __init__(self, provider: Any, header: str | None = None) -> None:
+        self._bounded: TokenProvider | None = None
+        self._call: Any = None
         if isinstance(provider, TokenProvider):
-            self._bounded: TokenProvider | None = provider
-            self._call: Any = None
+            self._bounded = provider
+        elif hasattr(provider, "token"):
+            self._call = provider.token
+        elif callable(provider):
+            self._call = provider
         else:
-            self._bounded = None
-            self._call = provider.token if hasattr(provider, "token") else provider
+            raise TypeError("token_provider must have a token() method or be callable")
+        #: The header a token is sent in, and what comes before it there: ``Authorization:
+        #: Bearer <token>`` by default, the token alone under a ``header`` of one's own.
+        self.header = header or "Authorization"
+        self.prefix = "" if header else "Bearer "
         self._pool: ThreadPool | None = None
         self._closed = False
         self._lock = threading.Lock()
 
-    def fetch(self, deadline: float | None, exchange: Exchange | None, what: str) -> str:
-        """The provider's token (stripped), or the error that ends the request unsent:
-        ``RequestTimeout`` (not delivered) once ``deadline`` passes, the error of an
-        ``exchange`` aborted meanwhile (cancel, close), or the provider's own failure."""
+    def fetch(self, deadline: float | None, exchange: Exchange) -> str:
+        """The provider's token (stripped) for the request of ``exchange``, or the error that
+        ends it unsent: ``RequestTimeout`` (not delivered) once ``deadline`` passes, the error
+        of the exchange aborted meanwhile (cancel, close), or the provider's own failure."""
         if self._bounded is not None:
             remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
             token = _guarded(self._bounded.token, remaining)
         else:
-            token = self._fetch_aside(deadline, exchange, what)
-        if exchange is not None and exchange.reason is not None:
-            raise _unsent(exchange, what)
+            token = self._fetch_aside(deadline, exchange)
+        if exchange.reason is not None:
+            raise _unsent(exchange, exchange.what)
         if deadline is not None and time.monotonic() >= deadline:
-            raise _late(what)
+            raise _late(exchange.what)
         if not isinstance(token, str):
             raise TransportError(f"the token provider returned {type(token).__name__}, not a str")
         return token.strip()
 
-    def _fetch_aside(self, deadline: float | None, exchange: Exchange | None, what: str) -> Any:
+    def _fetch_aside(self, deadline: float | None, exchange: Exchange) -> Any:
         fetch = _Fetch()
         pool = self._pool_or_none()
         if pool is None or not pool.submit(_run, self._call, fetch):
             raise ConnectionClosed("the transport is closed")
         remaining = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if exchange is not None:
-            exchange.wait_for(fetch.done, remaining)  # woken by its abort, the watchdog's included
-        else:
-            fetch.done.wait(remaining)
+        exchange.wait_for(fetch.done, remaining)  # woken by its abort, the watchdog's included
         if not fetch.finished:
-            if exchange is not None and exchange.reason is not None:
-                raise _unsent(exchange, what)
-            raise _late(what)
+            if exchange.reason is not None:
+                raise _unsent(exchange, exchange.what)
+            raise _late(exchange.what)
         if fetch.error is not None:
             raise fetch.error
         return fetch.token

@@ -22,8 +22,9 @@ from .._core.exceptions import (
     TransportError,
 )
 from . import _requester
-from ._exchange import CANCELLED, CLOSED, KEEPALIVE_MAX_IDLE, Exchange, Exchanges
+from ._exchange import CANCELLED, CLOSED, Exchange, Exchanges
 from ._requester import Requester, TokenSource
+from ._sockets import KEEPALIVE_MAX_IDLE
 from ._sse_parser import SSEEvent, SSEParser
 from ._streams import (
     MAX_MESSAGE_BYTES,
@@ -303,10 +304,22 @@ class StreamableHTTPTransport(ExchangeTransport):
         """POST one message and take its reply; a streamed reply keeps the exchange open.
 
         ``caller``: this is the caller's thread, which the reply must free as soon as it came.
+        A lost session (``_session_lost``) proves the server did not process the message: a
+        new session is started, once, and the message re-sent. A second lost-session answer
+        in a row is the error it is, not a loop.
         """
         streamed = False
         try:
-            response, error_body = self._post(body, message, options, deadline, exchange)
+            session_id = self.session_id
+            response = self._requester.request(
+                "POST", exchange=exchange, body=body, headers=self._headers(options.headers), deadline=deadline,
+                resend_safe=options.resendable,
+            )
+            error_body = None
+            if response.status_code in (400, 404) and session_id is not None and message.get("method") != "initialize":
+                error_body = _requester.read_error_body(response)
+                if _session_lost(response.status_code, error_body):
+                    response, error_body = self._again(session_id, response.status_code, body, options, deadline, exchange)
             streamed = self._take(response, message, request_id, deadline, exchange, error_body, caller)
         finally:
             if not streamed:
@@ -332,37 +345,21 @@ class StreamableHTTPTransport(ExchangeTransport):
             headers["MCP-Protocol-Version"] = self.protocol_version
         return headers
 
-    def _post(
-        self, body: bytes, message: dict[str, Any], options: SendOptions, deadline: float | None, exchange: Exchange
+    def _again(
+        self, lost: str, status: int, body: bytes, options: SendOptions, deadline: float | None, exchange: Exchange
     ) -> tuple[requests.Response, bytes | None]:
-        """POST one message; the response, and its error body if one had to be read already.
-
-        A lost session (``_session_lost``) proves the server did not process the message: a
-        new session is started, once, and the message re-sent. A second lost-session answer
-        in a row is the error it is, not a loop.
-        """
-        session_id = self.session_id
-        safe = options.resendable
+        """The POST again in a new session, once the server lost session ``lost``; the response,
+        and its error body if one had to be read already."""
+        self._renew_session(lost, deadline, exchange, status)
         response = self._requester.request(
-            "POST", body=body, headers=self._headers(options.headers), deadline=deadline, exchange=exchange,
-            resend_safe=safe,
+            "POST", exchange=exchange, body=body, headers=self._headers(options.headers), deadline=deadline,
+            resend_safe=options.resendable,
         )
-        error_body = None
-        if response.status_code in (400, 404) and session_id is not None and message.get("method") != "initialize":
-            error_body = _requester.read_error_body(response)
-            if _session_lost(response.status_code, error_body):
-                self._renew_session(session_id, deadline, exchange, response.status_code)
-                response = self._requester.request(
-                    "POST", body=body, headers=self._headers(options.headers), deadline=deadline, exchange=exchange,
-                    resend_safe=safe,
-                )
-                error_body = None
-                if response.status_code in (400, 404):
-                    error_body = _requester.read_error_body(response)
-                    if _session_lost(response.status_code, error_body):
-                        raise self._requester.status_error(
-                            response, "the server lost the new session at once as well", error_body
-                        )
+        if response.status_code not in (400, 404):
+            return response, None
+        error_body = _requester.read_error_body(response)
+        if _session_lost(response.status_code, error_body):
+            raise self._requester.status_error(response, "the server lost the new session at once as well", error_body)
         return response, error_body
 
     def _take(

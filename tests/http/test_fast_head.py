@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mcpclient.transports import _exchange
+from mcpclient.transports import _sockets
 from mcpclient.transports._fast_head import MAX_FAST_HEADERS, FastHeadResponse
 
 
@@ -209,5 +209,5 @@ def test_a_huge_header_line_keeps_http_client_limit():
 
 
 def test_our_connections_read_heads_this_way():
-    assert _exchange._Connection.response_class is FastHeadResponse
-    assert _exchange._HTTPSConnection.response_class is FastHeadResponse
+    assert _sockets._Connection.response_class is FastHeadResponse
+    assert _sockets._HTTPSConnection.response_class is FastHeadResponse

@@ -7,7 +7,9 @@ the adapter looks up the pool for the transport's URL once, and again only once 
 from __future__ import annotations
 
 import http.client
+import os
 import socket
+import sys
 import threading
 import time
 
@@ -17,8 +19,8 @@ import urllib3
 import urllib3.connection
 
 from mcpclient import Client, RequestTimeout, StreamableHTTPTransport
-from mcpclient.transports import _exchange
-from tests.helpers import RELEASED_WITHIN, wait_for
+from mcpclient.transports import _exchange, _sockets
+from tests.helpers import RELEASED_WITHIN, require_mcp_sdk, wait_for
 
 
 
@@ -65,7 +67,7 @@ def test_a_call_on_a_kept_alive_connection_is_one_write(server, writes):
 
 
 def test_a_new_connection_and_a_large_body_are_written_as_urllib3_writes_them(server, writes, monkeypatch):
-    monkeypatch.setattr(_exchange, "ONE_WRITE_MAX", 1000)
+    monkeypatch.setattr(_sockets, "ONE_WRITE_MAX", 1000)
     with Client(StreamableHTTPTransport(server.url), timeout=10, protocol="legacy") as client:
         first = posts(writes)[0]  # initialize, on a connection just opened: head, then body
         assert len(first) == 2 and first[0].endswith(b"\r\n\r\n") and b'"initialize"' in first[1]
@@ -121,15 +123,15 @@ HEADERS = [
 
 def test_remembered_header_lines_are_the_lines_http_client_builds():
     stock = _head_lines(urllib3.connection.HTTPConnection, HEADERS)[0]
-    first, again, third = _head_lines(_exchange._Connection, HEADERS, rounds=3)
+    first, again, third = _head_lines(_sockets._Connection, HEADERS, rounds=3)
     assert first == again == third == stock
-    connection = _exchange._Connection("example.test", 80)
+    connection = _sockets._Connection("example.test", 80)
     assert set(connection._mcp_lines or {}) == set()  # nothing remembered before a request
 
 
 @pytest.mark.parametrize("name, value", [("X-A", "a\r\nInjected: yes"), ("Bad:Name", "v"), (" Lead", "v"), ("X-B", "a\nb")])
 def test_a_bad_header_is_refused_every_time(name, value):
-    connection = _exchange._Connection("example.test", 80)
+    connection = _sockets._Connection("example.test", 80)
     for _ in range(2):  # never remembered, so refused again
         connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
         with pytest.raises(ValueError):
@@ -140,12 +142,12 @@ def test_a_bad_header_is_refused_every_time(name, value):
 
 
 def test_at_most_so_many_header_lines_are_remembered():
-    headers = [("Content-Length", str(n)) for n in range(3 * _exchange.LINES_KEPT)]
-    connection = _exchange._Connection("example.test", 80)
+    headers = [("Content-Length", str(n)) for n in range(3 * _sockets.LINES_KEPT)]
+    connection = _sockets._Connection("example.test", 80)
     connection.putrequest("POST", "/mcp", skip_host=True, skip_accept_encoding=True)
     for name, value in headers:
         connection.putheader(name, value)
-        assert len(connection._mcp_lines) <= _exchange.LINES_KEPT
+        assert len(connection._mcp_lines) <= _sockets.LINES_KEPT
 
 
 def _urllib3_response(headers: dict[str, str]) -> urllib3.HTTPResponse:
@@ -157,7 +159,7 @@ def _prepared(url: str = "http://127.0.0.1:9/mcp?x=1") -> requests.PreparedReque
 
 
 def test_a_response_without_cookies_is_built_as_requests_builds_it():
-    adapter = _exchange.AbortableAdapter()
+    adapter = _sockets.AbortableAdapter()
     request = _prepared()
     ours = adapter.build_response(request, _urllib3_response({"Content-Type": "application/json; charset=utf-8"}))
     theirs = requests.adapters.HTTPAdapter.build_response(
@@ -174,14 +176,14 @@ def test_a_response_without_cookies_is_built_as_requests_builds_it():
 
 
 def test_a_response_setting_cookies_is_built_by_requests():
-    adapter = _exchange.AbortableAdapter()
+    adapter = _sockets.AbortableAdapter()
     response = adapter.build_response(_prepared(), _urllib3_response({"Set-Cookie": "lb=7; Path=/"}))
     assert response.status_code == 200 and "set-cookie" in response.headers
 
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:9/mcp?x=1", "http://127.0.0.1:9//double/path", "http://127.0.0.1:9"])
 def test_the_request_path_is_what_requests_works_out(url):
-    adapter = _exchange.AbortableAdapter()
+    adapter = _sockets.AbortableAdapter()
     request = _prepared(url)
     stock = requests.adapters.HTTPAdapter.request_url(adapter, request, {})
     assert adapter.request_url(request, {}) == adapter.request_url(request, None) == stock
@@ -196,7 +198,7 @@ def test_a_plain_connection_stays_blocking_and_its_deadlines_are_the_exchanges(s
         adapter = transport._requester.session.get_adapter(server.url)
         (pool,) = adapter._pools.values()
         socks = [conn.sock for conn in list(pool.pool.queue) if conn is not None and conn.sock is not None]
-        assert socks and all(type(sock) is _exchange.ExchangeSocket for sock in socks)
+        assert socks and all(type(sock) is _sockets.ExchangeSocket for sock in socks)
         assert all(sock.gettimeout() is None for sock in socks)  # urllib3 set timeouts twice a request
         started = time.monotonic()
         with pytest.raises(RequestTimeout):
@@ -214,7 +216,7 @@ def test_a_plain_connection_stays_blocking_and_its_deadlines_are_the_exchanges(s
 
 def test_a_peeking_receive_returns_at_once():
     left, right = socket.socketpair(socket.AF_UNIX)
-    sock = _exchange.ExchangeSocket.adopt(left)
+    sock = _sockets.ExchangeSocket.adopt(left)
     reader = sock.makefile("rb")
     try:
         assert left.fileno() == -1 and sock.gettimeout() is None
@@ -265,3 +267,36 @@ def test_a_server_that_stops_reading_a_request_cannot_hold_the_call_past_its_tim
         listener.close()
         for sock in accepted:
             sock.close()
+
+
+def test_below_the_requester_no_code_of_the_exchange_registry_runs(shared_sdk_server):
+    """A ``call_tool`` over Streamable HTTP enters ``_exchange.py`` above the requester only:
+    no function of it runs with requests, urllib3 or ``_sockets.py`` under it on the stack
+    (the sockets go to the exchange's ``_sockets.Held``; ``_sockets`` imports no exchange)."""
+    require_mcp_sdk()
+    server = shared_sdk_server("--transport", "streamable-http")
+    registry = os.path.abspath(_exchange.__file__)
+    below = (os.path.abspath(_sockets.__file__), os.path.dirname(requests.__file__), os.path.dirname(urllib3.__file__))
+    entered: list[str] = []
+    under_sockets: list[str] = []
+
+    def profile(frame, event, arg):
+        if event != "call" or frame.f_code.co_filename != registry:
+            return
+        entered.append(frame.f_code.co_name)
+        caller = frame.f_back
+        while caller is not None:
+            if caller.f_code.co_filename.startswith(below):
+                under_sockets.append(f"{frame.f_code.co_name} from {caller.f_code.co_name}")
+                return
+            caller = caller.f_back
+
+    with Client(StreamableHTTPTransport(server.url), timeout=30, protocol="legacy") as client:
+        client.call_tool("echo", {"text": "warm"})
+        sys.setprofile(profile)
+        try:
+            assert client.call_tool("echo", {"text": "x"}).text == "x"
+        finally:
+            sys.setprofile(None)
+    assert "open" in entered  # the registry did run, above: the watch saw it
+    assert under_sockets == []
