@@ -44,6 +44,7 @@ from ._client.features import Task
 from ._client.pages import Page
 from ._client.settings import HTTP, Handlers, Plugins, Stdio
 from ._core.cancel import CancelToken
+from ._core.retry import Retry
 from ._client.skill_model import Skill, SkillFile
 from .extensions import Extension, Message, Middleware, Options
 from .transports import StdioTransport, Transport
@@ -179,6 +180,7 @@ __all__ = [
     "ResourceContents",
     "ResourceNotFound",
     "ResourceTemplate",
+    "Retry",
     "Root",
     "SSETransport",
     "SamplingMessage",

@@ -47,6 +47,7 @@ from ._core.cancel import CancelToken
 from ._core.credentials import Credentials
 from ._core.exceptions import ProtocolError, RPCError
 from ._core.options import ProgressCallback
+from ._core.retry import Retry
 from ._core.timeouts import DEFAULT_TIMEOUT
 from ._core.waiting import Job, Lifetime, Signal, Until, WaitLock
 from ._protocol.eras.modern import PROTOCOL_VERSION_KEY
@@ -92,8 +93,11 @@ class Options:
     headers for this one message (an HTTP transport sends them with its POST; stdio has none),
     and whether it changes nothing on the server, so that a transport may send it again after
     an attempt that broke before any reply (the client sets it for the methods that change
-    nothing and the tools annotated ``readOnlyHint``/``idempotentHint``). For a ``"receive"``
-    request, ``timeout`` is None and ``cancel`` is the handler's ``CancelToken``.
+    nothing and the tools annotated ``readOnlyHint``/``idempotentHint``). ``retry`` is the
+    call's ``mcpclient.Retry`` (None: the client's), and ``attempt`` says which send of the
+    round this message is: 1, then 2, 3... for each attempt the ``Retry`` makes (each a
+    message of its own, with a new request id). For a ``"receive"`` request, ``timeout`` is
+    None and ``cancel`` is the handler's ``CancelToken``.
     """
 
     timeout: float | None = None
@@ -104,6 +108,8 @@ class Options:
     on_sent: Callable[[Any], None] | None = None
     headers: Mapping[str, str] | None = None
     resendable: bool = False
+    retry: Retry | None = None
+    attempt: int = 1
 
 
 @attrs.frozen(kw_only=True)

@@ -83,7 +83,9 @@ SAMPLES = {
 }
 #: Client options that cannot take a sample over the stdio and in-memory targets used here,
 #: and where each is tested passing through instead.
-NOT_SAMPLED = {"resume": "a Streamable HTTP session: tests/http/test_resume_session.py (connect)"}
+NOT_SAMPLED = {"resume": "a Streamable HTTP session: tests/http/test_resume_session.py (connect)",
+               "retry": "HTTP_GROUP's max_retries=2 spells it (both at once are refused): "
+                        "tests/http/test_retry_policy.py"}
 OTHERS = {name: value for name, value in SAMPLES.items() if name != "timeout"}
 
 #: Each old keyword with the value it is given here, and the groups they spell, written out.

@@ -37,8 +37,8 @@ EXPECTED = {
     "StructuredOutputError",
     # Resuming a legacy Streamable HTTP session (issue #30).
     "SessionLost", "SessionState",
-    # A client per user key, bounded, for multi-user web apps (issue #48).
-    "ClientPool",
+    # A client per user key, bounded, for multi-user web apps; a retry policy (issue #48).
+    "ClientPool", "Retry",
     # What a client is opened with, in groups (issue #47).
     "HTTP", "Handlers", "Plugins", "Stdio",
 }

@@ -24,6 +24,7 @@ from .._client.client import DEFAULT, DEFAULT_TIMEOUT, Client
 from .._client.settings import HTTP, OLD_KEYWORDS, Handlers, Plugins, Stdio, respell
 from .._core.credentials import Credentials
 from .._core.exceptions import HTTPStatusError, MCPError, RPCError
+from .._core.retry import Retry
 from ..extensions import Extension, Middleware
 from ..transports.base import Transport
 from ..transports.stdio import StdioTransport
@@ -90,6 +91,7 @@ def connect(
     on_session_lost: str = "raise",
     client_info: t.Implementation | None = None,
     max_dispatch: int = 16,
+    retry: Retry | None = None,
     **old: Any,
 ) -> Client:
     """Connect to an MCP server and return an initialized ``Client`` (close it when done).
@@ -115,6 +117,7 @@ def connect(
         "timeout": timeout, "protocol": protocol, "handlers": handlers, "plugins": plugins, "http": http,
         "stdio": stdio, "middleware": middleware, "extensions": extensions, "resume": resume,
         "on_session_lost": on_session_lost, "client_info": client_info, "max_dispatch": max_dispatch,
+        "retry": retry,
     }
     return open_client(target, respell("connect()", options, old) if old else options)
 
@@ -151,6 +154,11 @@ def open_client(target: Target, options: Mapping[str, Any], *, open_timeout: flo
         target = target.target()
     client_options = dict(options)
     http: HTTP = client_options.pop("http", None) or HTTP()
+    if http.max_retries:  # a spelling of the client's Retry, whose attempts middleware sees
+        if client_options.get("retry") is not None:
+            raise TypeError("give retry=Retry(...) or http=HTTP(max_retries=...), not both")
+        client_options["retry"] = Retry(attempts=http.max_retries + 1)
+        http = attrs.evolve(http, max_retries=0)
     stdio: Stdio = client_options.pop("stdio", None) or Stdio()
     start = functools.partial(_started, client_options, open_timeout)
     if isinstance(target, Transport):

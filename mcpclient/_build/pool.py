@@ -42,7 +42,7 @@ from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT
 from .._core.waiting import Job, Lifetime, Signal, Until
 from .pooled import PooledClient
 from .process_local import ProcessLocal, error_line
-from .reopening import Lent, check_retry
+from .reopening import Lent, RetryOption, check_retry
 from .shared import call_bounds, release_inherited, server_of, spent
 from .travel import check_travels, made, received
 
@@ -104,7 +104,8 @@ class ClientPool(Generic[K]):
     ``timeout`` bounds the wait of a call that gives none (the call itself then has the client's
     own timeout, less what it waited). ``retry`` says what a dead server means, as for
     ``SharedClient``: "fail" (default) fails the call, the next call opens a new client; "safe"
-    also sends again, once, the requests that change nothing.
+    also sends again, once, the requests that change nothing; a ``mcpclient.Retry`` as its
+    attempts allow (the factory gives each client its own ``retry=``, if any).
 
     ``close()`` closes every client and ends every wait at once (``ClientClosedError``); the
     pool opens clients again on the next call. Thread-safe; process-local; pickles as its
@@ -119,7 +120,7 @@ class ClientPool(Generic[K]):
         idle_timeout: float | None = 300.0,
         timeout: float | None = DEFAULT_TIMEOUT,
         slot_timeout: float | None = None,
-        retry: str = "fail",
+        retry: RetryOption = "fail",
     ) -> None:
         if not callable(factory):
             raise TypeError(f"ClientPool takes a function factory(key) -> Client, got {type(factory).__name__}")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Protocol
 from .._client.client import Client
 from .._core.timeouts import DEFAULT
 from .delegates import delegating
-from .reopening import Lent, Reopening
+from .reopening import Lent, Reopening, RetryOption
 from .shared import CHANGE_NOTHING_CALLS, COMPOSED, SEEN, TOOL_CALLS
 
 __all__ = ["HAND_WRITTEN", "PooledClient"]
@@ -32,7 +32,7 @@ HAND_WRITTEN = ("initialize", "close", "timeout")
 class Pool(Protocol):
     """What a handle asks of its pool (``ClientPool``)."""
 
-    retry: str
+    retry: RetryOption
     timeout: float | None
 
     def _lend(self, key: Any, kwargs: Mapping[str, Any]) -> Lent: ...

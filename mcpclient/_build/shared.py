@@ -29,6 +29,7 @@ from .._client.handlers import BUILTIN_REQUESTS
 from .._client.notifications import ROUTED_NOTIFICATIONS
 from .._client.seam import check_claim
 from .._core.exceptions import MCPError
+from .._core.retry import Retry
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT
 from .._core.waiting import Until
 from ..extensions import NotificationHandler, RequestHandler
@@ -36,7 +37,7 @@ from ..transports.stdio import StdioTransport
 from .delegates import delegating
 from .open import ServerEntry, credentials_of, open_client, opening
 from .process_local import ProcessLocal
-from .reopening import RETRY_MODES, Lent, Reopening, check_retry, safe_tool
+from .reopening import RETRY_MODES, Lent, Reopening, RetryOption, check_retry, safe_tool
 from .travel import Setting, check_travels, made, option_items, received
 
 __all__ = [
@@ -111,7 +112,9 @@ class SharedClient(Reopening, ClientSurface):
     fails every call that waited for it; the next call opens again.
 
     ``retry`` says what a dead server means: "fail" (default) fails the call, and the next one
-    opens a new server; "safe" also retries once the requests that change nothing.
+    opens a new server; "safe" also retries once the requests that change nothing. A
+    ``mcpclient.Retry`` is also every client's own (``connect(retry=...)``), and sends a call
+    again on a new server as its attempts allow (docs/reliability.md).
 
     Closed at interpreter exit, and by ``close()`` (after which the next call opens again).
     Handlers, roots, log level and subscriptions set on it are applied to every client it
@@ -133,14 +136,16 @@ class SharedClient(Reopening, ClientSurface):
         self,
         target: SharedTarget,
         *,
-        retry: str = "fail",
+        retry: RetryOption = "fail",
         lock_timeout: float | None = None,
         **options: Any,
     ) -> None:
         self.target = target
         self.retry = check_retry(retry)
         self._options = opening("SharedClient()", options)
-        self._open_client = _opener(target, self._options)
+        # A Retry (not "safe") is also each client's own, for its calls' attempts on one server.
+        self._open_client = _opener(target, self._options if not isinstance(retry, Retry) else {
+            **self._options, "retry": retry})
         #: What every client it opens sends (the one account, made as their transports make
         #: it): the last error, which ``health()`` serves, never shows any of it.
         self._credentials = credentials_of(target, self._options)

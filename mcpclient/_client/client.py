@@ -25,6 +25,7 @@ from .. import types as t
 from .._core.cancel import CancelToken
 from .._core.exceptions import ClientClosedError, ConnectionClosed, MCPError
 from .._core.options import CallOptions, ProgressCallback
+from .._core.retry import Retry
 from .._core.timeouts import DEFAULT, DEFAULT_TIMEOUT, Deadline, Timeouts
 from .._core.version import __version__
 from .._rpc.engine import Engine
@@ -77,7 +78,10 @@ class Client:
     legacy Streamable HTTP session another client started, with no ``initialize``; when the
     server no longer knows it, ``on_session_lost`` says what happens: "raise" (``SessionLost``)
     or "reinitialize" (a new session, and the request goes on). See docs/reliability.md.
-    ``client_info`` is the ``Implementation`` the client names itself with.
+    ``client_info`` is the ``Implementation`` the client names itself with. ``retry`` (a
+    ``mcpclient.Retry``) sends again the calls that failed in passing, as it says: only those
+    that change nothing, or that provably never ran, unless a call opts in (``call_tool(...,
+    retry=...)``); without one, a change-nothing call whose reply stream broke is sent once more.
 
     Every request method takes ``meta=``, a mapping of extra ``_meta`` keys for that request
     (vendor keys, trace ids of one's own). The era's ``_meta`` keys and, with
@@ -99,6 +103,7 @@ class Client:
         on_session_lost: str = "raise",
         client_info: t.Implementation | None = None,
         max_dispatch: int = 16,
+        retry: Retry | None = None,
         **old: Any,
     ) -> None:
         plugins = _plugins(plugins, old)
@@ -121,6 +126,9 @@ class Client:
         self._max_dispatch = max_dispatch
         self._protocol = protocol
         self._resume = (resume, on_session_lost)
+        if retry is not None and not isinstance(retry, Retry):
+            raise TypeError(f"retry must be a mcpclient.Retry or None, got {retry!r}")
+        self._retry = retry
         self._install(handlers or NO_HANDLERS)  # before the engine starts: a bad handler leaves nothing running
         self._wire(transport)
 
@@ -135,7 +143,7 @@ class Client:
         )
         self._conversation = Conversation(
             self._engine, self._handlers, self.client_info, self._protocol, transport, self._discoveries,
-            *self._resume,
+            *self._resume, retry=self._retry,
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._calls = Calls(self._conversation, self._tasks, self._listed)
@@ -485,6 +493,7 @@ class Client:
         max_total: float | None = None,
         cancel: CancelToken | threading.Event | None = None,
         meta: Mapping[str, Any] | None = None,
+        retry: Retry | None = None,
     ) -> t.ToolResult:
         """Run a tool and return its ``ToolResult``.
 
@@ -497,16 +506,21 @@ class Client:
         ``cancel`` (a ``CancelToken`` or ``threading.Event``) cancels the call from another
         thread: the server is told, and this call raises ``RequestCancelled``.
 
+        ``retry`` (a ``mcpclient.Retry``) replaces the client's for this call:
+        ``retry=Retry(idempotent=True)`` lets a tool that may change something be sent again
+        after a failure that may have run it; ``retry=Retry(attempts=1)`` sends it once.
+
         With ``apps=True`` the result is an ``apps.AppResult``: a ``ToolResult`` that renders
         as the tool's view in a live notebook.
         """
         if self._state != OPEN:
             self._ready(timeout)  # raises the error for the state
-        if timeout is DEFAULT and on_progress is None and max_total is None and cancel is None and meta is None:
+        if (timeout is DEFAULT and on_progress is None and max_total is None and cancel is None and meta is None
+                and retry is None):
             options = self._plain  # _per_call's, inline
         else:
             options = CallOptions(self._timeouts.default if timeout is DEFAULT else timeout, max_total=max_total,
-                                  on_progress=on_progress, cancel=cancel, meta=meta)
+                                  on_progress=on_progress, cancel=cancel, meta=meta, retry=retry)
         result = self._calls.call_tool(name, arguments, options)
         hooks = self._seam.tool_results  # empty unless an extension takes tool results: no Call then
         if hooks:

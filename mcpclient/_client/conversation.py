@@ -13,7 +13,10 @@ from __future__ import annotations
 import contextvars
 import logging
 import threading
+import time
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, TypeGuard
+
+import attrs
 
 from .. import types as t
 from .._core import bounded as _bounded
@@ -31,7 +34,9 @@ from .._core.exceptions import (
 from .._core.methods import CHANGE_NOTHING
 from .._core.options import CallOptions
 from .._core.race import Finished, Race
+from .._core.retry import Retry, resend, retry_deadline
 from .._core.timeouts import Deadline
+from .._core.waiting import Until
 from .._protocol.eras import legacy, modern
 from .._protocol.eras.base import Era, HandshakeResult
 from .._rpc.engine import Engine
@@ -93,6 +98,7 @@ class Conversation:
         discoveries: Discoveries | None = None,
         resume: t.SessionState | Mapping[str, Any] | None = None,
         on_session_lost: str = "raise",
+        retry: Retry | None = None,
     ) -> None:
         if protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
@@ -135,6 +141,9 @@ class Conversation:
         seam = handlers.seam
         self._send = compose(seam.middleware, self._deliver)
         self._whole_call = compose(seam.call_middleware, self._call_message)
+        #: The client's ``Retry`` for every call that brings none of its own (None: none; a
+        #: change-nothing request whose reply stream broke is then sent once more).
+        self.retry = retry
 
     # -- opening ----------------------------------------------------------------------------
 
@@ -490,10 +499,21 @@ class Conversation:
         self, method: str, params: dict[str, Any], options: CallOptions, *, cancel_on_timeout: bool
     ) -> dict[str, Any]:
         """A request of the opening (``initialize``, ``server/discover``), passed through the
-        call middleware and the middleware like any call."""
-        seam = self.handlers.seam
+        call middleware and the middleware like any call, each attempt of the client's
+        ``Retry`` (if any) on its own."""
         if method in IDEMPOTENT_METHODS:  # server/discover: initialize may have run
             options = options.resending()
+        retry = self.retry
+        if retry is None or retry.attempts <= 1:
+            return self._open_once(method, params, options, cancel_on_timeout)
+        return self._retrying(retry, method, options, lambda again: self._open_once(
+            method, params, again, cancel_on_timeout))
+
+    def _open_once(
+        self, method: str, params: dict[str, Any], options: CallOptions, cancel_on_timeout: bool
+    ) -> dict[str, Any]:
+        """One attempt of an opening request: each goes through the whole chain."""
+        seam = self.handlers.seam
         if not seam.middleware and not seam.call_middleware:
             return self.engine.request(method, params, options, cancel_on_timeout=cancel_on_timeout)
 
@@ -553,6 +573,8 @@ class Conversation:
         """
         if not options.resendable and method in IDEMPOTENT_METHODS:
             options = options.resending()
+        if options.retry is None and self.retry is not None:  # the middleware sees the call's policy
+            options = options.retrying(self.retry)
         try:
             seam = self.handlers.seam
             if seam.bare or seam.idle():  # no middleware, or only extensions' that have nothing to do now
@@ -590,9 +612,14 @@ class Conversation:
         # With no chain, the caller's meta and the era decorate once, here.
         base = params if middleware else self._decorated(params, options.meta)
         sent = base or None
+        # A Retry (the call's, else the client's: ``call`` put it there) sends each round as it
+        # says; one of a single attempt sends it once, without even the re-send after a broken stream.
+        retry = options.retry
         for _ in range(MAX_INPUT_ROUNDS + 1):
             try:
-                if middleware:
+                if retry is not None:
+                    result = self._round(retry, method, sent, options, middleware)
+                elif middleware:
                     result = self._send_chained(Message(direction="send", kind="request", method=method,
                                                         params=sent, options=message_options(options)))
                 else:
@@ -642,13 +669,48 @@ class Conversation:
         era = self.era_strategy
         return era.decorate(params or {}) if era is not None else params
 
+    def _round(
+        self, retry: Retry, method: str, sent: dict[str, Any] | None, options: CallOptions, middleware: bool
+    ) -> dict[str, Any]:
+        """One round of a call with a ``Retry``: each attempt is a request of its own and,
+        with middleware, a message of its own."""
+        if retry.attempts <= 1:
+            return self._attempt(method, sent, options, middleware)
+        return self._retrying(retry, method, options, lambda again: self._attempt(method, sent, again, middleware))
+
+    def _attempt(
+        self, method: str, sent: dict[str, Any] | None, options: CallOptions, middleware: bool
+    ) -> dict[str, Any]:
+        if middleware:
+            result: dict[str, Any] = self._send(Message(direction="send", kind="request", method=method, params=sent,
+                                                        options=message_options(options)))
+            return result
+        return self.engine.request(method, sent, options)
+
+    def _retrying(
+        self, retry: Retry, method: str, options: CallOptions, attempt: Callable[[CallOptions], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """``attempt(options)``, and again as ``retry`` allows after a failure (``_core.retry``):
+        every pause waits through an ``Until`` of the call's time (never past its timeout, nor
+        its ``max_total``), its cancel, and the connection's life (``close()``, its death)."""
+        started = time.monotonic()
+        try:
+            return attempt(options)
+        except MCPError as exc:
+            end = retry_deadline(retry, started, options.timeout, options.deadline)
+            until = Until(deadline=end, cancel=options.cancel, ends=(self.engine.lifetime,), method=method,
+                          what=f"the pause before {method!r} is sent again")
+            return resend(retry, exc, lambda number, left: attempt(options.attempting(number, left)),
+                          changes_nothing=options.resendable, until=until, what=repr(method))
+
     def _send_chained(self, message: Message) -> dict[str, Any]:
         """One round through the middleware; a re-send after a broken stream is a message too."""
         send = self._send
         try:
             result: dict[str, Any] = send(message)
         except StreamInterrupted as exc:
-            return self._resend(exc, message.method, message.options.resendable, send, message)
+            again = message.replace(options=attrs.evolve(message.options, attempt=message.options.attempt + 1))
+            return self._resend(exc, message.method, message.options.resendable, send, again)
         return result
 
     def _deliver(self, message: Message) -> dict[str, Any]:

@@ -330,7 +330,15 @@ class RequestCancelled(MCPError):
 
 
 class TransportError(MCPError, ConnectionError):
-    """The transport failed: the server cannot be started, reached or written to."""
+    """The transport failed: the server cannot be started, reached or written to.
+
+    ``delivered`` is false when the failure proves the server never took the request up (a
+    refused connection, a name that does not resolve, a connect timeout; an HTTP 429 or 503,
+    its refusal), so that sending it again cannot run it twice; true (the class default) when
+    it may have run.
+    """
+
+    delivered: bool = True
 
 
 class StreamInterrupted(TransportError):
@@ -365,21 +373,31 @@ class HTTPStatusError(TransportError):
     """The HTTP server answered with an error status (and no JSON-RPC error to report).
 
     ``status_code`` is the HTTP status; ``body`` a short excerpt of the response body (never
-    the credentials sent); ``url`` the address, without query string or user info.
+    the credentials sent); ``url`` the address, without query string or user info;
+    ``retry_after`` the seconds its ``Retry-After`` header asked to wait (None: none).
+    A 429 or 503 is the server's refusal, before it ran the request: ``delivered`` is false.
     """
 
-    def __init__(self, message: str, *, status_code: int, body: str = "", url: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, status_code: int, body: str = "", url: str | None = None,
+        retry_after: float | None = None,
+    ) -> None:
         self.status_code = status_code
         self.body = body
         self.url = url
+        self.retry_after = retry_after
+        if status_code in (429, 503):  # too many requests, not available: refused before it ran
+            self.delivered = False
         super().__init__(message)
 
     def __reduce__(self) -> Any:
-        return (_rebuild_http_status_error, (str(self), self.status_code, self.body, self.url))
+        return (_rebuild_http_status_error, (str(self), self.status_code, self.body, self.url, self.retry_after))
 
 
-def _rebuild_http_status_error(message: str, status_code: int, body: str, url: Any) -> HTTPStatusError:
-    return HTTPStatusError(message, status_code=status_code, body=body, url=url)
+def _rebuild_http_status_error(
+    message: str, status_code: int, body: str, url: Any, retry_after: float | None = None
+) -> HTTPStatusError:
+    return HTTPStatusError(message, status_code=status_code, body=body, url=url, retry_after=retry_after)
 
 
 class SessionLost(HTTPStatusError):

@@ -11,9 +11,12 @@ by it without being told again.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 from .cancel import Cancel
+
+if TYPE_CHECKING:
+    from .retry import Retry
 
 __all__ = ["NO_OPTIONS", "CallOptions", "ProgressCallback"]
 
@@ -28,11 +31,13 @@ class CallOptions:
     caps the whole call, which must so be over by ``deadline`` (``time.monotonic()``), counted
     from when the value was made; None: no cap. ``cancel`` ends the call from another thread;
     ``on_progress``, ``on_sent``, ``meta``, ``headers`` and ``resendable`` are the call's.
-    Never changed once made: ``resending()`` gives a marked copy.
+    ``retry`` is the call's ``Retry`` (None: the client's); ``attempt``
+    counts the sends of one round (1 for the first; a retry's copy says which it is).
+    Never changed once made: ``resending()`` and ``attempting()`` give marked copies.
     """
 
     __slots__ = ("timeout", "max_total", "deadline", "on_progress", "cancel", "meta", "on_sent", "headers",
-                 "resendable")
+                 "resendable", "retry", "attempt")
 
     def __init__(
         self,
@@ -45,6 +50,8 @@ class CallOptions:
         on_sent: Callable[[Any], None] | None = None,
         headers: Mapping[str, str] | None = None,
         resendable: bool = False,
+        retry: Retry | None = None,
+        attempt: int = 1,
     ) -> None:
         self.timeout = timeout
         self.max_total = max_total
@@ -55,6 +62,8 @@ class CallOptions:
         self.on_sent = on_sent
         self.headers = headers
         self.resendable = resendable
+        self.retry = retry
+        self.attempt = attempt
 
     def remaining(self) -> float | None:
         """Seconds left of ``max_total`` (never below zero); None without a cap."""
@@ -66,15 +75,38 @@ class CallOptions:
         be sent again after an attempt that broke before any reply)."""
         if self.resendable:
             return self
-        marked = object.__new__(CallOptions)
-        for name in CallOptions.__slots__:
-            object.__setattr__(marked, name, getattr(self, name))
+        marked = self._copy()
         marked.resendable = True
         return marked
 
+    def retrying(self, retry: Retry) -> CallOptions:
+        """These options with ``retry`` as the call's ``Retry`` (the client's, for a call
+        that brought none)."""
+        marked = self._copy()
+        marked.retry = retry
+        return marked
+
+    def attempting(self, attempt: int, left: float | None) -> CallOptions:
+        """These options for attempt ``attempt`` of a round, within ``left`` more seconds (the
+        call's time that is left; None: no cap): the timeout and the cap at most that."""
+        marked = self._copy()
+        marked.attempt = attempt
+        if left is not None:
+            marked.timeout = left if self.timeout is None else min(self.timeout, left)
+            end = time.monotonic() + left
+            marked.deadline = end if self.deadline is None else min(self.deadline, end)
+            marked.max_total = left if self.max_total is None else min(self.max_total, left)
+        return marked
+
+    def _copy(self) -> CallOptions:
+        copied = object.__new__(CallOptions)
+        for name in CallOptions.__slots__:
+            object.__setattr__(copied, name, getattr(self, name))
+        return copied
+
     def __repr__(self) -> str:
         given = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__
-                          if name != "deadline" and getattr(self, name) not in (None, False))
+                          if name not in ("deadline", "attempt") and getattr(self, name) not in (None, False))
         return f"CallOptions({given})"
 
 

@@ -280,13 +280,15 @@ class OTelObserver:
 class _Seen:
     """One observed call: its span, and what went wrong (for the metric's attributes)."""
 
-    __slots__ = ("_observer", "span", "method", "errors")
+    __slots__ = ("_observer", "span", "method", "errors", "last_failure")
 
     def __init__(self, observer: OTelObserver, span: Span, method: str) -> None:
         self._observer = observer
         self.span = span
         self.method = method
         self.errors: dict[str, str] = {}
+        #: What ended the call's last attempt that failed (the next one's ``mcp.retry`` says it).
+        self.last_failure: BaseException | None = None
 
     def inject(self, params: dict[str, Any]) -> dict[str, Any]:
         carrier: dict[str, Any] = {}

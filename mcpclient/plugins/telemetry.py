@@ -10,7 +10,8 @@ never imports OpenTelemetry):
   id (``Options.on_sent``) and makes each progress notice an event; for a request the
   server sends it makes the SERVER span, outside every middleware;
 - its **middleware** adds each round's events to the call's span: an input-required round,
-  a re-send after a broken reply stream;
+  each attempt after the first (``mcp.retry``: a ``Retry``'s, or the re-send after a broken
+  reply stream, with its number and what ended the attempt before it);
 - ``opened`` and ``close`` bound the session-duration metric; ``bind`` makes the observer of
   each connection (a restart gives a new one).
 
@@ -37,8 +38,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence, Union
 
 import attrs
 
-from .._core.exceptions import StreamInterrupted
-from .._core.methods import CHANGE_NOTHING
+from .._core.exceptions import MCPError, RPCError
 from ..extensions import Extension, Message, Middleware, Next, Session
 
 if TYPE_CHECKING:
@@ -223,11 +223,18 @@ class TelemetryExtension(Extension):
         seen = _current.get()
         if seen is None or message.direction != "send" or message.kind != "request":
             return next_(message)
+        attempt = message.options.attempt
+        if attempt > 1:  # a Retry's attempt, or the re-send after a broken reply stream
+            retried: dict[str, Any] = {"mcp.request.attempt": attempt}
+            failed = seen.last_failure
+            if failed is not None:  # what ended the attempt before it
+                retried["error.type"] = str(failed.code) if isinstance(failed, RPCError) else type(failed).__qualname__
+                retried["exception.message"] = str(failed)
+            seen.event("mcp.retry", retried)
         try:
             result = next_(message)
-        except StreamInterrupted as exc:
-            if message.method in CHANGE_NOTHING:  # the conversation sends it again
-                seen.event("mcp.retry", {"error.type": type(exc).__qualname__, "exception.message": str(exc)})
+        except MCPError as exc:
+            seen.last_failure = exc
             raise
         if isinstance(result, dict) and result.get("resultType") == "input_required":
             seen.event("mcp.input_required", _input_round(result.get("inputRequests")))

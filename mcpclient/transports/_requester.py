@@ -420,7 +420,8 @@ class Requester:
         message = self.redact(f"{what}: {url} answered HTTP {response.status_code} {reason}".rstrip())
         if excerpt:
             message += f": {excerpt}"
-        return HTTPStatusError(message, status_code=response.status_code, body=excerpt, url=url)
+        return HTTPStatusError(message, status_code=response.status_code, body=excerpt, url=url,
+                               retry_after=retry_after(response.headers.get("Retry-After")))
 
     def _safe(self, url: str | None) -> str:
         return self.redact(safe_url(url or self.url))
@@ -432,8 +433,12 @@ class _Resend(Exception):
 
 
 class _Retryable(Exception):
+    """A failure that proves the request never reached the server (``error.delivered`` is false)."""
+
     def __init__(self, error: MCPError) -> None:
         super().__init__(str(error))
+        if isinstance(error, TransportError):
+            error.delivered = False
         self.error = error
 
 
