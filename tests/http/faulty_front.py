@@ -29,6 +29,8 @@ from typing import Any
 
 import attrs
 
+from tests.http.relay import _shut
+
 #: Headers of one hop only: never passed on.
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-connection", "transfer-encoding", "te", "upgrade",
                         "content-length"})
@@ -238,14 +240,6 @@ def _names(body: bytes) -> tuple[str | None, str | None]:
     params = message.get("params")
     tool = params.get("name") if method == "tools/call" and isinstance(params, dict) else None
     return method, tool
-
-
-def _shut(sock: socket.socket) -> None:
-    try:
-        sock.shutdown(socket.SHUT_RDWR)
-    except OSError:
-        pass
-    sock.close()
 
 
 __all__ = ["Drop", "FaultyFront", "Refuse"]

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
-import sys
 import warnings
 from collections import Counter
 from typing import Any
@@ -34,7 +32,7 @@ import mcp.types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
-from tests.servers.sdk_server import legacy_only_http, run_stdio
+from tests.servers.sdk_server import run_http, run_stdio
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
@@ -100,30 +98,6 @@ def build_server(legacy_only: bool = False) -> MCPServer:
     return mcp
 
 
-async def run_http(mcp: MCPServer, port: int, stateless: bool, legacy_only: bool) -> None:
-    import uvicorn
-
-    sock = socket.socket()
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", port))
-    sock.listen(128)
-    app = mcp.streamable_http_app(stateless_http=stateless)
-    if legacy_only:
-        app = legacy_only_http(app)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-
-    async def announce() -> None:
-        while not server.started:
-            await anyio.sleep(0.01)
-        sys.stdout.write(f"LISTENING http://127.0.0.1:{sock.getsockname()[1]}/mcp\n")
-        sys.stdout.flush()
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(announce)
-        await server.serve(sockets=[sock])
-        tg.cancel_scope.cancel()
-
-
 def main(argv: Any = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--transport", choices=["stdio", "streamable-http"], default="streamable-http")
@@ -135,7 +109,8 @@ def main(argv: Any = None) -> None:
     if args.transport == "stdio":
         anyio.run(run_stdio, mcp, args.legacy_only)
     else:
-        anyio.run(run_http, mcp, args.port, args.stateless, args.legacy_only)
+        args.json_response = args.event_store = False  # what sdk_server's runner reads besides
+        anyio.run(run_http, mcp, args)
 
 
 if __name__ == "__main__":
