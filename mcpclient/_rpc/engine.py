@@ -117,6 +117,19 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+def _pipe_ways(pipe: PipeTransport | None, shared_writes: bool) -> tuple[bool, bool, bool]:
+    """What the engine does with a ``PipeTransport`` (none of it with another transport):
+    whether a request sent while another thread writes is handed to that writer (not when
+    sends go out side by side, ``shared_writes``), whether a caller reads its own reply inline,
+    and whether it spins while it does (not on a machine with one CPU)."""
+    if pipe is None:
+        return False, False, False
+    batched = not shared_writes and writes_batched(type(pipe))
+    inline = reads_inline(type(pipe))
+    spin = inline and pipe.spin_reads and SPIN_READ > 0 and _cpus() > 1
+    return batched, inline, spin
+
+
 def _remaining(deadline: float | None) -> float | None:
     if deadline is None:
         return None
@@ -149,8 +162,9 @@ class Engine:
         self._lock = threading.Lock()
         # An exchange's send may last until its reply: such sends go out side by side.
         self._write_lock = None if self._exchanges is not None else threading.Lock()
-        # Requests handed to the thread writing now (see _send and batching.Outbox).
-        self._batched = self._write_lock is not None and pipe is not None and writes_batched(type(pipe))
+        # What the engine does with a pipe (see _pipe_ways): requests handed to the thread
+        # writing now (see _send and batching.Outbox), a caller reading its own reply, spinning.
+        self._batched, self._inline, self._spin = _pipe_ways(pipe, self._write_lock is None)
         self._outbox = Outbox(cast(PipeTransport, transport))
         self._inline_reader = cast(PipeTransport, transport)  # (used only where _inline says so)
         self._dead: MCPError | None = None
@@ -166,11 +180,9 @@ class Engine:
         self._in_handler = self._dispatch.handler_flag  # read on every call
         # The thread gets a weak reference, never the engine itself: a Client dropped without
         # close() must stay collectable (its finalizer then closes the transport).
-        self._inline = pipe is not None and reads_inline(type(pipe))
         self._read_token = threading.Lock()  # held by the one thread reading the transport
         self._reader_wake = threading.Event()  # a caller hands the pipe back to the reader thread
         self._inline_reads = 0  # how many calls read inline: the reader thread's sign of life
-        self._spin = pipe is not None and self._inline and pipe.spin_reads and SPIN_READ > 0 and _cpus() > 1
         self._spin_wait = 0.0  # how long spinning calls waited for their replies, on average
         self._spin_skip = 0  # calls to let go by before the next spin (see SPIN_PROBE)
         self._reader = threading.Thread(
