@@ -23,6 +23,7 @@ from ._core.exceptions import (
     HTTPStatusError,
     MCPError,
     OutputValidationError,
+    PendingInputRefused,
     ProtocolError,
     RequestCancelled,
     RequestTimeout,
@@ -42,6 +43,7 @@ from ._core.exceptions import (
 )
 from ._client.features import Task
 from ._client.pages import Page
+from ._client.pending import PendingInput
 from ._client.settings import HTTP, Handlers, Plugins, Stdio
 from ._core.cancel import CancelToken
 from ._core.retry import Retry
@@ -167,6 +169,8 @@ __all__ = [
     "Options",
     "OutputValidationError",
     "Page",
+    "PendingInput",
+    "PendingInputRefused",
     "Plugins",
     "Prompt",
     "PromptArgument",

@@ -96,8 +96,10 @@ class Options:
     nothing and the tools annotated ``readOnlyHint``/``idempotentHint``). ``retry`` is the
     call's ``mcpclient.Retry`` (None: the client's), and ``attempt`` says which send of the
     round this message is: 1, then 2, 3... for each attempt the ``Retry`` makes (each a
-    message of its own, with a new request id). For a ``"receive"`` request, ``timeout`` is
-    None and ``cancel`` is the handler's ``CancelToken``.
+    message of its own, with a new request id). ``on_input`` says who answers a 2026-07-28
+    input round: "answer" (the client's handlers, within the call) or "return" (the round's
+    result ends the call: ``call_tool(on_input="return")``). For a ``"receive"`` request,
+    ``timeout`` is None and ``cancel`` is the handler's ``CancelToken``.
     """
 
     timeout: float | None = None
@@ -110,6 +112,7 @@ class Options:
     resendable: bool = False
     retry: Retry | None = None
     attempt: int = 1
+    on_input: str = "answer"
 
 
 @attrs.frozen(kw_only=True)

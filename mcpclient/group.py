@@ -276,4 +276,5 @@ class ClientGroup:
         server, tool = self.route(name)
         if timeout is not DEFAULT:
             kwargs["timeout"] = timeout
-        return self[server].call_tool(tool, arguments, **kwargs)
+        result: t.ToolResult = self[server].call_tool(tool, arguments, **kwargs)
+        return result

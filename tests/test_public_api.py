@@ -39,6 +39,8 @@ EXPECTED = {
     "SessionLost", "SessionState",
     # A client per user key, bounded, for multi-user web apps; a retry policy (issue #48).
     "ClientPool", "Retry",
+    # A tool call that waits for a person, resumed later, in another process too (issue #48).
+    "PendingInput", "PendingInputRefused",
     # What a client is opened with, in groups (issue #47).
     "HTTP", "Handlers", "Plugins", "Stdio",
 }

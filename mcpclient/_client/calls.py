@@ -104,10 +104,22 @@ class Calls:
         result = self._conversation.call(method, params, options)
         return Page(items=structure_list(result.get(key, []), cls), next_cursor=page_cursor(result, method))
 
-    def call_tool(self, name: str, arguments: Mapping[str, Any] | None, options: CallOptions) -> t.ToolResult:
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None, options: CallOptions,
+        extra: Mapping[str, Any] | None = None,
+    ) -> t.ToolResult | dict[str, Any]:
+        """``tools/call``; ``extra`` adds to its params (a resumed call's answers and state).
+
+        With ``options.on_input == "return"`` an input round ends the call: its result comes
+        back as the server's dict (``resultType: input_required``), not a ``ToolResult``
+        (``Inputs`` makes it a ``PendingInput``)."""
         self._conversation.require("tools", "tools/call")
         params = _tool_params(name, arguments)
+        if extra:
+            params.update(extra)
         result = self._send_tool_call(params, options)
+        if options.on_input == "return" and result.get("resultType") == "input_required":
+            return result
         if result.get("resultType") == "task":  # the server made it a task: wait for the end
             budget = options.max_total if options.max_total is not None else options.timeout
             result = self._task_feature().finish(result, name, budget, options.cancel)

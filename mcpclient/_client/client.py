@@ -17,7 +17,7 @@ import os
 import threading
 import warnings
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Mapping, NoReturn, Sequence, SupportsIndex, overload
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, NoReturn, Sequence, SupportsIndex, overload
 
 import attrs
 
@@ -33,11 +33,13 @@ from ..extensions import Call, Extension, Middleware, NotificationHandler, Reque
 from ..transports.base import LEGACY, PipeTransport, Transport
 from .batch import map_tool as _map_tool
 from .calls import Calls
-from .conversation import CLOSED, OPEN, UNOPENED, Conversation, remember_era
+from .conversation import CLOSED, MAX_INPUT_ROUNDS, OPEN, UNOPENED, Conversation, remember_era
 from .elicitation import Elicitation
 from .features import Skill, SkillsFeature, Task, TasksFeature, UIResource, UIViews
 from . import handlers as answering
 from .handlers import BUILTIN_REQUESTS
+from .inputs import ON_INPUT, Inputs
+from .pending import PendingInput, check_key
 from .notifications import ROUTED_NOTIFICATIONS, Notifications
 from .pages import ALL_PAGES, Page
 from .seam import Seam, check_custom, gather, through
@@ -129,7 +131,13 @@ class Client:
         if retry is not None and not isinstance(retry, Retry):
             raise TypeError(f"retry must be a mcpclient.Retry or None, got {retry!r}")
         self._retry = retry
-        self._install(handlers or NO_HANDLERS)  # before the engine starts: a bad handler leaves nothing running
+        handlers = handlers or NO_HANDLERS
+        self._pending_key = check_key(handlers.pending_key)
+        if not handlers.pending_expiry > 0:
+            raise ValueError(f"pending_expiry must be a number of seconds above 0, got {handlers.pending_expiry!r}")
+        self._pending_expiry = float(handlers.pending_expiry)
+        self._partition = plugins.cache_partition  # whom a PendingInput is for, with the credentials
+        self._install(handlers)  # before the engine starts: a bad handler leaves nothing running
         self._wire(transport)
 
     def _wire(self, transport: Transport) -> None:
@@ -147,6 +155,8 @@ class Client:
         )
         # The features, each given what it needs; none of them refers back to the Client.
         self._calls = Calls(self._conversation, self._tasks, self._listed)
+        self._inputs = Inputs(self._conversation, self._calls, self._handlers, self._pending_key, self._pending_expiry,
+                              _owner_of(weakref.ref(self)), MAX_INPUT_ROUNDS)
         self._elicitation = Elicitation(self._handlers.url_elicitations)
         self._notices = Notifications(self._conversation, self._handlers, self._keeps_lists, self._elicitation)
         self._session = BoundSession(self._conversation, self._seam, _weak_state(self), self._timeouts, self._notices)
@@ -483,6 +493,20 @@ class Client:
             return self._calls.list_page("tools/list", t.ToolDef, cursor, self._per_call(timeout, meta))
         return t.Listing(self._calls.list_tools(self._per_call(timeout, meta)))  # through _listed
 
+    @overload
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = ..., *, timeout: float | None = ...,
+        on_progress: ProgressCallback | None = ..., max_total: float | None = ...,
+        cancel: CancelToken | threading.Event | None = ..., meta: Mapping[str, Any] | None = ...,
+        retry: Retry | None = ..., on_input: Literal["answer"] = ...,
+    ) -> t.ToolResult: ...
+    @overload
+    def call_tool(
+        self, name: str, arguments: Mapping[str, Any] | None = ..., *, timeout: float | None = ...,
+        on_progress: ProgressCallback | None = ..., max_total: float | None = ...,
+        cancel: CancelToken | threading.Event | None = ..., meta: Mapping[str, Any] | None = ...,
+        retry: Retry | None = ..., on_input: str,
+    ) -> t.ToolResult | PendingInput: ...
     def call_tool(
         self,
         name: str,
@@ -494,7 +518,8 @@ class Client:
         cancel: CancelToken | threading.Event | None = None,
         meta: Mapping[str, Any] | None = None,
         retry: Retry | None = None,
-    ) -> t.ToolResult:
+        on_input: str = "answer",
+    ) -> t.ToolResult | PendingInput:
         """Run a tool and return its ``ToolResult``.
 
         ``arguments`` is a JSON-able mapping (None sends ``{}``). A tool that fails reports
@@ -512,9 +537,18 @@ class Client:
 
         With ``apps=True`` the result is an ``apps.AppResult``: a ``ToolResult`` that renders
         as the tool's view in a live notebook.
+
+        ``on_input="return"``: when the server asks for input (an elicitation form or URL,
+        sampling, roots), the call returns a ``PendingInput`` holding the questions instead of
+        answering them with the handlers; ``resume(pending, answers)`` goes on (docs/wsgi.md).
+        With a 2026-07-28 server the call is over until then (its state travels in the
+        ``PendingInput``); with a legacy server the call stays open, held in this process, and
+        ``timeout`` then bounds the whole held call, the person's time included: give it enough.
         """
         if self._state != OPEN:
             self._ready(timeout)  # raises the error for the state
+        if on_input != "answer":
+            return self._call_returning(name, arguments, timeout, on_progress, max_total, cancel, meta, retry, on_input)
         if (timeout is DEFAULT and on_progress is None and max_total is None and cancel is None and meta is None
                 and retry is None):
             options = self._plain  # _per_call's, inline
@@ -522,10 +556,70 @@ class Client:
             options = CallOptions(self._timeouts.default if timeout is DEFAULT else timeout, max_total=max_total,
                                   on_progress=on_progress, cancel=cancel, meta=meta, retry=retry)
         result = self._calls.call_tool(name, arguments, options)
+        if not isinstance(result, t.ToolResult):  # (never: only on_input="return" gives the server's dict)
+            raise MCPError("the server asked for input where the call answers it")
+        return self._tool_result(name, arguments, result)
+
+    def _tool_result(self, name: str, arguments: Mapping[str, Any] | None, result: t.ToolResult) -> t.ToolResult:
         hooks = self._seam.tool_results  # empty unless an extension takes tool results: no Call then
         if hooks:
             result = through(hooks, Call(method="tools/call", name=name, arguments=arguments), result)
         return result
+
+    def _call_returning(
+        self, name: str, arguments: Mapping[str, Any] | None, timeout: float | None,
+        on_progress: ProgressCallback | None, max_total: float | None, cancel: CancelToken | threading.Event | None,
+        meta: Mapping[str, Any] | None, retry: Retry | None, on_input: str,
+    ) -> t.ToolResult | PendingInput:
+        if on_input not in ON_INPUT:
+            raise ValueError(f"on_input must be one of {ON_INPUT}, got {on_input!r}")
+        options = CallOptions(self._timeouts.default if timeout is DEFAULT else timeout, max_total=max_total,
+                              on_progress=on_progress, cancel=cancel, meta=meta, retry=retry, on_input="return")
+        return self._finished(name, arguments, self._inputs.call_tool(name, arguments, options))
+
+    def _finished(
+        self, name: str, arguments: Mapping[str, Any] | None, outcome: t.ToolResult | PendingInput
+    ) -> t.ToolResult | PendingInput:
+        if isinstance(outcome, PendingInput):
+            return outcome
+        return self._tool_result(name, arguments, outcome)
+
+    def resume(
+        self,
+        pending: PendingInput,
+        answers: Any,
+        *,
+        timeout: float | None = DEFAULT,
+        on_progress: ProgressCallback | None = None,
+        max_total: float | None = None,
+        cancel: CancelToken | threading.Event | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> t.ToolResult | PendingInput:
+        """Go on with a call that waits for a person: ``pending`` is what
+        ``call_tool(..., on_input="return")`` (or an earlier ``resume``) returned, or
+        ``PendingInput.from_json(text)`` read back; returns the ``ToolResult``, or another
+        ``PendingInput`` when the server asks again.
+
+        ``answers`` answers each question as its handler would (an elicitation: an
+        ``ElicitationResult`` or a dict with ``action`` and ``content``; sampling: a
+        ``CreateMessageResult``; roots: a list of ``Root`` or URIs): a mapping from each
+        question's key, or for one question its answer alone. An answer that does not fit
+        (a form answer that breaks its schema) raises ``ValueError`` and sends nothing.
+
+        Before anything is sent, the state is checked: signed with this client's
+        ``Handlers(pending_key=...)`` (for one read from JSON), not expired, made for this
+        server and for these credentials; else ``PendingInputRefused``. A 2026-07-28 call is
+        sent again once, with the answers and the server's ``requestState``, through the
+        middleware and the policy gate like any call (``timeout``, ``cancel``... are this
+        step's). A legacy call is held in the process that made it: only its client resumes it
+        there, and the wait goes on by the held call's own deadline and cancel.
+        """
+        self._ready(timeout)
+        options = CallOptions(self._timeouts.default if timeout is DEFAULT else timeout, max_total=max_total,
+                              on_progress=on_progress, cancel=cancel,
+                              meta=meta if meta is not None else getattr(pending, "meta", None), on_input="return")
+        outcome = self._inputs.resume(pending, answers, options)
+        return self._finished(pending.name, pending.arguments, outcome)
 
     map_tool = _map_tool
 
@@ -806,6 +900,25 @@ def _plugins(plugins: Plugins | None, old: Mapping[str, Any]) -> Plugins:
     if old:
         plugins = respell("Client()", {"plugins": plugins}, old, groups=("plugins",))["plugins"]
     return plugins or NO_PLUGINS
+
+
+def _owner_of(client_ref: weakref.ref[Client]) -> Callable[[], str | None]:
+    """Whom the client's credentials (and ``cache_partition``) make it, as ``Credentials.owner``."""
+
+    def owner() -> str | None:
+        client = client_ref()
+        if client is None:
+            return None
+        partition = client._partition
+        scope = None
+        if partition is not None:
+            from ..cache import resolve_partition
+
+            resolved = resolve_partition(partition)
+            scope = resolved.scope if resolved is not None else None
+        return client.transport.about.credentials.owner(scope)
+
+    return owner
 
 
 def _discoveries(cache: Any, partition: Any) -> Discoveries | None:

@@ -643,7 +643,8 @@ class Conversation:
         self, method: str, base: dict[str, Any] | None, result: dict[str, Any], options: CallOptions
     ) -> dict[str, Any] | None:
         """The params of the call's next round, with the answers to the server's input
-        requests; None when ``result`` ends the call (complete, or a task the caller waits for)."""
+        requests; None when ``result`` ends the call (complete, a task the caller waits for, or
+        an input round the caller answers itself: ``on_input="return"``)."""
         kind = result.get("resultType", "complete")
         if kind == "complete" or (kind == "task" and method in modern.TASK_METHODS):
             return None  # a task is waited for by the caller (Calls, through the tasks feature)
@@ -651,6 +652,8 @@ class Conversation:
             raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
         if method not in modern.INPUT_REQUIRED_METHODS:
             raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
+        if options.on_input == "return":
+            return None  # the caller answers, later (Client.resume): the round ends the call
         retry = dict(base or {})
         requests = result.get("inputRequests")
         if requests is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import attrs
 
@@ -13,8 +13,11 @@ from .._core import bounded as _bounded
 from .._core.cancel import Cancel, CancelToken, linked_token
 from .._core.exceptions import ProtocolError, RPCError, method_not_found
 from .._protocol.wire import structure, unstructure
-from .elicitation import PendingElicitations, check_form_answer
+from .elicitation import PendingElicitations, check_form_answer, form_answer_problems
 from .seam import Seam
+
+if TYPE_CHECKING:
+    from .holding import Hold
 
 __all__ = ["BUILTIN_REQUESTS", "Handlers"]
 
@@ -27,6 +30,11 @@ NotificationHandler = Callable[[str, "dict[str, Any]"], None]
 ELICITATION_MODES = ("form", "url")
 #: The server requests the client answers itself: no custom handler may claim them.
 BUILTIN_REQUESTS = frozenset({"ping", "sampling/createMessage", "elicitation/create", "roots/list"})
+#: The legacy server requests a held call (``call_tool(on_input="return")``) passes to its
+#: caller: a person's answers. ``roots/list`` is the client's own, asked at any time.
+HELD_REQUESTS = frozenset({"sampling/createMessage", "elicitation/create"})
+#: What an elicitation's answer may do.
+ELICITATION_ACTIONS = ("accept", "decline", "cancel")
 
 
 def _takes_token(fn: Callable[..., Any]) -> bool:
@@ -68,6 +76,9 @@ class Handlers:
         #: The server that asks (its serverInfo), set when the session opens: each sampling and
         #: elicitation request carries it, so a handler can tell the person who asks.
         self.server: t.Implementation | None = None
+        #: The legacy call held for a person now (``holding.Hold``): the server's elicitation
+        #: and sampling requests wait there for ``Client.resume``; None: the handlers answer.
+        self.held: Hold | None = None
 
     def set_sampling(self, fn: SamplingHandler | None, *, tools: bool = False) -> None:
         self.sampling = None if fn is None else _Handler(fn)
@@ -103,6 +114,9 @@ class Handlers:
     def handle(self, method: str, params: dict[str, Any], token: CancelToken) -> Any:
         if method == "ping":
             return {}
+        held = self.held
+        if held is not None and method in HELD_REQUESTS:
+            return held.ask(method, params, token)
         if method == "sampling/createMessage":
             return self._sample(params, token)
         if method == "elicitation/create":
@@ -140,6 +154,56 @@ class Handlers:
                         f"{detail if isinstance(detail, str) else exc.message}{advice}"
                     ) from exc
         return responses
+
+    def given(self, key: str, method: str, params: dict[str, Any], answer: Any) -> Any:
+        """The wire answer to the server's request ``method`` (``params``) from ``answer``, what
+        the matching handler may return: an ``ElicitationResult`` or a dict with ``action``
+        (and ``content``), a ``CreateMessageResult`` or its dict, roots as a list of ``Root``
+        or URIs. Raises ``ValueError`` (naming the question ``key``) for an answer that does
+        not fit, a form answer that breaks the form's schema included: nothing is sent then."""
+        if method == "elicitation/create":
+            return self._given_elicitation(key, params, answer)
+        if method == "sampling/createMessage":
+            try:
+                return _as_result(answer, t.CreateMessageResult)
+            except TypeError as exc:
+                raise ValueError(f"the answer to {key!r} (sampling): {exc}") from None
+        if method == "roots/list":
+            if isinstance(answer, dict) and isinstance(answer.get("roots"), list):
+                return answer
+            if isinstance(answer, (str, t.Root)) or not isinstance(answer, (list, tuple)):
+                raise ValueError(f"the answer to {key!r} (roots) is a list of Root or file:// URIs, got "
+                                 f"{type(answer).__name__}")
+            roots = [root if isinstance(root, t.Root) else t.Root(uri=str(root)) for root in answer]
+            return {"roots": [unstructure(root) for root in roots]}
+        if isinstance(answer, dict):
+            return answer  # a request of an extension's: its answer as the wire has it
+        raise ValueError(f"the answer to {key!r} ({method}) must be a dict, got {type(answer).__name__}")
+
+    def _given_elicitation(self, key: str, params: dict[str, Any], answer: Any) -> dict[str, Any]:
+        try:
+            result = dict(_as_result(answer, t.ElicitationResult))
+        except TypeError as exc:
+            raise ValueError(f"the answer to {key!r} (elicitation): {exc}") from None
+        if result.get("action") not in ELICITATION_ACTIONS:
+            raise ValueError(f"the answer to {key!r} needs an action among {ELICITATION_ACTIONS}, "
+                             f"got {_bounded.excerpt(result.get('action'), 40)}")
+        mode = params.get("mode", "form")
+        if mode == "url":
+            result.pop("content", None)  # a URL-mode answer carries no content
+            elicitation_id = params.get("elicitationId")
+            if isinstance(elicitation_id, str) and elicitation_id:
+                self.url_elicitations.expect(elicitation_id)
+            return result
+        schema = params.get("requestedSchema")
+        if result["action"] == "accept" and isinstance(schema, dict):
+            result["content"] = _with_defaults(schema, result.get("content") or {})
+            problems = form_answer_problems(schema, result["content"])
+            if problems:
+                raise ValueError(f"the answer to {key!r} does not fit its form: {'; '.join(problems)}")
+        elif result["action"] != "accept":
+            result.pop("content", None)
+        return result
 
     def _sample(self, params: dict[str, Any], token: CancelToken) -> Any:
         handler = self.sampling

@@ -156,7 +156,7 @@ def message_options(options: CallOptions) -> Options:
     return Options(
         timeout=options.timeout, max_total=options.remaining(), on_progress=options.on_progress,
         cancel=options.cancel, meta=options.meta, on_sent=options.on_sent, headers=options.headers,
-        resendable=options.resendable, retry=options.retry, attempt=options.attempt,
+        resendable=options.resendable, retry=options.retry, attempt=options.attempt, on_input=options.on_input,
     )
 
 
@@ -166,7 +166,7 @@ def call_options(options: Options) -> CallOptions:
     return CallOptions(
         options.timeout, max_total=options.max_total, on_progress=options.on_progress, cancel=options.cancel,
         meta=options.meta, on_sent=options.on_sent, headers=options.headers, resendable=options.resendable,
-        retry=options.retry, attempt=options.attempt,
+        retry=options.retry, attempt=options.attempt, on_input=options.on_input,
     )
 
 

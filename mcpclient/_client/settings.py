@@ -57,6 +57,13 @@ class Handlers:
     sees every notification. Each runs on a dispatch thread. None: not answered (sampling gets
     -32601, elicitation is declined). The setters (``Client.set_sampling_handler``...) change
     them later. See docs/handlers.md.
+
+    ``pending_key`` (bytes or text, 16 bytes at least; its repr is hidden) signs the JSON of a
+    ``PendingInput`` (``call_tool(on_input="return")``: a question the server asks a person,
+    answered later with ``Client.resume``), so that another process of the app may resume it
+    and a tampered or foreign one is refused. Keep it secret, the same in every worker (a
+    Django ``SECRET_KEY``-like setting). Without it ``PendingInput.to_json()`` raises.
+    ``pending_expiry`` is how many seconds a ``PendingInput`` may be resumed (15 minutes).
     """
 
     sampling: Callable[..., Any] | None = None
@@ -65,6 +72,8 @@ class Handlers:
     elicitation_modes: Sequence[str] = ("form",)
     roots: Sequence[t.Root | str] | None = None
     notification: Callable[[str, dict[str, Any]], None] | None = None
+    pending_key: bytes | str | None = attrs.field(default=None, repr=lambda key: "None" if key is None else "'***'")
+    pending_expiry: float = 900.0
 
 
 @attrs.frozen(kw_only=True)

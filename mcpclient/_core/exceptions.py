@@ -14,6 +14,7 @@ The hierarchy::
     │   └── TokenRequestError     the token endpoint refused (``error``, ``error_description``)
     ├── SubscriptionError         a 2026 server did not acknowledge a resource subscription
     ├── ClientClosedError         the client was closed (by you) before or during the call
+    ├── PendingInputRefused       also a ValueError: a PendingInput that resume must not send (nothing was)
     ├── ProtocolError             the server sent something that breaks the protocol
     │   ├── OutputValidationError   structured tool output does not match its outputSchema
     │   └── SkillVerificationError  a skill file does not match its listing; never used
@@ -61,6 +62,7 @@ __all__ = [
     "HTTPStatusError",
     "MCPError",
     "OutputValidationError",
+    "PendingInputRefused",
     "ProtocolError",
     "RegistrationError",
     "TokenRequestError",
@@ -235,6 +237,12 @@ class ClientClosedError(MCPError):
 
     def __init__(self, message: str = "mcp: client closed") -> None:
         super().__init__(message)
+
+
+class PendingInputRefused(MCPError, ValueError):
+    """``Client.resume`` refused a ``PendingInput``, and sent nothing: it was tampered with,
+    made with another key, for another server or other credentials, it expired, or (legacy
+    era) its call is held in another process or is over. Start the call again."""
 
 
 class ProtocolError(MCPError):

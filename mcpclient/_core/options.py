@@ -33,11 +33,13 @@ class CallOptions:
     ``on_progress``, ``on_sent``, ``meta``, ``headers`` and ``resendable`` are the call's.
     ``retry`` is the call's ``Retry`` (None: the client's); ``attempt``
     counts the sends of one round (1 for the first; a retry's copy says which it is).
+    ``on_input`` says who answers the server's input rounds: "answer" (the handlers, within
+    the call) or "return" (an input round ends the call, for the caller to resume).
     Never changed once made: ``resending()`` and ``attempting()`` give marked copies.
     """
 
     __slots__ = ("timeout", "max_total", "deadline", "on_progress", "cancel", "meta", "on_sent", "headers",
-                 "resendable", "retry", "attempt")
+                 "resendable", "retry", "attempt", "on_input")
 
     def __init__(
         self,
@@ -52,6 +54,7 @@ class CallOptions:
         resendable: bool = False,
         retry: Retry | None = None,
         attempt: int = 1,
+        on_input: str = "answer",
     ) -> None:
         self.timeout = timeout
         self.max_total = max_total
@@ -64,6 +67,7 @@ class CallOptions:
         self.resendable = resendable
         self.retry = retry
         self.attempt = attempt
+        self.on_input = on_input
 
     def remaining(self) -> float | None:
         """Seconds left of ``max_total`` (never below zero); None without a cap."""
@@ -106,7 +110,7 @@ class CallOptions:
 
     def __repr__(self) -> str:
         given = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__
-                          if name not in ("deadline", "attempt") and getattr(self, name) not in (None, False))
+                          if name not in ("deadline", "attempt") and getattr(self, name) not in (None, False, "answer"))
         return f"CallOptions({given})"
 
 

@@ -142,6 +142,11 @@ line to it: ``{"event": "slow_started"|"slow_cancelled"|"slow_finished",
 "request_id": ..., "pid": ...}`` and ``{"event": "counter", "value": N}``.
 The same events are always logged to stderr as ``EVENT {json}`` lines.
 
+Requests file
+-------------
+If ``SDK_SERVER_REQUESTS`` names a file, the server appends one JSON object per request it
+receives: ``{"method", "name" (a tool call's), "inputResponses", "requestState"}``.
+
 Spans file
 ----------
 If ``SDK_SERVER_SPANS`` names a file, the server installs an OpenTelemetry SDK tracer
@@ -508,6 +513,18 @@ def build_server(legacy_only: bool) -> MCPServer:
         lowlevel.create_initialization_options,
         NotificationOptions(prompts_changed=True, resources_changed=True, tools_changed=True),
     )
+
+    if os.environ.get("SDK_SERVER_REQUESTS"):
+
+        async def record_request(ctx: Any, call_next: Any) -> Any:
+            params = ctx.params if isinstance(getattr(ctx, "params", None), dict) else {}
+            with open(os.environ["SDK_SERVER_REQUESTS"], "a", encoding="utf-8") as f:
+                f.write(json.dumps({"method": ctx.method, "name": params.get("name"),
+                                    "inputResponses": params.get("inputResponses"),
+                                    "requestState": params.get("requestState")}, sort_keys=True, default=str) + "\n")
+            return await call_next(ctx)
+
+        mcp.middleware.insert(0, record_request)
 
     if legacy_only:
 
