@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from mcpclient import (
+    ClientPool,
     ConnectionClosed,
     HTTPStatusError,
     Retry,
@@ -38,7 +39,7 @@ def test_the_defaults_are_those_of_the_docs():
     retry = Retry()
     assert (retry.attempts, retry.backoff, retry.backoff_max, retry.jitter) == (3, 0.5, 10.0, 0.25)
     assert retry.statuses == {429, 503} and retry.codes == frozenset() and retry.total is None
-    assert retry.idempotent is False
+    assert retry.idempotent is False and retry.retry_after_max == 60.0
 
 
 @pytest.mark.parametrize("bad", [{"attempts": 0}, {"backoff": -1}, {"backoff_max": -0.5}, {"jitter": 1.5},
@@ -164,3 +165,25 @@ def test_a_shared_clients_retry_is_also_each_clients_own():
         shared.close()
     with pytest.raises(ValueError, match="mcpclient.Retry"):
         SharedClient(RETRY_SERVER, retry="sometimes")
+
+
+def open_for(key: str):
+    """A ClientPool factory (module level: the pool pickles as it)."""
+    return connect(RETRY_SERVER, timeout=20)
+
+
+def test_a_pools_retry_sends_a_call_again_on_a_new_server_for_the_key():
+    pool = ClientPool(open_for, retry=Retry(attempts=2, backoff=0.0))
+    try:
+        handle = pool.get("ann")
+        handle.list_tools()
+        with pool.client("ann") as first:
+            pid = first.transport.pid
+        os.kill(pid, signal.SIGKILL)
+        wait_for(lambda: first.transport.returncode is not None, timeout=20)
+        assert handle.call_tool("lookup", {"key": "k"}).content[0].text == "value of k"  # readOnlyHint
+        with pool.client("ann") as client:
+            assert client.transport.pid != pid, "sent again to the key's new server"
+    finally:
+        pool.close()
+

@@ -117,9 +117,10 @@ class HTTP:
     ``requests`` auth (``mcpclient.OAuth``, HTTP Basic...); ``token_provider`` (a function, or
     an object with ``token()``) gives a bearer token, sent in ``auth_header`` (default
     ``Authorization``); ``session`` is a ``requests.Session`` to send through (its proxies,
-    ``verify`` and certificates); ``max_retries`` retries a request that never reached the
-    server. ``keep_session=True`` leaves a legacy Streamable HTTP session open on ``close()``
-    so that another client can ``resume`` it (docs/reliability.md). See docs/auth.md.
+    ``verify`` and certificates); ``max_retries=N`` spells ``retry=Retry(attempts=N + 1)``
+    (give one or the other; a transport made by hand retries inside itself instead).
+    ``keep_session=True`` leaves a legacy Streamable HTTP session open on ``close()`` so that
+    another client can ``resume`` it (docs/reliability.md). See docs/auth.md.
     """
 
     headers: Mapping[str, str] | None = attrs.field(default=None, repr=_names_only)

@@ -29,8 +29,8 @@ log = logging.getLogger("mcpclient")
 
 T = TypeVar("T")
 
-#: The longest ``Retry-After`` honoured, in seconds: a server asking for more (or a call with
-#: no time limit) gets the error at once, rather than a wait nobody expects.
+#: The longest ``Retry-After`` a ``Retry`` honours unless told (``retry_after_max``), in
+#: seconds: a server asking for more gets the error at once, rather than a wait nobody expects.
 RETRY_AFTER_MAX = 60.0
 
 
@@ -60,8 +60,8 @@ class Retry:
     ``attempts`` is the most a call is sent, the first included. The pause before each further
     attempt is ``backoff`` seconds, doubled each time up to ``backoff_max``, less up to
     ``jitter`` of it at random (so that clients that failed together do not come back
-    together); a server's ``Retry-After`` replaces it (one over ``RETRY_AFTER_MAX``, 60 s,
-    fails the call at once).
+    together); a server's ``Retry-After`` replaces it (one over ``retry_after_max``, 60 s by
+    default, fails the call at once).
 
     What is transient: a connection error (refused, dropped, a reply stream that broke), an
     HTTP status of ``statuses`` (429 and 503), a JSON-RPC error code of ``codes`` (none by
@@ -92,6 +92,7 @@ class Retry:
     codes: frozenset[int] = attrs.field(default=frozenset(), converter=_codes)
     total: float | None = attrs.field(default=None, validator=_at_least(0.0))
     idempotent: bool = False
+    retry_after_max: float = attrs.field(default=RETRY_AFTER_MAX, validator=_at_least(0.0))
 
     def new(self, **changes: Any) -> Retry:
         """A copy with ``changes`` (``client_retry.new(idempotent=True)`` for one call)."""
@@ -150,7 +151,7 @@ def resend(
         asked = getattr(error, "retry_after", None)
         pause = retry.pause(attempt, asked)
         left = until.remaining()
-        if (asked is not None and asked > RETRY_AFTER_MAX) or (left is not None and pause >= left):
+        if (asked is not None and asked > retry.retry_after_max) or (left is not None and pause >= left):
             log.info("%s failed (%s); no time for attempt %d (%.2fs away)", what, error, attempt + 1, pause)
             raise error
         log.info("%s failed (%s); attempt %d of %d in %.2fs", what, error, attempt + 1, retry.attempts, pause)

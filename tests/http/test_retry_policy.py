@@ -160,6 +160,23 @@ def test_a_json_rpc_error_code_chosen_as_transient_is_sent_again(front):
             client.call_tool("busy", {"key": "other", "times": 1})
 
 
+def test_a_calls_own_retry_replaces_the_clients(front):
+    with connect(front.url(), timeout=20, retry=QUICK.new(codes={BUSY})) as client:
+        client.list_tools()
+        before = ran(client)
+        with pytest.raises(RPCError):  # one attempt: the client's policy does not apply
+            client.call_tool("busy", {"key": "once", "times": 1}, retry=Retry(attempts=1))
+        assert runs_of(client, "busy", before) == 1
+
+
+def test_the_opening_is_sent_again_too(front, server):
+    opening = "server/discover" if "--stateless" in server.proc.args else "initialize"
+    front.fault(opening, Refuse(503, "0"))
+    with connect(front.url(), timeout=20, http=HTTP(max_retries=1)) as client:
+        assert client.call_tool("lookup", {"key": "k"}).content[0].text == "value of k"
+    assert front.seen(opening)[:2] == ["refused 503", "passed"]
+
+
 def test_each_attempt_is_a_request_of_its_own_through_the_middleware(front):
     seen: list[tuple[str, int]] = []
     ids: list[object] = []
@@ -229,6 +246,18 @@ def test_a_pause_past_the_calls_timeout_is_not_taken(front):
             client.call_tool("lookup", {"key": "k"})
         assert time.monotonic() - started < 10
         assert front.seen("tools/call", "lookup") == ["refused 503", "refused 503"]
+
+
+def test_a_retry_after_past_the_policys_limit_is_not_waited_for(front):
+    with connect(front.url(), timeout=120, retry=LONG.new(retry_after_max=5.0)) as client:
+        client.list_tools()
+        front.fault("tools/call", Refuse(503, "30"), tool="lookup")  # 30 s asked, 5 s allowed, 120 s left
+        started = time.monotonic()
+        with pytest.raises(HTTPStatusError) as caught:
+            client.call_tool("lookup", {"key": "k"})
+        assert time.monotonic() - started < 10 and caught.value.retry_after == 30.0
+        front.fault("tools/call", Refuse(503, "0"), tool="lookup")  # within it: waited for, sent again
+        assert client.call_tool("lookup", {"key": "k"}).content[0].text == "value of k"
 
 
 def test_a_total_shorter_than_the_pause_gives_up_at_once(front):
