@@ -15,6 +15,7 @@ from . import ai
 from . import types as t
 from ._build.open import Target, credentials_of, opening
 from ._build.process_local import ProcessLocal, error_line
+from ._build.reopening import RetryOption, check_retry, policy_of
 from ._build.shared import call_bounds, open_within, release_inherited, safe_tool, server_of
 from ._build.travel import check_travels, made, option_items, received
 from ._client.batch import map_tool as _map_tool
@@ -32,8 +33,9 @@ class SharedGroup:
     """A process-aware ``ClientGroup``: create it once (``SharedGroup.from_config(...)``).
 
     ``servers`` and keyword arguments are ``ClientGroup``'s. ``retry`` is as for
-    ``SharedClient``: "fail" (default) or "safe" (retry once the tool calls whose annotations
-    say they are read-only or idempotent, and listings).
+    ``SharedClient`` after a dead server: "fail" (default) or "safe" (retry once the tool calls
+    whose annotations say they are read-only or idempotent, and listings), or a
+    ``mcpclient.Retry`` (once, and any tool call when it says ``idempotent``).
 
     Pickles as its servers and options, like ``SharedClient``: a worker process that
     receives it opens its own group on first use, one per process.
@@ -42,11 +44,10 @@ class SharedGroup:
     #: A dead server is replaced by the next call: ``map_tool`` fails that item, not the batch.
     reopens_connections = True
 
-    def __init__(self, servers: Mapping[str, Target], *, retry: str = "fail", **options: Any) -> None:
-        if retry not in ("fail", "safe"):
-            raise ValueError(f"retry must be 'fail' or 'safe', got {retry!r}")
+    def __init__(self, servers: Mapping[str, Target], *, retry: RetryOption = "fail", **options: Any) -> None:
         self.servers = dict(servers)
-        self.retry = retry
+        self.retry = check_retry(retry)
+        self._policy = policy_of(retry)
         self._options = opening("SharedGroup()", options, own=GROUP_OPTIONS)
         #: What each server's client sends (the one account of each): no health answer shows it.
         self._credentials = [credentials_of(target, self._options) for target in self.servers.values()]
@@ -69,7 +70,7 @@ class SharedGroup:
     @classmethod
     def from_config(
         cls, path: Any = None, *, names: Sequence[str] | None = None, trust_project: bool = False,
-        retry: str = "fail", **options: Any,
+        retry: RetryOption = "fail", **options: Any,
     ) -> SharedGroup:
         """The servers of a config file (see ``ClientGroup.from_config``), read now, opened
         on first use in each process."""
@@ -122,7 +123,7 @@ class SharedGroup:
             tools = group.list_tools(**kwargs)
         except ConnectionClosed as exc:
             self._holder.discard(group, exc)
-            if self.retry != "safe":
+            if self._policy is None or not self._policy.allows(exc, changes_nothing=True):
                 raise
             group, kwargs = open_within(self._holder, kwargs, self._timeout)
             tools = group.list_tools(**kwargs)
@@ -138,12 +139,12 @@ class SharedGroup:
             return group.call_tool(name, arguments, **options)
         except ConnectionClosed as exc:
             self._holder.discard(group, exc)
-            if self.retry != "safe":
+            if self._policy is None or not self._policy.transient(exc):
                 raise
             fresh, options = open_within(self._holder, options, self._timeout)
-            if name not in self._safe:
+            if not self._policy.idempotent and name not in self._safe:
                 self._safe.update({tool.name: safe_tool(tool) for tool in fresh.list_tools()})
-            if not self._safe.get(name, False):
+            if not self._policy.allows(exc, changes_nothing=self._safe.get(name, False)):
                 raise
             return fresh.call_tool(name, arguments, **options)
 

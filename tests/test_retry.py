@@ -23,6 +23,7 @@ from mcpclient import (
     Retry,
     RPCError,
     SharedClient,
+    SharedGroup,
     StreamInterrupted,
     TransportError,
     connect,
@@ -187,3 +188,22 @@ def test_a_pools_retry_sends_a_call_again_on_a_new_server_for_the_key():
     finally:
         pool.close()
 
+
+
+@pytest.mark.parametrize("spelling", ["safe", Retry(attempts=2, backoff=0.0)], ids=["safe", "Retry"])
+def test_a_shared_groups_retry_after_a_dead_server(spelling):
+    shared = SharedGroup({"r": RETRY_SERVER}, retry=spelling, timeout=20)
+    try:
+        shared.list_tools()
+        first = shared.get().clients["r"]
+        os.kill(first.transport.pid, signal.SIGKILL)
+        wait_for(lambda: first.transport.returncode is not None, timeout=20)
+        assert shared.call_tool("r__lookup", {"key": "g"}).content[0].text == "value of g"  # readOnlyHint
+        second = shared.get().clients["r"]
+        assert second is not first
+        os.kill(second.transport.pid, signal.SIGKILL)
+        wait_for(lambda: second.transport.returncode is not None, timeout=20)
+        with pytest.raises(ConnectionClosed):  # destructiveHint: never sent twice
+            shared.call_tool("r__append", {"item": "g"})
+    finally:
+        shared.close()
