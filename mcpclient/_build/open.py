@@ -15,6 +15,7 @@ import ipaddress
 import logging
 import os
 import urllib.parse
+import warnings
 from typing import Any, Callable, Collection, Mapping, Sequence, Union
 
 import attrs
@@ -22,9 +23,11 @@ import attrs
 from .. import types as t
 from .._client.client import DEFAULT, DEFAULT_TIMEOUT, Client
 from .._client.settings import HTTP, OLD_KEYWORDS, Handlers, Plugins, Stdio, respell
+from .._core.call_checks import first_frame_outside
 from .._core.credentials import Credentials
 from .._core.exceptions import HTTPStatusError, MCPError, RPCError
 from .._core.retry import Retry
+from .._core.text import clean
 from ..extensions import Extension, Middleware
 from ..transports.base import Transport
 from ..transports.stdio import StdioTransport
@@ -97,7 +100,7 @@ def connect(
     """Connect to an MCP server and return an initialized ``Client`` (close it when done).
 
     ``target`` is an ``https://`` URL (``http://`` is fine to a loopback address such as
-    127.0.0.1 or localhost; to any other host it logs a warning), a command as a list of
+    127.0.0.1 or localhost; to any other host it warns: a ``UserWarning``), a command as a list of
     strings (started with ``StdioTransport``, never through a shell), a ``Transport`` or a
     config entry (``config.ServerConfig``). A URL is tried with Streamable HTTP first; if the
     initialize POST is answered 400, 404 or 405, the deprecated HTTP+SSE transport is tried at
@@ -295,7 +298,11 @@ def describe_target(target: Target) -> str:
 
 def _warn_if_plain_http(url: str) -> None:
     """Plain http is fine on this machine (nothing crosses a network); to any other host it
-    carries requests and credentials in clear text: say so, once per connect()."""
+    carries requests and credentials in clear text: say so, once per connect().
+
+    A ``UserWarning``, not a log record: the application can avoid it (use https), and a
+    log record would reach no one where logging is not configured (mcpclient's logger has a
+    ``NullHandler``). Python shows it once per line of the caller's code that connects."""
     parts = urllib.parse.urlsplit(url)
     if parts.scheme.lower() != "http":
         return
@@ -307,7 +314,8 @@ def _warn_if_plain_http(url: str) -> None:
             return
     except ValueError:
         pass
-    log.warning(
-        "connecting to %s over plain http: requests and any credentials travel unencrypted; "
-        "use https for a server that is not on this machine", parts.hostname,
+    warnings.warn(
+        f"mcpclient: connecting to {clean(host, None)} over plain http: requests and any credentials "
+        "travel unencrypted; use https for a server that is not on this machine",
+        UserWarning, stacklevel=first_frame_outside(),
     )

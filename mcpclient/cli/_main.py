@@ -12,6 +12,7 @@ import re
 import shlex
 import sys
 import time
+import warnings
 from typing import Any, Callable, Sequence, TextIO
 
 import attrs
@@ -674,9 +675,25 @@ def main(argv: Sequence[str] | None = None, *, stdout: TextIO | None = None, std
         shown.setFormatter(CleanFormatter("mcpclient: warning: %(message)s"))
         logging.getLogger("mcpclient").addHandler(shown)
     try:
-        return _run(_Run(args, command, out, err))
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning(err, warnings.showwarning)
+            return _run(_Run(args, command, out, err))
     finally:
         logging.getLogger("mcpclient").removeHandler(shown)
+
+
+def _show_warning(err: TextIO, others: Callable[..., None]) -> Callable[..., None]:
+    """Python's ``showwarning`` for a run: mcpclient's own warnings (plain http to another
+    host, say) as ``mcpclient: warning: ...`` lines, like its log's; others as Python shows them."""
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: TextIO | None = None, line: str | None = None) -> None:
+        text = str(message)
+        if not text.startswith("mcpclient: "):
+            others(message, category, filename, lineno, file, line)
+            return
+        _say(err, f"warning: {text.removeprefix('mcpclient: ')}")
+
+    return show
 
 
 def _run(run: _Run) -> int:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+import warnings
+from urllib.parse import urlsplit
 
 import pytest
 import responses
@@ -30,19 +32,19 @@ def test_connect_refuses_a_plain_string_command():
 
 
 def test_connect_falls_back_only_on_400_404_405_and_reports_both_failures(rsps):
-    rsps.add(responses.POST, "http://old.test/mcp", status=404, body="not here")
-    rsps.add(responses.GET, "http://old.test/mcp", status=404, body="nothing either")
+    rsps.add(responses.POST, "https://old.test/mcp", status=404, body="not here")
+    rsps.add(responses.GET, "https://old.test/mcp", status=404, body="nothing either")
     with pytest.raises(HTTPStatusError) as info:
-        mcpclient.connect("http://old.test/mcp", timeout=5, protocol="legacy")
+        mcpclient.connect("https://old.test/mcp", timeout=5, protocol="legacy")
     assert info.value.status_code == 404
     fallback = info.value.__cause__  # the HTTP+SSE attempt's own failure
     assert isinstance(fallback, HTTPStatusError) and "opening the SSE stream failed" in str(fallback)
 
 
 def test_connect_does_not_fall_back_on_a_500(rsps):
-    rsps.add(responses.POST, "http://broken.test/mcp", status=500, body="oops")
+    rsps.add(responses.POST, "https://broken.test/mcp", status=500, body="oops")
     with pytest.raises(HTTPStatusError) as info:
-        mcpclient.connect("http://broken.test/mcp", timeout=5, protocol="legacy")
+        mcpclient.connect("https://broken.test/mcp", timeout=5, protocol="legacy")
     assert info.value.status_code == 500
     assert not [call for call in rsps.calls if call.request.method == "GET"]
 
@@ -96,8 +98,15 @@ def test_the_sse_transport_reports_an_http_error_on_open(rsps):
     ("http://localhost:9/mcp", False),
     ("http://[::1]:9/mcp", False),
 ])
-def test_connect_warns_about_plain_http_to_another_host(rsps, caplog, url, warned):
+def test_connect_warns_about_plain_http_to_another_host(rsps, url, warned):
+    """A ``UserWarning`` naming the caller's line (a log record reached no one: mcpclient's
+    logger has only a NullHandler); loopback addresses, where nothing crosses a network, none."""
     rsps.add(responses.POST, url, status=500, body="oops")  # no request leaves this machine
-    with caplog.at_level("WARNING", logger="mcpclient"), pytest.raises(HTTPStatusError):
+    with warnings.catch_warnings(record=True) as caught, pytest.raises(HTTPStatusError):
+        warnings.simplefilter("always")
         mcpclient.connect(url, timeout=5, protocol="legacy")
-    assert any("plain http" in r.getMessage() for r in caplog.records) is warned
+    plain = [w for w in caught if "plain http" in str(w.message)]
+    assert len(plain) == (1 if warned else 0), [str(w.message) for w in caught]
+    if warned:
+        assert plain[0].category is UserWarning and plain[0].filename == __file__
+        assert str(plain[0].message).startswith(f"mcpclient: connecting to {urlsplit(url).hostname} over plain http")
