@@ -4,7 +4,7 @@ Each module under ``mcpclient/`` is parsed with ``ast`` (never imported), and ev
 statement found anywhere in it counts: at module level, inside a function, under
 ``if TYPE_CHECKING:``. A lazy import that closes a loop is still a loop, so the checker fails
 on any import cycle, and on any arrow that points up the layers below (docs/architecture.md,
-"The layers").
+"The house").
 """
 
 from __future__ import annotations
