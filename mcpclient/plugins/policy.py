@@ -540,23 +540,34 @@ class PolicyGate(Extension):
 
     def _annotations(self, name: str, budget: CallTime) -> Mapping[str, Any] | None:
         """The tool's annotations as the server lists them (``{}``: none), listing the tools
-        when it has not seen the tool; None when the server does not list it."""
+        when it has not seen the tool; None when the server does not list it, or the listing
+        failed. A listing ended by the call's own end raises that end."""
         with self._lock:
             if name in self._tools:
                 return self._tools[name]
         session = self._session
         if session is None:
             return None
+        shown = clean(json.dumps(name, ensure_ascii=False), 120)
         cursor: str | None = None
         for _ in range(100):  # a server that pages forever is not believed further
+            # A listing ended by the call's own end (its time, its cancel, close(), the
+            # connection's death) ends the call so, unsent: not as "no annotations", which a
+            # rule would judge, refusing a call that no longer exists.
             try:
                 result = session.request("tools/list", {"cursor": cursor} if cursor else None,
                                          options=budget.request_options("tools/list"))
-            except RequestTimeout:
-                raise  # the call's own time is spent: it ends here, unsent
+            except RequestTimeout as exc:
+                raise RequestTimeout(f"the call of tool {shown} timed out while the policy listed the tools to "
+                                     "judge it; it was not sent", method="tools/call",
+                                     timeout=budget.options.timeout) from exc
+            except RequestCancelled as exc:
+                raise RequestCancelled(f"the call of tool {shown} was cancelled while the policy listed the tools "
+                                       "to judge it; it was not sent", method="tools/call") from exc
+            except (ClientClosedError, ConnectionClosed):
+                raise
             except MCPError as exc:
-                log.warning("policy: could not list the tools to judge %s: %s",
-                            clean(json.dumps(name, ensure_ascii=False), 120), exc)
+                log.warning("policy: could not list the tools to judge %s: %s", shown, exc)
                 return None
             with self._lock:
                 if name in self._tools:
