@@ -208,3 +208,15 @@ def test_a_hold_never_resumed_is_answered_and_cleaned_up_at_its_deadline(recorde
         assert client.resume(ask(client), ANN).text.startswith("accept")
     finally:
         client.close()
+
+
+def test_a_hold_without_a_timeout_ends_at_the_pendings_expiry(recorded):
+    client = held_client(recorded, pending_expiry=2.0)
+    try:
+        start = time.monotonic()
+        pending = ask(client, timeout=None)
+        ended_within(pending.hold, start + 2.0)
+        with pytest.raises((RequestTimeout, PendingInputRefused)):
+            client.resume(pending, ANN)
+    finally:
+        client.close()

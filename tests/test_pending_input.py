@@ -285,3 +285,30 @@ def test_bad_keys_and_texts_are_refused_clearly():
         with pytest.raises(PendingInputRefused):
             PendingInput.from_json(text)
     assert mcpclient.PendingInputRefused.__mro__[1] is MCPError and issubclass(PendingInputRefused, ValueError)
+
+
+def test_a_pool_of_clients_per_user_binds_each_pending_to_its_user(server):
+    url, received = server
+    pool = mcpclient.ClientPool(lambda user: client_for(url, token=user), max_clients=4)
+    try:
+        pending = pool.get("alice").call_tool("elicit", {"message": "Who?"}, on_input="return")
+        text = pending.to_json()
+        pool.open_client("bob")  # opened before: what follows is the resume alone
+        refused(pool.get("bob"), PendingInput.from_json(text), received, "other credentials")
+        pool.discard("alice")  # a new client for alice (a new worker, a restart): hers resumes it
+        assert pool.get("alice").resume(PendingInput.from_json(text), ANN).text.startswith("accept")
+    finally:
+        pool.close()
+
+
+def test_a_call_past_the_input_rounds_cap_is_not_sent_again(server):
+    url, received = server
+    client, pending = asked(url)
+    try:
+        pending.rounds = mcpclient._client.conversation.MAX_INPUT_ROUNDS  # as if the server had asked that often
+        mark = received.mark()
+        with pytest.raises(mcpclient.ProtocolError, match="more than"):
+            client.resume(pending, ANN)
+        assert received.since(mark) == []
+    finally:
+        client.close()

@@ -83,10 +83,12 @@ class Inputs:
 
     def _hold(self, name: str, arguments: dict[str, Any], options: CallOptions) -> t.ToolResult | PendingInput:
         handlers = self._handlers
-        deadline = options.deadline
-        if options.timeout is not None:  # the timeout bounds the whole held call, the person's time included
-            end = time.monotonic() + options.timeout
-            deadline = end if deadline is None else min(deadline, end)
+        # The timeout bounds the whole held call, the person's time included; and a pending input
+        # never resumed lets go of the server at its expiry at the latest, whatever the timeout.
+        now = time.monotonic()
+        ends = [end for end in (options.deadline, None if options.timeout is None else now + options.timeout)
+                if end is not None]
+        deadline = min([*ends, now + self._expiry])
         with self._holding:
             if handlers.held is not None:
                 raise MCPError("this client holds a legacy call for a person already: a legacy server's questions "
@@ -115,8 +117,7 @@ class Inputs:
         questions = {key: InputQuestion(key=key, method=method, params=params) for key, (method, params) in value.items()}
         return PendingInput(
             era="legacy", name=name, arguments=arguments, questions=questions,
-            expires_at=time.time() + self._expiry if hold.deadline is None
-            else time.time() + min(self._expiry, max(0.0, hold.deadline - time.monotonic())),
+            expires_at=time.time() + max(0.0, (hold.deadline or 0.0) - time.monotonic()),
             rounds=rounds + 1, meta=meta, binding=self.binding(), hold_id=hold.id, process=process_name(),
             key=self._key, maker=self._handlers, hold=hold,
         )
