@@ -9,12 +9,14 @@ Against the official SDK server over Streamable HTTP, which records every reques
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -79,11 +81,20 @@ def asked(url: str, **kwargs) -> tuple[Client, PendingInput]:
     return client, pending
 
 
+@contextlib.contextmanager
+def asking(url: str, **kwargs) -> Iterator[tuple[Client, PendingInput]]:
+    """``asked``, the client closed after the block."""
+    client, pending = asked(url, **kwargs)
+    try:
+        yield client, pending
+    finally:
+        client.close()
+
+
 def test_the_call_returns_the_form_and_resume_sends_the_answers_once(server):
     url, received = server
     answered_by_handler = []
-    client, pending = asked(url, elicitation=lambda request: answered_by_handler.append(request))
-    try:
+    with asking(url, elicitation=lambda request: answered_by_handler.append(request)) as (client, pending):
         assert pending.era == "modern" and pending.name == "elicit" and pending.rounds == 1
         (question,) = pending.questions.values()
         assert question.kind == "form" and question.message == "Who are you?"
@@ -96,18 +107,13 @@ def test_the_call_returns_the_form_and_resume_sends_the_answers_once(server):
         assert sent[0]["requestState"] == pending.request_state and pending.request_state
         assert sent[0]["inputResponses"] == {question.key: {"action": "accept", "content": {"age": 30, "name": "Ann"}}}
         assert answered_by_handler == []  # the handlers were not asked
-    finally:
-        client.close()
 
 
 def test_answers_by_key_and_a_decline(server):
     url, received = server
-    client, pending = asked(url)
-    try:
+    with asking(url) as (client, pending):
         (key,) = pending.questions
         assert client.resume(pending, {key: {"action": "decline"}}).text == "decline null"
-    finally:
-        client.close()
 
 
 def test_another_process_resumes_the_json_with_a_fresh_client(server):
@@ -142,15 +148,12 @@ def refused(client: Client, pending: PendingInput, received: Recorded, match: st
 
 def test_a_tampered_state_is_refused_before_anything_is_sent(server):
     url, received = server
-    client, pending = asked(url)
-    try:
+    with asking(url) as (client, pending):
         data = json.loads(pending.to_json())
         for change in ({"arguments": {"message": "Who else?"}}, {"requestState": "forged"}, {"rounds": 0},
                        {"expires": data["expires"] + 3600}, {"owner": "0" * 64}, {"name": "echo"}):
             forged = PendingInput.from_json(json.dumps({**data, **change}))
             refused(client, forged, received, "signature does not match")
-    finally:
-        client.close()
 
 
 def test_a_state_of_another_key_is_refused(server):
@@ -185,27 +188,21 @@ def test_a_state_made_for_another_server_is_refused(server):
 
 def test_an_expired_state_is_refused(server):
     url, received = server
-    client, pending = asked(url, pending_expiry=0.2)
-    try:
+    with asking(url, pending_expiry=0.2) as (client, pending):
         text = pending.to_json()
         deadline = time.time() + 10
         while time.time() < pending.expires_at and time.time() < deadline:
             time.sleep(0.05)
         refused(client, pending, received, "expired")
         refused(client, PendingInput.from_json(text), received, "expired")
-    finally:
-        client.close()
 
 
 def test_without_a_key_to_json_says_which_setting_and_resume_works_in_process(server):
     url, received = server
-    client, pending = asked(url, key=None)
-    try:
+    with asking(url, key=None) as (client, pending):
         with pytest.raises(MCPError, match=r"pending_key"):
             pending.to_json()
         assert client.resume(pending, ANN).text.startswith("accept")
-    finally:
-        client.close()
     keyed, made = asked(url)
     keyed.close()
     with client_for(url, key=None) as keyless:
@@ -231,21 +228,17 @@ def test_a_token_provider_without_a_partition_cannot_be_saved(server):
 
 def test_the_state_holds_no_credential_and_its_repr_no_secret(server):
     url, received = server
-    client, pending = asked(url, token="s3cret-token-of-alice")
-    try:
+    with asking(url, token="s3cret-token-of-alice") as (client, pending):
         text = pending.to_json()
         assert "s3cret" not in text and "alice" not in text
         shown = repr(pending)
         assert "s3cret" not in shown and pending.request_state not in shown and KEY.decode() not in shown
         assert "***" in repr(Handlers(pending_key=KEY)) and KEY.decode() not in repr(Handlers(pending_key=KEY))
-    finally:
-        client.close()
 
 
 def test_a_form_answer_that_breaks_the_schema_raises_and_sends_nothing(server):
     url, received = server
-    client, pending = asked(url)
-    try:
+    with asking(url) as (client, pending):
         mark = received.mark()
         with pytest.raises(ValueError, match="name"):
             client.resume(pending, {"action": "accept", "content": {"age": "old"}})
@@ -253,8 +246,6 @@ def test_a_form_answer_that_breaks_the_schema_raises_and_sends_nothing(server):
             client.resume(pending, {"action": "maybe"})
         assert received.since(mark) == []
         assert client.resume(pending, ANN).text.startswith("accept")  # still good for a right answer
-    finally:
-        client.close()
 
 
 def test_a_resumed_call_still_passes_the_policy_gate(server):
@@ -303,12 +294,9 @@ def test_a_pool_of_clients_per_user_binds_each_pending_to_its_user(server):
 
 def test_a_call_past_the_input_rounds_cap_is_not_sent_again(server):
     url, received = server
-    client, pending = asked(url)
-    try:
+    with asking(url) as (client, pending):
         pending.rounds = mcpclient._client.conversation.MAX_INPUT_ROUNDS  # as if the server had asked that often
         mark = received.mark()
         with pytest.raises(mcpclient.ProtocolError, match="more than"):
             client.resume(pending, ANN)
         assert received.since(mark) == []
-    finally:
-        client.close()

@@ -23,16 +23,17 @@ PASSWORD = "correct horse battery staple"
 REBOUND = "rebind.attacker.example"
 
 
-def django_database(folder: Path) -> dict[str, str]:
-    """A migrated database for examples/django_approvals.py in ``folder``, with the staff user
-    ``staff``; the environment that points the example at it."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "APPROVALS_DB": str(folder / "approvals.sqlite3"),
+def django_database(folder: Path, example: str = "django_approvals.py", variable: str = "APPROVALS_DB",
+                    user: str = "staff") -> dict[str, str]:
+    """A migrated database for the Django ``example`` in ``folder``, with the superuser ``user``;
+    the environment that points the example at it (its ``variable``)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), variable: str(folder / "example.sqlite3"),
            "DJANGO_SUPERUSER_PASSWORD": PASSWORD}
-    example = [sys.executable, str(EXAMPLES / "django_approvals.py")]
+    command_line = [sys.executable, str(EXAMPLES / example)]
     for command in (["migrate", "--no-input"],
-                    ["createsuperuser", "--no-input", "--username", "staff", "--email", "staff@example.invalid"]):
-        subprocess.run([*example, *command], env=env, cwd=folder, check=True, capture_output=True, timeout=120)
-    return {"APPROVALS_DB": env["APPROVALS_DB"]}
+                    ["createsuperuser", "--no-input", "--username", user, "--email", f"{user}@example.invalid"]):
+        subprocess.run([*command_line, *command], env=env, cwd=folder, check=True, capture_output=True, timeout=120)
+    return {variable: env[variable]}
 
 
 def serve(app: str, env: dict[str, str]) -> Gunicorn:

@@ -11,17 +11,14 @@ again" (409), never a hang.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from typing import Any
 
 import pytest
 
 from tests.lab_browser import wait_until
-from tests.web._approval_site import PASSWORD
-from tests.web._servers import EXAMPLES, ROOT, Gunicorn
+from tests.web._approval_site import PASSWORD, django_database
+from tests.web._servers import Gunicorn
 
 pytest.importorskip("django")
 pytest.importorskip("gunicorn")
@@ -34,14 +31,7 @@ MESSAGE = "<b>Who</b> are you? <script>document.title='owned'</script>"
 
 @pytest.fixture(scope="module")
 def database(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    folder = tmp_path_factory.mktemp("input")
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "INPUT_DB": str(folder / "input.sqlite3"),
-           "DJANGO_SUPERUSER_PASSWORD": PASSWORD}
-    example = [sys.executable, str(EXAMPLES / "django_input.py")]
-    for command in (["migrate", "--no-input"],
-                    ["createsuperuser", "--no-input", "--username", "ann", "--email", "ann@example.invalid"]):
-        subprocess.run([*example, *command], env=env, cwd=folder, check=True, capture_output=True, timeout=120)
-    return {"INPUT_DB": env["INPUT_DB"]}
+    return django_database(tmp_path_factory.mktemp("input"), "django_input.py", "INPUT_DB", user="ann")
 
 
 @pytest.fixture
@@ -104,7 +94,15 @@ def fill_and_send(browser: Any, name: str, age: str) -> None:
     years = browser.find_element(By.CSS_SELECTOR, "input[name$='.age']")
     years.clear()
     years.send_keys(age)
+    page = browser.find_element(By.ID, "answer")
     browser.find_element(By.CSS_SELECTOR, "button[value=accept]").click()
+    wait_until(browser, staleness_of(page), 60, "the next page")  # never read the form page again
+
+
+def staleness_of(element: Any) -> Any:
+    from selenium.webdriver.support import expected_conditions
+
+    return expected_conditions.staleness_of(element)
 
 
 def shown(browser: Any) -> tuple[str, str]:
