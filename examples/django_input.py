@@ -23,8 +23,9 @@ reads the JSON back and calls ``client.resume(pending, answer)``; the result is 
 * A legacy server asks on the open connection: the call is held in the worker that made it, up
   to ``MCP_HOLD`` seconds (the call's ``timeout``). Run one worker process (many threads) for
   it; another process answers "start again" (409). A client holds one such call at a time (the
-  server's request does not say which call it is for): here one per worker, so give each user
-  a client of their own (``mcpclient.ClientPool``) where several people answer at once.
+  server's request does not say which call it is for, so while one is held every question of
+  the server goes to it): here one per worker, so give each user a client of their own
+  (``mcpclient.ClientPool``) where several people use these pages at once.
 
 ``MCP_TARGET`` is the server (a URL, or a command line), ``MCP_PROTOCOL`` the era ("auto", or
 "legacy" to force the handshake era); the database is ``INPUT_DB`` (SQLite, by default

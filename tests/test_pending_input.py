@@ -300,3 +300,19 @@ def test_a_call_past_the_input_rounds_cap_is_not_sent_again(server):
         with pytest.raises(mcpclient.ProtocolError, match="more than"):
             client.resume(pending, ANN)
         assert received.since(mark) == []
+
+
+def test_sampling_and_roots_questions_take_what_their_handlers_return(server):
+    url, received = server
+    with client_for(url) as client:
+        pending = client.call_tool("sample", {"prompt": "capital of France?"}, on_input="return")
+        (question,) = pending.questions.values()
+        assert question.kind == "sampling" and question.params["messages"][0]["content"]["text"] == "capital of France?"
+        answer = mcpclient.CreateMessageResult.from_text("Paris", model="a person")
+        assert client.resume(PendingInput.from_json(pending.to_json()), answer).text == "Paris"
+        pending = client.call_tool("roots", {}, on_input="return")
+        assert [q.kind for q in pending.questions.values()] == ["roots"]
+        with pytest.raises(ValueError, match="roots"):
+            client.resume(pending, "file:///srv/one")  # one URI alone is not a list
+        result = client.resume(pending, ["file:///srv/one", mcpclient.Root(uri="file:///srv/two")])
+        assert result.text == "file:///srv/one\nfile:///srv/two"

@@ -543,7 +543,11 @@ class Client:
         answering them with the handlers; ``resume(pending, answers)`` goes on (docs/wsgi.md).
         With a 2026-07-28 server the call is over until then (its state travels in the
         ``PendingInput``); with a legacy server the call stays open, held in this process, and
-        ``timeout`` then bounds the whole held call, the person's time included: give it enough.
+        ``timeout`` then bounds the whole held call, the person's time included: give it enough
+        (a held call also ends at ``Handlers(pending_expiry=...)``). A client holds one legacy
+        call at a time, and every elicitation and sampling request of its server goes to it
+        meanwhile (the server's requests do not say which call they belong to): a client per
+        user, never one shared by users, for this.
         """
         if self._state != OPEN:
             self._ready(timeout)  # raises the error for the state
