@@ -47,25 +47,32 @@ def fresh_client(*args: str, sink: Lines) -> Client:
     return Client(transport, timeout=20)
 
 
-def test_a_server_silent_to_discover_costs_about_the_grace_not_the_probe_timeout():
+def test_a_server_silent_to_discover_costs_about_the_grace_not_the_probe_timeout(monkeypatch):
+    """The grace (1 s) is far from what waiting for discover would cost (made 60 s here), and
+    the bound (the grace and 10 s for starting the server) far from both."""
+    monkeypatch.setattr(_conversation, "PROBE_TIMEOUT", 60.0)
     sink = Lines()
-    client = fresh_client("silent", sink=sink)
+    transport = StdioTransport(PROBE_SERVER + ["silent"], stderr=sink)
+    _era_cache.pop(transport.about.server_key, None)
+    client = Client(transport, timeout=60)
     start = time.monotonic()
     with client:
         elapsed = time.monotonic() - start
         assert client.protocol_version == LEGACY
         assert client.list_tools() == []
-    assert elapsed < _conversation.PROBE_GRACE + 1.0 < _conversation.PROBE_TIMEOUT
+    assert elapsed < _conversation.PROBE_GRACE + 10 < _conversation.PROBE_TIMEOUT
     assert sink.methods[:3] == ["server/discover", "initialize", "notifications/initialized"]
 
 
 def test_initialize_answered_first_stays_legacy_when_discover_answers_later(monkeypatch):
+    """The server answers discover only when the first ping comes (after the opening), just
+    before ping's answer on the same pipe: the order is the server's, not a race of sleeps a
+    busy machine could turn around (a 0.6 s sleep was, when the opening stalled that long)."""
     monkeypatch.setattr(_conversation, "PROBE_GRACE", 0.2)
     sink = Lines()
-    with fresh_client("late-discover", "0.6", sink=sink) as client:
+    with fresh_client("late-discover", sink=sink) as client:
         assert client.protocol_version == LEGACY
-        time.sleep(0.6)  # the discover answer arrives after initialize's: it must change nothing
-        client.ping()
+        client.ping()  # the discover answer came just before ping's: it must change nothing
         assert client.protocol_version == LEGACY
         assert client.list_tools() == []
     assert "notifications/initialized" in sink.methods

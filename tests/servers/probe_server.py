@@ -4,7 +4,9 @@ for the era probe's tests and timings.
 Usage::
 
     python tests/servers/probe_server.py silent          # legacy; ignores unknown methods
-    python tests/servers/probe_server.py late-discover S # legacy, also answers discover after S s
+    python tests/servers/probe_server.py late-discover   # legacy; answers discover only when a
+                                                         # ping comes, just before the ping's
+                                                         # answer (so after the opening)
     python tests/servers/probe_server.py slow-modern S   # modern; discover answered after S s,
                                                          # initialize refused like the SDK's
                                                          # dual-era stdio loop (-32022)
@@ -31,6 +33,7 @@ def main() -> int:
     mode = sys.argv[1]
     delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
     lock = threading.Lock()
+    held: list[dict] = []  # late-discover's answer, until a ping comes
 
     def send(message: dict) -> None:
         with lock:
@@ -60,8 +63,11 @@ def main() -> int:
         elif method == "server/discover" and mode in ("late-discover", "slow-modern"):
             result = {"supportedVersions": [MODERN], "capabilities": {"tools": {}},
                       "serverInfo": {"name": f"probe-{mode}", "version": "1"}}
-            threading.Thread(target=later, args=({"jsonrpc": "2.0", "id": msg_id, "result": result},),
-                             daemon=True).start()
+            reply = {"jsonrpc": "2.0", "id": msg_id, "result": result}
+            if mode == "late-discover":
+                held.append(reply)
+            else:
+                threading.Thread(target=later, args=(reply,), daemon=True).start()
         elif method == "initialize" and mode == "refuse-initialize":
             send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32602, "message": "no such capability"}})
         elif method == "initialize" and mode == "slow-modern":
@@ -74,6 +80,8 @@ def main() -> int:
         elif method == "tools/list":
             send({"jsonrpc": "2.0", "id": msg_id, "result": {"tools": []}})
         elif method == "ping":
+            while held:
+                send(held.pop(0))
             send({"jsonrpc": "2.0", "id": msg_id, "result": {}})
         # anything else: no answer at all, like a server that ignores unknown methods
     return 0
