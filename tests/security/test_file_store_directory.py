@@ -39,8 +39,8 @@ def other_uid() -> int:
 
 def give_away(path: Path, uid: int) -> None:
     """Make ``path`` and everything under it belong to ``uid``, as if that user had written it."""
-    for root, dirs, files in os.walk(path):
-        for name in dirs + files:
+    for root, dirs, names in os.walk(path):
+        for name in dirs + names:
             os.chown(os.path.join(root, name), uid, uid, follow_symlinks=False)
     os.chown(path, uid, uid)
 
