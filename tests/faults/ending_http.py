@@ -398,9 +398,9 @@ class EndingServer:
 
     def _get(self, conn: socket.socket, path: str) -> bool:
         if self.legacy_sse:
+            self._stream = conn  # before the endpoint event: the client may POST at once
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n"
                          b"event: endpoint\ndata: /messages\n\n")
-            self._stream = conn
         elif self.get_stream == "close_delimited":
             conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n")
         elif self.get_stream == "chunked":
