@@ -559,15 +559,17 @@ class Client:
         else:
             options = CallOptions(self._timeouts.default if timeout is DEFAULT else timeout, max_total=max_total,
                                   on_progress=on_progress, cancel=cancel, meta=meta, retry=retry)
-        result = self._calls.call_tool(name, arguments, options)
+        return self._tool_result(name, arguments, self._calls.call_tool(name, arguments, options))
+
+    def _tool_result(
+        self, name: str, arguments: Mapping[str, Any] | None, result: t.ToolResult | dict[str, Any]
+    ) -> t.ToolResult:
         if not isinstance(result, t.ToolResult):  # (never: only on_input="return" gives the server's dict)
             raise MCPError("the server asked for input where the call answers it")
-        return self._tool_result(name, arguments, result)
-
-    def _tool_result(self, name: str, arguments: Mapping[str, Any] | None, result: t.ToolResult) -> t.ToolResult:
         hooks = self._seam.tool_results  # empty unless an extension takes tool results: no Call then
         if hooks:
-            result = through(hooks, Call(method="tools/call", name=name, arguments=arguments), result)
+            changed: t.ToolResult = through(hooks, Call(method="tools/call", name=name, arguments=arguments), result)
+            return changed
         return result
 
     def _call_returning(

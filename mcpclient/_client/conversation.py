@@ -578,22 +578,28 @@ class Conversation:
         try:
             seam = self.handlers.seam
             if seam.bare or seam.idle():  # no middleware, or only extensions' that have nothing to do now
-                return self._call(method, params, options, chained=False)
+                return self._call(method, params, options, middleware=False)
             if not seam.call_middleware:
-                return self._call(method, params, options)
+                return self._call(method, params, options, middleware=bool(seam.middleware))
             message = Message(direction="send", kind="request", method=method, params=params,
                               options=message_options(options))
             result: dict[str, Any] = self._whole_call(message)
             return result
         except RPCError as exc:
-            if self.discoveries is not None and modern.supported_from_error(exc) is not None:
-                log.debug("the server refused the protocol version: forgetting its remembered era")
-                self._forget()
+            self._refused_version(exc)
             raise
+
+    def _refused_version(self, exc: RPCError) -> None:
+        """A call's error that says the server refused the protocol version: what is
+        remembered of the server goes."""
+        if self.discoveries is not None and modern.supported_from_error(exc) is not None:
+            log.debug("the server refused the protocol version: forgetting its remembered era")
+            self._forget()
 
     def _call_message(self, message: Message) -> dict[str, Any]:
         """The innermost step of the call chain: every round of the call ``message`` is."""
-        return self._call(message.method, message.params, call_options(message.options))
+        return self._call(message.method, message.params, call_options(message.options),
+                          middleware=bool(self.handlers.seam.middleware))
 
     def _forget(self) -> None:
         """The server said its era or versions changed: what is remembered of it goes."""
@@ -602,13 +608,13 @@ class Conversation:
             self.discoveries.forget(identity(self.server_key))
 
     def _call(
-        self, method: str, params: dict[str, Any] | None, options: CallOptions, *, chained: bool = True
+        self, method: str, params: dict[str, Any] | None, options: CallOptions, *, middleware: bool
     ) -> dict[str, Any]:
-        """Every round of one call: through the middleware when ``chained`` and there is some
-        (not all idle for this call), else straight to the engine, with the one ``options``."""
+        """Every round of one call: through the client's middleware when ``middleware`` (there
+        is some, not all idle for this call), else straight to the engine, with the one
+        ``options``."""
         # ``params`` is not copied: the era's decorate copies before it adds anything, and an
         # input round copies before it adds its answers.
-        middleware = chained and bool(self.handlers.seam.middleware)
         # With no chain, the caller's meta and the era decorate once, here.
         base = params if middleware else self._decorated(params, options.meta)
         sent = base or None
@@ -617,11 +623,8 @@ class Conversation:
         retry = options.retry
         for _ in range(MAX_INPUT_ROUNDS + 1):
             try:
-                if retry is not None:
-                    result = self._round(retry, method, sent, options, middleware)
-                elif middleware:
-                    result = self._send_chained(Message(direction="send", kind="request", method=method,
-                                                        params=sent, options=message_options(options)))
+                if retry is not None or middleware:
+                    result = self._round_through(retry, method, sent, options, middleware)
                 else:
                     try:
                         result = self.engine.request(method, sent, options)
@@ -639,21 +642,37 @@ class Conversation:
                 return result
         raise ProtocolError(f"the server asked for input on {method!r} more than {MAX_INPUT_ROUNDS} times")
 
-    def _next_round(
-        self, method: str, base: dict[str, Any] | None, result: dict[str, Any], options: CallOptions
-    ) -> dict[str, Any] | None:
-        """The params of the call's next round, with the answers to the server's input
-        requests; None when ``result`` ends the call (complete, a task the caller waits for, or
-        an input round the caller answers itself: ``on_input="return"``)."""
+    def _round_through(
+        self, retry: Retry | None, method: str, sent: dict[str, Any] | None, options: CallOptions, middleware: bool
+    ) -> dict[str, Any]:
+        """One round sent as a Retry says (through the middleware if ``middleware``), or as a
+        message through the middleware."""
+        if retry is not None:
+            return self._round(retry, method, sent, options, middleware)
+        return self._send_chained(Message(direction="send", kind="request", method=method, params=sent,
+                                          options=message_options(options)))
+
+    @staticmethod
+    def _ends_call(method: str, result: dict[str, Any], options: CallOptions) -> bool:
+        """Whether ``result``, not a plain one, ends the call: a task the caller waits for, or
+        an input round the caller answers itself (``on_input="return"``). An unknown kind, or
+        input asked where the method allows none, is the server's error."""
         kind = result.get("resultType", "complete")
         if kind == "complete" or (kind == "task" and method in modern.TASK_METHODS):
-            return None  # a task is waited for by the caller (Calls, through the tasks feature)
+            return True  # a task is waited for by the caller (Calls, through the tasks feature)
         if kind != "input_required":
             raise ProtocolError(f"the server answered {method!r} with an unknown resultType {kind!r}")
         if method not in modern.INPUT_REQUIRED_METHODS:
             raise ProtocolError(f"the server asked for input on {method!r}, which does not allow it")
-        if options.on_input == "return":
-            return None  # the caller answers, later (Client.resume): the round ends the call
+        return options.on_input == "return"  # the caller answers, later (Client.resume)
+
+    def _next_round(
+        self, method: str, base: dict[str, Any] | None, result: dict[str, Any], options: CallOptions
+    ) -> dict[str, Any] | None:
+        """The params of the call's next round, with the answers to the server's input
+        requests; None when ``result`` ends the call (``_ends_call``)."""
+        if self._ends_call(method, result, options):
+            return None
         retry = dict(base or {})
         requests = result.get("inputRequests")
         if requests is not None:
