@@ -9,7 +9,6 @@ import pickle
 import sys
 import threading
 import time
-from pathlib import Path
 from typing import Any, Iterator
 
 import pytest

@@ -89,7 +89,6 @@ def test_a_key_scan_that_never_ends_holds_up_no_notification_and_ends_at_close()
             wait_for(lambda: redis.count("SCAN") > 3, timeout=10)  # the stale entries are being dropped meanwhile
         finally:
             client.close()
-        closed = time.monotonic()
         # An endless scan left running would never stop: stopped within 10 s is far from that.
         assert scans_stop(redis, within=RELEASED_WITHIN), "the key scan went on after close()"
         store.close()
