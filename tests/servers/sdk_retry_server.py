@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import warnings
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -32,7 +34,8 @@ import mcp.types as types
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 
-from tests.servers.sdk_server import run_http, run_stdio
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # run as a script: the checkout's tests
+from tests.servers.sdk_server import run_http, run_stdio  # noqa: E402
 
 warnings.filterwarnings("ignore", category=DeprecationWarning)
 
