@@ -18,12 +18,12 @@ from .. import types as t
 from .._core.exceptions import MCPError, PendingInputRefused, ProtocolError
 from .._core.options import CallOptions
 from ..transports.base import LEGACY
+from .conversation import Conversation, identity
 from .holding import Hold, find, process_name
 from .pending import Binding, InputQuestion, PendingInput
 
 if TYPE_CHECKING:
     from .calls import Calls
-    from .conversation import Conversation
     from .handlers import Handlers
 
 __all__ = ["ON_INPUT", "Inputs"]
@@ -49,8 +49,6 @@ class Inputs:
         self._holding = threading.Lock()  # one legacy call held at a time (handlers.held)
 
     def binding(self) -> Binding:
-        from .conversation import identity
-
         return Binding(server=identity(self._conversation.server_key), owner=self._owner())
 
     # -- the first step ---------------------------------------------------------------------------
